@@ -1,0 +1,75 @@
+package io.sluice;
+
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The verdict of every rule that applied to one request, and the concurrency permits it holds. Close
+ * it when the request really ends (for an async request: when it completes): that returns the permits,
+ * exactly once however often it is called. A rejected admission holds no permits.
+ *
+ * <p>Thread-safe.
+ */
+public final class Admission implements AutoCloseable {
+    private static final Admission NONE = new Admission(List.of(), null, () -> { });
+
+    private final List<Decision> decisions;
+    private final Decision rejection;
+    private final Runnable release;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    Admission(List<Decision> decisions, Decision rejection, Runnable release) {
+        this.decisions = List.copyOf(decisions);
+        this.rejection = rejection;
+        this.release = release;
+    }
+
+    /** An admission of a request no rule applied to. */
+    public static Admission none() {
+        return NONE;
+    }
+
+    /** Whether the request may go on. */
+    public boolean allowed() {
+        return rejection == null;
+    }
+
+    /** The decision that rejected the request, if one did. */
+    public Optional<Decision> rejection() {
+        return Optional.ofNullable(rejection);
+    }
+
+    /** Every decision made, in the order made. */
+    public List<Decision> decisions() {
+        return decisions;
+    }
+
+    /**
+     * The decision to advertise in headers: the rejection, or else the most restrictive rate decision
+     * (fewest remaining, then latest reset), or else the tightest concurrency decision. Decisions made
+     * without the backend carry no counts and are never advertised.
+     */
+    public Optional<Decision> headline() {
+        if (rejection != null) return Optional.of(rejection);
+        Comparator<Decision> tightest = Comparator.comparingLong(Decision::remaining)
+                .thenComparing(Comparator.comparing(Decision::reset).reversed());
+        Optional<Decision> rate = decisions.stream()
+                .filter(d -> d.kind() == Decision.Kind.RATE && d.hasCounts()).min(tightest);
+        if (rate.isPresent()) return rate;
+        return decisions.stream().filter(d -> d.kind() == Decision.Kind.CONCURRENCY && d.hasCounts()).min(tightest);
+    }
+
+    /** Throws {@link LimitExceededException} when rejected; otherwise returns this admission. */
+    public Admission orThrow() {
+        if (rejection != null) throw LimitExceededException.of(rejection);
+        return this;
+    }
+
+    /** Returns the concurrency permits this request holds; only the first call does anything. */
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) release.run();
+    }
+}

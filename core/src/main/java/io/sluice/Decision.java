@@ -1,0 +1,75 @@
+package io.sluice;
+
+import io.sluice.rule.Rule;
+
+import java.time.Duration;
+
+/**
+ * What one rule decided for one request: a value, not an exception. Carries enough to write every
+ * response header. Immutable and thread-safe.
+ *
+ * @param rule        the rule
+ * @param kind        whether the rule's rate or its concurrency decided
+ * @param allowed     whether this rule admits the request (a dry-run rule may say no without rejecting)
+ * @param limit       the rate's permits per window, or the concurrency limit
+ * @param remaining   permits left after this request (for concurrency: free in-flight slots)
+ * @param reset       until a permit frees again (rates; zero for concurrency)
+ * @param retryAfter  when a rejected request may try again; zero when allowed
+ * @param outcome     why: the backend's answer, a backend failure, or a key that could not be resolved
+ */
+public record Decision(Rule rule, Kind kind, boolean allowed, long limit, long remaining, Duration reset,
+                       Duration retryAfter, Outcome outcome) {
+
+    /** Which limit of the rule decided. */
+    public enum Kind { RATE, CONCURRENCY }
+
+    /** Where a decision came from. */
+    public enum Outcome {
+        /** The backend answered. */
+        DECIDED,
+        /** The backend did not answer in time; the rule's {@code on-backend-failure} decided. */
+        BACKEND_FAILURE,
+        /** The key could not be resolved and the rule's {@code on-missing-key} is {@code deny}. */
+        MISSING_KEY
+    }
+
+    /** The rule's name. */
+    public String ruleName() {
+        return rule.name();
+    }
+
+    /** Whether the rule would reject but is in dry-run, so the request goes on. */
+    public boolean dryRunRejection() {
+        return !allowed && rule.dryRun();
+    }
+
+    /** Whether this decision rejects the request. */
+    public boolean rejects() {
+        return !allowed && !rule.dryRun();
+    }
+
+    /** The window of the rate, or zero for concurrency. */
+    public Duration window() {
+        return kind == Kind.RATE ? rule.rate().map(r -> r.period()).orElse(Duration.ZERO) : Duration.ZERO;
+    }
+
+    /** Whether the numbers come from the backend, so they may be advertised in headers. */
+    public boolean hasCounts() {
+        return outcome == Outcome.DECIDED;
+    }
+
+    /** {@code Retry-After} in whole seconds: at least 1, and never earlier than the reset. */
+    public long retryAfterSeconds() {
+        long ms = Math.max(retryAfter.toMillis(), reset.toMillis());
+        return Math.max(1, ceilSeconds(ms));
+    }
+
+    /** The reset in whole seconds, rounded up. */
+    public long resetSeconds() {
+        return ceilSeconds(reset.toMillis());
+    }
+
+    static long ceilSeconds(long ms) {
+        return (ms + 999) / 1000;
+    }
+}

@@ -1,0 +1,167 @@
+package io.sluice.redisson;
+
+import io.sluice.spi.LeaseOutcome;
+import io.sluice.spi.LeaseRequest;
+import io.sluice.spi.LimiterBackend;
+import io.sluice.spi.RateOutcome;
+import io.sluice.spi.RateRequest;
+import org.redisson.api.RPermitExpirableSemaphore;
+import org.redisson.api.RRateLimiter;
+import org.redisson.api.RScript;
+import org.redisson.api.RedissonClient;
+import org.redisson.api.options.CommonOptions;
+import org.redisson.api.options.OptionalOptions;
+import org.redisson.client.codec.StringCodec;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Limits in Redis, in the data layout of Redisson's {@link RRateLimiter} (type {@code OVERALL}) and
+ * {@link RPermitExpirableSemaphore}, so that Redisson's own objects of the same name read and change the
+ * same state. Each decision is one Lua script, one round trip, answering everything the response headers
+ * need (Redisson's {@code tryAcquire} answers only a boolean, and {@code availablePermits} would be a
+ * second round trip). The scripts also initialise missing state, so a limiter lost to {@code FLUSHALL},
+ * eviction or a failover heals on its next use instead of failing with "not initialized" or denying forever.
+ *
+ * <p>Scripts are never retried: a retried limiter script can count twice. Time comes from the injected
+ * clock of this server, as Redisson's primitives do. Every key written gets a TTL. Thread-safe.
+ */
+public final class RedissonBackend implements LimiterBackend {
+    private static final String RATE = script("rate.lua");
+    private static final String ACQUIRE = script("acquire.lua");
+    private static final String RENEW = script("renew.lua");
+    private static final String RELEASE = script("release.lua");
+
+    private final RedissonClient redisson;
+    private final boolean ownsClient;
+    private final Clock clock;
+    private final Duration timeout;
+    private final RScript scripts;
+
+    /**
+     * @param redisson   the client; closed by {@link #close()} only when {@code ownsClient}
+     * @param clock      this server's clock, the time base of both Redisson primitives
+     * @param timeout    per-command timeout handed to Redisson (Sluice bounds each decision separately too)
+     */
+    public RedissonBackend(RedissonClient redisson, boolean ownsClient, Clock clock, Duration timeout) {
+        this.redisson = redisson;
+        this.ownsClient = ownsClient;
+        this.clock = clock;
+        this.timeout = timeout;
+        this.scripts = redisson.getScript(OptionalOptions.defaults()
+                .codec(StringCodec.INSTANCE).timeout(timeout).retryAttempts(0));
+    }
+
+    /** The client underneath, for applications that want Redisson's own objects beside Sluice's. */
+    public RedissonClient client() {
+        return redisson;
+    }
+
+    @Override
+    public CompletionStage<RateOutcome> tryConsume(RateRequest r) {
+        String name = r.key();
+        long interval = r.period().toMillis();
+        CompletionStage<List<Long>> result = scripts.evalAsync(name, RScript.Mode.READ_WRITE, RATE, RScript.ReturnType.LIST,
+                List.<Object>of(name, suffix(name, "value"), suffix(name, "permits")),
+                Long.toString(r.cost()), Long.toString(clock.millis()), randomId(),
+                Long.toString(r.limit()), Long.toString(interval), Long.toString(interval));
+        return result.thenApply(v -> new RateOutcome(v.get(0) == 1L, v.get(1), v.get(2), v.get(3)));
+    }
+
+    @Override
+    public CompletionStage<LeaseOutcome> tryAcquire(LeaseRequest r) {
+        String permitId = randomId();
+        CompletionStage<LeaseOutcome> immediate = acquireNow(r, permitId);
+        if (r.waitTime().isZero()) return immediate;
+        return immediate.thenCompose(outcome -> {
+            if (outcome.acquired()) return java.util.concurrent.CompletableFuture.completedFuture(outcome);
+            // Redisson's own waiting acquire sleeps on the semaphore's channel, woken by every release.
+            RPermitExpirableSemaphore semaphore = semaphore(r.key(), r.waitTime().plus(timeout));
+            return semaphore.tryAcquireAsync(r.waitTime().toMillis(), r.lease().toMillis(), TimeUnit.MILLISECONDS)
+                    .thenApply(id -> new LeaseOutcome(id, 0));
+        });
+    }
+
+    private CompletionStage<LeaseOutcome> acquireNow(LeaseRequest r, String permitId) {
+        String name = r.key();
+        long now = clock.millis();
+        CompletionStage<List<Long>> result = scripts.evalAsync(name, RScript.Mode.READ_WRITE, ACQUIRE, RScript.ReturnType.LIST,
+                List.<Object>of(name, suffix(name, "timeout"), channel(name)),
+                Integer.toString(r.limit()), Long.toString(now + r.lease().toMillis()), Long.toString(now), permitId,
+                Long.toString(keyTtl(r)));
+        return result.thenApply(v -> new LeaseOutcome(v.get(0) == 1L ? permitId : null, v.get(1).intValue()));
+    }
+
+    @Override
+    public CompletionStage<Boolean> renew(LeaseRequest r, String permitId) {
+        String name = r.key();
+        CompletionStage<Long> result = scripts.evalAsync(name, RScript.Mode.READ_WRITE, RENEW, RScript.ReturnType.LONG,
+                List.<Object>of(name, suffix(name, "timeout")),
+                permitId, Long.toString(clock.millis() + r.lease().toMillis()), Long.toString(keyTtl(r)));
+        return result.thenApply(v -> v == 1L);
+    }
+
+    @Override
+    public CompletionStage<Boolean> release(LeaseRequest r, String permitId) {
+        String name = r.key();
+        CompletionStage<Long> result = scripts.evalAsync(name, RScript.Mode.READ_WRITE, RELEASE, RScript.ReturnType.LONG,
+                List.<Object>of(name, suffix(name, "timeout"), channel(name)), permitId, Integer.toString(r.limit()));
+        return result.thenApply(v -> v == 1L);
+    }
+
+    @Override
+    public CompletionStage<Integer> available(LeaseRequest r) {
+        return redisson.getKeys().countExistsAsync(r.key()).thenCompose(exists -> exists == 0
+                ? java.util.concurrent.CompletableFuture.completedFuture(r.limit())
+                : semaphore(r.key(), timeout).availablePermitsAsync());
+    }
+
+    private RPermitExpirableSemaphore semaphore(String name, Duration commandTimeout) {
+        return redisson.getPermitExpirableSemaphore(CommonOptions.name(name).timeout(commandTimeout).retryAttempts(0));
+    }
+
+    /** Idle semaphores vanish; live ones are kept alive by every acquire and renewal (at a third of the lease). */
+    private static long keyTtl(LeaseRequest r) {
+        return Math.max(2 * r.lease().toMillis(), 10_000L) + r.waitTime().toMillis();
+    }
+
+    /** Redisson's naming of an object's sub-keys: {@code {name}:suffix}, in the same cluster slot as {@code name}. */
+    static String suffix(String name, String suffix) {
+        return "{" + name + "}:" + suffix;
+    }
+
+    /** The channel Redisson's waiting acquirers listen on. */
+    static String channel(String name) {
+        return "redisson_sc:{" + name + "}";
+    }
+
+    private static String randomId() {
+        byte[] id = new byte[16];
+        ThreadLocalRandom.current().nextBytes(id);
+        return HexFormat.of().formatHex(id);
+    }
+
+    private static String script(String file) {
+        try (InputStream in = RedissonBackend.class.getResourceAsStream(file)) {
+            if (in == null) throw new IllegalStateException("missing script " + file);
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (ownsClient) redisson.shutdown(0, 2, TimeUnit.SECONDS);
+    }
+}

@@ -1,0 +1,63 @@
+package io.sluice.redisson;
+
+import io.sluice.ConfigException;
+import io.sluice.rule.Settings;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** Builds the Redisson client a rules file describes. */
+public final class RedissonClients {
+    private RedissonClients() {
+    }
+
+    /**
+     * A client for {@code sluice.redis.config} (Redisson's own YAML, passed through untouched) or else
+     * {@code sluice.redis.address}. It connects lazily, so a Redis that is down never blocks deployment,
+     * and a single-address client gets short time-outs and no retries: a limiter sits on every request.
+     */
+    public static RedissonClient create(Settings settings, ClassLoader loader) {
+        Config config;
+        if (settings.redisConfig().isPresent()) {
+            config = yaml(settings.redisConfig().get(), loader);
+        } else {
+            config = new Config();
+            int timeout = (int) Math.max(1, settings.backendTimeout().toMillis());
+            config.useSingleServer()
+                    .setAddress(settings.redisAddress().orElse(Settings.DEFAULT_REDIS_ADDRESS))
+                    .setTimeout(timeout)
+                    .setRetryAttempts(0)
+                    .setConnectTimeout(Math.max(timeout, 1000))
+                    .setConnectionMinimumIdleSize(4)
+                    .setPingConnectionInterval(5000);
+        }
+        config.setLazyInitialization(true);
+        return Redisson.create(config);
+    }
+
+    private static Config yaml(String location, ClassLoader loader) {
+        try {
+            if (location.startsWith("classpath:")) {
+                String path = location.substring("classpath:".length()).replaceFirst("^/", "");
+                ClassLoader cl = loader != null ? loader : RedissonClients.class.getClassLoader();
+                try (InputStream in = cl.getResourceAsStream(path)) {
+                    if (in == null) throw new IOException("not found");
+                    return Config.fromYAML(in);
+                }
+            }
+            Path path = Path.of(location.startsWith("file:") ? location.substring("file:".length()) : location);
+            try (InputStream in = Files.newInputStream(path)) {
+                return Config.fromYAML(in);
+            }
+        } catch (IOException | RuntimeException e) {
+            // The YAML may hold passwords: name the location and the kind of failure, never the content.
+            throw new ConfigException("sluice.redis.config = \"" + location
+                    + "\": expected a readable Redisson YAML file (" + e.getClass().getSimpleName() + ")");
+        }
+    }
+}

@@ -1,0 +1,67 @@
+package io.sluice.rule;
+
+import io.sluice.key.KeySpec;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * One named rule of the rules file: a rate, a concurrency limit, or both, and where and to whom it applies.
+ * Built by {@link RuleParser}; immutable and thread-safe.
+ *
+ * @param name            {@code [A-Za-z0-9_-]+}, part of every Redis key of the rule
+ * @param rate            the rate, if the rule limits one
+ * @param concurrency     the most requests in flight for one key, if the rule limits it (0 when it does not)
+ * @param lease           how long a concurrency permit outlives a dead server; renewed while the request runs
+ * @param waitTime        how long a request may wait for a concurrency permit
+ * @param paths           servlet URL patterns; empty when only code names the rule
+ * @param methods         upper-case HTTP methods; empty for all
+ * @param key             who shares a limit
+ * @param onMissingKey    what happens when the key cannot be resolved
+ * @param status          status code of a rejection
+ * @param mode            enforce or dry-run
+ * @param onBackendFailure what happens when the backend cannot answer in time
+ */
+public record Rule(
+        String name,
+        Optional<Rate> rate,
+        int concurrency,
+        Duration lease,
+        Duration waitTime,
+        List<PathPattern> paths,
+        Set<String> methods,
+        KeySpec key,
+        MissingKeyPolicy onMissingKey,
+        int status,
+        Mode mode,
+        FailurePolicy onBackendFailure) {
+
+    public Rule {
+        paths = List.copyOf(paths);
+        methods = Set.copyOf(methods);
+    }
+
+    public boolean limitsRate() {
+        return rate.isPresent();
+    }
+
+    public boolean limitsConcurrency() {
+        return concurrency > 0;
+    }
+
+    public boolean dryRun() {
+        return mode == Mode.DRY_RUN;
+    }
+
+    /** Whether the filter applies this rule to a request with this method and path inside the application. */
+    public boolean matches(String method, String path) {
+        if (paths.isEmpty()) return false;
+        if (!methods.isEmpty() && !methods.contains(method)) return false;
+        for (PathPattern p : paths) {
+            if (p.matches(path)) return true;
+        }
+        return false;
+    }
+}

@@ -1,0 +1,224 @@
+package io.sluice.rule;
+
+import io.sluice.ConfigException;
+import io.sluice.key.KeySpec;
+import io.sluice.key.TrustedProxies;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Turns the properties of a rules file into a {@link RuleSet}, once, at start-up. Every problem of the
+ * file is collected and reported together in one {@link ConfigException}, each naming the property,
+ * the bad value and the expected form. Unknown {@code sluice.*} properties are errors.
+ */
+public final class RuleParser {
+    public static final String PREFIX = "sluice.";
+    private static final String RULES = "sluice.rules.";
+    private static final Pattern RULE_PROPERTY = Pattern.compile("sluice\\.rules\\.([^.]*)\\.(.+)");
+    private static final Pattern RULE_NAME = Pattern.compile("[A-Za-z0-9_-]+");
+    private static final Pattern KEY_PREFIX = Pattern.compile("[A-Za-z0-9_.:-]{1,64}");
+    private static final Pattern METHOD = Pattern.compile("[A-Za-z]{1,20}");
+    private static final Set<String> GLOBALS = Set.of(
+            "sluice.redis.address", "sluice.redis.config", "sluice.key-prefix", "sluice.on-backend-failure",
+            "sluice.trusted-proxies", "sluice.headers", "sluice.backend-timeout");
+    private static final Set<String> RULE_PROPERTIES = Set.of(
+            "rate", "concurrency", "lease", "wait", "paths", "methods", "key", "on-missing-key", "status", "mode",
+            "on-backend-failure");
+    static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
+    static final Duration MIN_LEASE = Duration.ofSeconds(1);
+
+    private final List<String> problems = new ArrayList<>();
+    private final Map<String, String> props;
+
+    private RuleParser(Map<String, String> props) {
+        this.props = props;
+    }
+
+    /** Parses the {@code sluice.*} entries; entries outside {@code sluice.} are ignored. */
+    public static RuleSet parse(Map<String, String> properties) {
+        Map<String, String> own = new TreeMap<>();
+        properties.forEach((k, v) -> {
+            if (k.startsWith(PREFIX)) own.put(k, v == null ? "" : v.trim());
+        });
+        return new RuleParser(own).parse();
+    }
+
+    private RuleSet parse() {
+        Map<String, Map<String, String>> byRule = new TreeMap<>();
+        for (Map.Entry<String, String> e : props.entrySet()) {
+            String k = e.getKey();
+            if (GLOBALS.contains(k)) continue;
+            Matcher m = RULE_PROPERTY.matcher(k);
+            if (k.startsWith(RULES) && m.matches()) {
+                String name = m.group(1);
+                String property = m.group(2);
+                if (!RULE_NAME.matcher(name).matches()) {
+                    problem(k, e.getValue(), "a rule name of letters, digits, '_' and '-' such as sluice.rules.posts.rate");
+                } else if (!RULE_PROPERTIES.contains(property)) {
+                    problem(k, e.getValue(), "one of the rule properties " + new TreeSet<>(RULE_PROPERTIES));
+                } else {
+                    byRule.computeIfAbsent(name, n -> new TreeMap<>()).put(property, e.getValue());
+                }
+            } else {
+                problem(k, e.getValue(), "a known property: one of " + new TreeSet<>(GLOBALS)
+                        + " or sluice.rules.<name>.<property>");
+            }
+        }
+        Settings settings = settings();
+        List<Rule> rules = new ArrayList<>();
+        byRule.forEach((name, p) -> rule(name, p, settings).ifPresent(rules::add));
+        if (!problems.isEmpty()) throw new ConfigException(problems);
+        return new RuleSet(settings, rules);
+    }
+
+    private Settings settings() {
+        Optional<String> address = Optional.ofNullable(props.get("sluice.redis.address"));
+        address.ifPresent(a -> {
+            if (!a.matches("rediss?://[^\\s]+")) {
+                problem("sluice.redis.address", redactUserInfo(a), "redis://host:port or rediss://host:port");
+            }
+        });
+        Optional<String> config = Optional.ofNullable(props.get("sluice.redis.config"));
+        config.ifPresent(c -> {
+            if (c.isBlank()) problem("sluice.redis.config", c, "a location such as classpath:redisson.yaml or file:/etc/redisson.yaml");
+        });
+        String prefix = value("sluice.key-prefix", "sluice", s -> KEY_PREFIX.matcher(s).matches() ? s : null,
+                "1 to 64 letters, digits, '_', '-', '.' or ':' (no braces)");
+        FailurePolicy failure = value("sluice.on-backend-failure", FailurePolicy.ALLOW, RuleParser::failurePolicy, "allow or deny");
+        TrustedProxies proxies = value("sluice.trusted-proxies", TrustedProxies.NONE,
+                s -> TrustedProxies.parse(s).orElse(null), TrustedProxies.EXPECTED);
+        HeaderStyle headers = value("sluice.headers", HeaderStyle.ALL,
+                s -> enumValue(HeaderStyle.class, s), "all, ietf, legacy or none");
+        Duration timeout = value("sluice.backend-timeout", Settings.DEFAULT_BACKEND_TIMEOUT,
+                s -> Durations.parse(s).filter(d -> d.toMillis() >= 1).orElse(null), "a positive duration such as 100ms");
+        return new Settings(address, config, prefix, failure, proxies, headers, timeout);
+    }
+
+    private Optional<Rule> rule(String name, Map<String, String> p, Settings settings) {
+        int before = problems.size();
+        String base = RULES + name + ".";
+        Optional<Rate> rate = Optional.ofNullable(p.get("rate")).flatMap(v -> {
+            Optional<Rate> r = Rate.parse(v);
+            if (r.isEmpty()) problem(base + "rate", v, Rate.EXPECTED);
+            return r;
+        });
+        int concurrency = 0;
+        if (p.containsKey("concurrency")) {
+            String v = p.get("concurrency");
+            Integer c = v.matches("\\d{1,9}") ? Integer.valueOf(v) : null;
+            if (c == null || c < 1) problem(base + "concurrency", v, "a whole number of requests in flight, at least 1, such as 4");
+            else concurrency = c;
+        }
+        if (!p.containsKey("rate") && !p.containsKey("concurrency")) {
+            problems.add(base + "rate = (missing): expected a rate such as " + base + "rate=10/1h, or a concurrency such as "
+                    + base + "concurrency=4, or both");
+        }
+        boolean concurrent = p.containsKey("concurrency");
+        Duration lease = ruleValue(p, base, "lease", DEFAULT_LEASE,
+                s -> Durations.parse(s).filter(d -> d.compareTo(MIN_LEASE) >= 0).orElse(null), "a duration of at least 1s such as 30s");
+        Duration wait = ruleValue(p, base, "wait", Duration.ZERO, s -> Durations.parse(s).orElse(null), Durations.EXPECTED);
+        if (!concurrent && p.containsKey("lease")) problem(base + "lease", p.get("lease"), "lease only on a rule with concurrency");
+        if (!concurrent && p.containsKey("wait")) problem(base + "wait", p.get("wait"), "wait only on a rule with concurrency");
+        List<PathPattern> paths = ruleValue(p, base, "paths", List.of(), RuleParser::paths, PathPattern.EXPECTED);
+        Set<String> methods = ruleValue(p, base, "methods", Set.of(), RuleParser::methods, "comma-separated HTTP methods such as GET, POST");
+        KeySpec key = ruleValue(p, base, "key", KeySpec.IP, s -> KeySpec.parse(s).orElse(null), KeySpec.EXPECTED);
+        MissingKeyPolicy missing = ruleValue(p, base, "on-missing-key", MissingKeyPolicy.SKIP,
+                s -> enumValue(MissingKeyPolicy.class, s), "skip or deny");
+        int status = ruleValue(p, base, "status", 429, s -> s.matches("[45]\\d\\d") ? Integer.valueOf(s) : null,
+                "an HTTP status code from 400 to 599 such as 429");
+        Mode mode = ruleValue(p, base, "mode", Mode.ENFORCE, s -> enumValue(Mode.class, s), "enforce or dry-run");
+        FailurePolicy failure = ruleValue(p, base, "on-backend-failure", settings.onBackendFailure(),
+                RuleParser::failurePolicy, "allow or deny");
+        if (problems.size() > before) return Optional.empty();
+        return Optional.of(new Rule(name, rate, concurrency, lease, wait, paths, methods, key, missing, status, mode, failure));
+    }
+
+    private static List<PathPattern> paths(String s) {
+        List<PathPattern> out = new ArrayList<>();
+        for (String part : s.split(",")) {
+            Optional<PathPattern> p = PathPattern.parse(part);
+            if (p.isEmpty()) return null;
+            out.add(p.get());
+        }
+        return out;
+    }
+
+    private static Set<String> methods(String s) {
+        Set<String> out = new LinkedHashSet<>();
+        for (String part : s.split(",")) {
+            String m = part.trim();
+            if (!METHOD.matcher(m).matches()) return null;
+            out.add(m.toUpperCase(Locale.ROOT));
+        }
+        return out;
+    }
+
+    private static FailurePolicy failurePolicy(String s) {
+        return enumValue(FailurePolicy.class, s);
+    }
+
+    private static <E extends Enum<E>> E enumValue(Class<E> type, String s) {
+        String name = s.trim().toUpperCase(Locale.ROOT).replace('-', '_');
+        for (E e : type.getEnumConstants()) {
+            if (e.name().equals(name)) return e;
+        }
+        return null;
+    }
+
+    private <T> T value(String property, T fallback, Function<String, T> parse, String expected) {
+        String v = props.get(property);
+        if (v == null) return fallback;
+        T parsed = parse.apply(v);
+        if (parsed == null) {
+            problem(property, v, expected);
+            return fallback;
+        }
+        return parsed;
+    }
+
+    private <T> T ruleValue(Map<String, String> p, String base, String property, T fallback,
+                            Function<String, T> parse, String expected) {
+        String v = p.get(property);
+        if (v == null) return fallback;
+        T parsed = v.isEmpty() ? null : parse.apply(v);
+        if (parsed == null) {
+            problem(base + property, v, expected);
+            return fallback;
+        }
+        return parsed;
+    }
+
+    private void problem(String property, String value, String expected) {
+        problems.add(property + " = \"" + printable(value) + "\": expected " + expected);
+    }
+
+    /** Passwords in {@code redis://user:secret@host} never reach a log. */
+    static String redactUserInfo(String address) {
+        int at = address.lastIndexOf('@');
+        int scheme = address.indexOf("://");
+        return at > 0 && scheme >= 0 && at > scheme ? address.substring(0, scheme + 3) + "***" + address.substring(at) : address;
+    }
+
+    /** Values are echoed in messages; keep them to one printable line. */
+    private static String printable(String v) {
+        String s = v.length() > 200 ? v.substring(0, 200) + "..." : v;
+        StringBuilder sb = new StringBuilder(s.length());
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            sb.append(c < ' ' || c == 0x7f ? '?' : c);
+        }
+        return sb.toString();
+    }
+}

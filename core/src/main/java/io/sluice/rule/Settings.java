@@ -1,0 +1,30 @@
+package io.sluice.rule;
+
+import io.sluice.key.TrustedProxies;
+
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * The global part of the rules file ({@code sluice.*} outside {@code sluice.rules.}). Immutable and thread-safe.
+ *
+ * @param redisAddress     {@code sluice.redis.address}: a single Redis, such as {@code redis://127.0.0.1:6379}
+ * @param redisConfig      {@code sluice.redis.config}: location of Redisson's own YAML; wins over the address
+ * @param keyPrefix        {@code sluice.key-prefix}: namespace of every Redis key
+ * @param onBackendFailure {@code sluice.on-backend-failure}: the default of every rule
+ * @param trustedProxies   {@code sluice.trusted-proxies}: peers whose forwarding headers are believed
+ * @param headers          {@code sluice.headers}: which rate-limit headers are written
+ * @param backendTimeout   {@code sluice.backend-timeout}: the deadline of one decision (extension)
+ */
+public record Settings(
+        Optional<String> redisAddress,
+        Optional<String> redisConfig,
+        String keyPrefix,
+        FailurePolicy onBackendFailure,
+        TrustedProxies trustedProxies,
+        HeaderStyle headers,
+        Duration backendTimeout) {
+
+    public static final String DEFAULT_REDIS_ADDRESS = "redis://127.0.0.1:6379";
+    public static final Duration DEFAULT_BACKEND_TIMEOUT = Duration.ofMillis(500);
+}

@@ -1,0 +1,31 @@
+package io.sluice.spi;
+
+import java.util.concurrent.CompletionStage;
+
+/**
+ * The one extension point between Sluice and a store of limits. Every operation is atomic in the store,
+ * asynchronous, and completes with a value; it completes exceptionally only when the store failed.
+ * The backend decides nothing about policy (dry-run, failure handling): it executes what it is asked.
+ *
+ * <p>Implementations are thread-safe.
+ */
+public interface LimiterBackend extends AutoCloseable {
+
+    /** Takes {@code cost} permits if that many are free, and reports what is left. */
+    CompletionStage<RateOutcome> tryConsume(RateRequest request);
+
+    /** Takes one concurrency permit with a lease, waiting up to {@code wait} for one. */
+    CompletionStage<LeaseOutcome> tryAcquire(LeaseRequest request);
+
+    /** Extends a held permit's lease by another {@code lease}; false when the permit is gone. */
+    CompletionStage<Boolean> renew(LeaseRequest request, String permitId);
+
+    /** Returns a permit; true the first time, false for a permit already returned or expired. */
+    CompletionStage<Boolean> release(LeaseRequest request, String permitId);
+
+    /** Permits of the semaphore that are free now (for monitoring and tests). */
+    CompletionStage<Integer> available(LeaseRequest request);
+
+    @Override
+    void close();
+}

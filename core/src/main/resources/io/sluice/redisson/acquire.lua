@@ -1,0 +1,37 @@
+-- Sluice concurrency acquire over the state of Redisson's RPermitExpirableSemaphore, in one round trip.
+-- KEYS[1] available count, KEYS[2] {name}:timeout (permit id -> lease expiry), KEYS[3] wake-up channel.
+-- ARGV[1] limit, ARGV[2] lease expiry (ms), ARGV[3] now (ms), ARGV[4] permit id (hex), ARGV[5] key TTL (ms).
+-- Returns {acquired (1|0), permits available afterwards}.
+local limit = tonumber(ARGV[1])
+local now = tonumber(ARGV[3])
+
+local expired = redis.call('zrangebyscore', KEYS[2], 0, now)
+if #expired > 0 then
+  redis.call('zrem', KEYS[2], unpack(expired))
+  if redis.call('exists', KEYS[1]) == 1 then
+    redis.call('incrby', KEYS[1], #expired)
+  end
+end
+
+local value = redis.call('get', KEYS[1])
+if value == false then
+  -- First use, or state lost: permits still held by live leases stay taken.
+  value = limit - redis.call('zcard', KEYS[2])
+  if value < 0 then value = 0 end
+  redis.call('set', KEYS[1], value)
+else
+  value = tonumber(value)
+end
+
+local acquired = 0
+if value >= 1 then
+  local id = ARGV[4]:gsub('..', function(h) return string.char(tonumber(h, 16)) end)
+  redis.call('zadd', KEYS[2], ARGV[2], id)
+  value = redis.call('decrby', KEYS[1], 1)
+  acquired = 1
+elseif #expired > 0 then
+  redis.call('publish', KEYS[3], value)
+end
+redis.call('pexpire', KEYS[1], ARGV[5])
+if redis.call('exists', KEYS[2]) == 1 then redis.call('pexpire', KEYS[2], ARGV[5]) end
+return {acquired, value}

@@ -1,0 +1,85 @@
+-- Sluice rate decision over the state of Redisson's RRateLimiter (type OVERALL), in one round trip.
+-- KEYS[1] limiter config hash, KEYS[2] {name}:value, KEYS[3] {name}:permits (the sliding log).
+-- ARGV[1] permits wanted, ARGV[2] now (ms, caller's clock as Redisson uses), ARGV[3] unique entry id,
+-- ARGV[4] rate, ARGV[5] interval (ms), ARGV[6] keep-alive (ms).
+-- Returns {allowed (1|0), remaining, ms until the oldest permit frees, ms until the wanted permits are free}.
+local want = tonumber(ARGV[1])
+local now = tonumber(ARGV[2])
+local rate = tonumber(ARGV[4])
+local interval = tonumber(ARGV[5])
+local keepAlive = tonumber(ARGV[6])
+
+-- Missing (first use, expiry, FLUSHALL) or different (edited by hand) config: write it as
+-- RRateLimiter.trySetRate(OVERALL, rate, interval, keepAlive) does, so the limiter heals itself.
+local cfg = redis.call('hmget', KEYS[1], 'rate', 'interval', 'type')
+if cfg[1] == false or cfg[2] == false or cfg[3] == false then
+  redis.call('hset', KEYS[1], 'rate', rate, 'interval', interval, 'type', 0, 'keepAliveTime', keepAlive)
+elseif tonumber(cfg[1]) ~= rate or tonumber(cfg[2]) ~= interval or cfg[3] ~= '0' then
+  redis.call('hset', KEYS[1], 'rate', rate, 'interval', interval, 'type', 0, 'keepAliveTime', keepAlive)
+  redis.call('del', KEYS[2], KEYS[3])
+end
+
+local function usedInLog()
+  local used = 0
+  for _, v in ipairs(redis.call('zrange', KEYS[3], 0, -1)) do
+    local _, permits = struct.unpack('Bc0I', v)
+    used = used + permits
+  end
+  return used
+end
+
+local current = redis.call('get', KEYS[2])
+if current == false then
+  -- The counter is gone but the log may not be: rebuild from the log, never from thin air.
+  redis.call('zremrangebyscore', KEYS[3], 0, now - interval)
+  current = rate - usedInLog()
+else
+  current = tonumber(current)
+  local expired = redis.call('zrangebyscore', KEYS[3], 0, now - interval)
+  local released = 0
+  for _, v in ipairs(expired) do
+    local _, permits = struct.unpack('Bc0I', v)
+    released = released + permits
+  end
+  if released > 0 then
+    redis.call('zremrangebyscore', KEYS[3], 0, now - interval)
+    if current + released > rate then
+      current = rate - usedInLog()
+    else
+      current = current + released
+    end
+  end
+end
+
+local allowed = 0
+local wait = 0
+if current >= want then
+  redis.call('zadd', KEYS[3], now, struct.pack('Bc0I', string.len(ARGV[3]), ARGV[3], want))
+  current = current - want
+  allowed = 1
+else
+  -- Walk the log from the oldest entry until enough permits would be free again.
+  local needed = want - current
+  local log = redis.call('zrange', KEYS[3], 0, -1, 'withscores')
+  for i = 1, #log, 2 do
+    local _, permits = struct.unpack('Bc0I', log[i])
+    needed = needed - permits
+    if needed <= 0 then
+      wait = interval - (now - tonumber(log[i + 1]))
+      break
+    end
+  end
+  if needed > 0 then wait = interval end
+end
+redis.call('set', KEYS[2], current)
+
+local reset = 0
+local first = redis.call('zrange', KEYS[3], 0, 0, 'withscores')
+if first[2] ~= nil then reset = interval - (now - tonumber(first[2])) end
+if reset < 0 then reset = 0 end
+if wait < 0 then wait = 0 end
+
+redis.call('pexpire', KEYS[1], keepAlive)
+redis.call('pexpire', KEYS[2], keepAlive)
+redis.call('pexpire', KEYS[3], keepAlive)
+return {allowed, current, reset, wait}
