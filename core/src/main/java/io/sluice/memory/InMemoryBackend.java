@@ -153,6 +153,7 @@ public final class InMemoryBackend implements LimiterBackend {
 
     /** Number of keys held, for tests of idle expiry. */
     public int size() {
+        lastSweep = Long.MIN_VALUE / 2;
         sweep(clock.millis());
         return logs.size() + semaphores.size();
     }

@@ -1,0 +1,31 @@
+package io.sluice.memory;
+
+import io.sluice.spi.BackendContract;
+import io.sluice.spi.LimiterBackend;
+import io.sluice.spi.RateRequest;
+import io.sluice.testing.MutableClock;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class InMemoryBackendTest extends BackendContract {
+    private InMemoryBackend memory;
+
+    @Override
+    protected LimiterBackend backend(MutableClock clock) {
+        memory = new InMemoryBackend(clock);
+        return memory;
+    }
+
+    @Test
+    void idleStateIsDroppedAfterItsPeriod() {
+        consume(new RateRequest(key("idle"), 3, Duration.ofSeconds(2), 1));
+        assertThat(memory.size()).isEqualTo(1);
+        clock.advance(Duration.ofMillis(1999));
+        assertThat(memory.size()).isEqualTo(1);
+        clock.advance(Duration.ofMillis(1));
+        assertThat(memory.size()).isZero();
+    }
+}

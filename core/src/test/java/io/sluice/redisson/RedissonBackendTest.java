@@ -1,0 +1,157 @@
+package io.sluice.redisson;
+
+import io.sluice.spi.BackendContract;
+import io.sluice.spi.LeaseOutcome;
+import io.sluice.spi.LeaseRequest;
+import io.sluice.spi.LimiterBackend;
+import io.sluice.spi.RateOutcome;
+import io.sluice.spi.RateRequest;
+import io.sluice.testing.MutableClock;
+import io.sluice.testing.TestRedis;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.redisson.Redisson;
+import org.redisson.api.RPermitExpirableSemaphore;
+import org.redisson.api.RRateLimiter;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** The backend contract against a real redis-server, plus what only Redis can get wrong. */
+class RedissonBackendTest extends BackendContract {
+    private static RedissonClient redisson;
+
+    @BeforeAll
+    static void connect() {
+        Config config = new Config();
+        config.useSingleServer().setAddress(TestRedis.address());
+        redisson = Redisson.create(config);
+    }
+
+    @AfterAll
+    static void disconnect() {
+        redisson.shutdown();
+    }
+
+    @Override
+    protected LimiterBackend backend(MutableClock clock) {
+        return new RedissonBackend(redisson, false, clock, Duration.ofSeconds(5));
+    }
+
+    @AfterEach
+    void closeBackend() {
+        backend.close();
+    }
+
+    /** Pins the data layout: if a Redisson upgrade changes it, Redisson's own limiter disagrees with ours. */
+    @Test
+    void sharesStateWithRedissonsOwnRateLimiter() {
+        RateRequest r = new RateRequest(key("interop-rate"), 10, Duration.ofMinutes(1), 1);
+        for (int i = 0; i < 3; i++) consume(r);
+        RRateLimiter limiter = redisson.getRateLimiter(r.key());
+        assertThat(limiter.getConfig().getRate()).isEqualTo(10);
+        assertThat(limiter.getConfig().getRateInterval()).isEqualTo(60_000);
+        assertThat(limiter.availablePermits()).isEqualTo(7);
+        assertThat(limiter.tryAcquire()).isTrue();
+        assertThat(consume(r).remaining()).isEqualTo(5);
+    }
+
+    @Test
+    void sharesStateWithRedissonsOwnSemaphore() throws InterruptedException {
+        LeaseRequest r = new LeaseRequest(key("interop-sem"), 3, Duration.ofSeconds(30), Duration.ZERO);
+        LeaseOutcome ours = acquire(r);
+        RPermitExpirableSemaphore semaphore = redisson.getPermitExpirableSemaphore(r.key());
+        assertThat(semaphore.availablePermits()).isEqualTo(2);
+        String theirs = semaphore.tryAcquire(30, TimeUnit.SECONDS);
+        assertThat(theirs).isNotNull();
+        assertThat(acquire(r).available()).isZero();
+        assertThat(semaphore.tryRelease(ours.permitId())).isTrue();
+        assertThat(backend.release(r, theirs).toCompletableFuture().join()).isTrue();
+        assertThat(semaphore.availablePermits()).isEqualTo(2);
+    }
+
+    @Test
+    void healsAfterFlushAll() {
+        RateRequest rate = new RateRequest(key("flush-rate"), 2, Duration.ofMinutes(1), 1);
+        LeaseRequest lease = new LeaseRequest(key("flush-sem"), 1, Duration.ofSeconds(30), Duration.ZERO);
+        consume(rate);
+        consume(rate);
+        assertThat(consume(rate).allowed()).isFalse();
+        assertThat(acquire(lease).acquired()).isTrue();
+        assertThat(acquire(lease).acquired()).isFalse();
+
+        redisson.getKeys().flushall();
+
+        RateOutcome afterFlush = consume(rate);
+        assertThat(afterFlush.allowed()).isTrue();
+        assertThat(afterFlush.remaining()).isEqualTo(1);
+        LeaseOutcome healed = acquire(lease);
+        assertThat(healed.acquired()).isTrue();
+        assertThat(acquire(lease).acquired()).isFalse();
+        assertThat(redisson.getRateLimiter(rate.key()).availablePermits()).isEqualTo(1);
+    }
+
+    @Test
+    void aLostCounterIsRebuiltFromTheLogNotReset() {
+        RateRequest r = new RateRequest(key("lost-counter"), 3, Duration.ofMinutes(1), 1);
+        consume(r);
+        consume(r);
+        redisson.getBucket("{" + r.key() + "}:value").delete();
+        RateOutcome o = consume(r);
+        assertThat(o.allowed()).isTrue();
+        assertThat(o.remaining()).isZero();
+        assertThat(consume(r).allowed()).isFalse();
+    }
+
+    @Test
+    void aChangedRateTakesEffectOnTheSameKey() {
+        RateRequest old = new RateRequest(key("changed"), 2, Duration.ofMinutes(1), 1);
+        consume(old);
+        consume(old);
+        assertThat(consume(old).allowed()).isFalse();
+        RateRequest edited = new RateRequest(key("changed"), 5, Duration.ofMinutes(1), 1);
+        RateOutcome o = consume(edited);
+        assertThat(o.allowed()).isTrue();
+        assertThat(o.remaining()).isEqualTo(4);
+        assertThat(redisson.getRateLimiter(edited.key()).getConfig().getRate()).isEqualTo(5);
+    }
+
+    @Test
+    void everyKeyHasATtlAndIdleKeysExpire() {
+        RateRequest rate = new RateRequest(key("ttl-rate"), 5, Duration.ofSeconds(1), 1);
+        LeaseRequest lease = new LeaseRequest(key("ttl-sem"), 2, Duration.ofSeconds(1), Duration.ZERO);
+        consume(rate);
+        LeaseOutcome held = acquire(lease);
+        String[] keys = {rate.key(), "{" + rate.key() + "}:value", "{" + rate.key() + "}:permits",
+                lease.key(), "{" + lease.key() + "}:timeout"};
+        for (String k : keys) {
+            long ttl = redisson.getKeys().remainTimeToLive(k);
+            assertThat(ttl).as("TTL of %s", k).isPositive();
+        }
+        backend.release(lease, held.permitId()).toCompletableFuture().join();
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+                assertThat(redisson.getKeys().countExists(rate.key(), "{" + rate.key() + "}:value",
+                        "{" + rate.key() + "}:permits")).isZero());
+        await().atMost(Duration.ofSeconds(15)).untilAsserted(() ->
+                assertThat(redisson.getKeys().countExists(lease.key(), "{" + lease.key() + "}:timeout")).isZero());
+    }
+
+    @Test
+    void aWaitingAcquireGetsThePermitReleasedMeanwhile() {
+        LeaseRequest r = new LeaseRequest(key("wait"), 1, Duration.ofSeconds(30), Duration.ofSeconds(5));
+        LeaseOutcome holder = acquire(r);
+        var waiting = backend.tryAcquire(r).toCompletableFuture();
+        assertThat(waiting).isNotDone();
+        backend.release(r, holder.permitId()).toCompletableFuture().join();
+        LeaseOutcome got = waiting.orTimeout(5, TimeUnit.SECONDS).join();
+        assertThat(got.acquired()).isTrue();
+        assertThat(backend.release(r, got.permitId()).toCompletableFuture().join()).isTrue();
+    }
+}

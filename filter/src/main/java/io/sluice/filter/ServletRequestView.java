@@ -1,0 +1,63 @@
+package io.sluice.filter;
+
+import io.sluice.key.RequestView;
+import jakarta.servlet.http.Cookie;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpSession;
+
+import java.security.Principal;
+import java.util.Collections;
+import java.util.Enumeration;
+import java.util.List;
+
+/** An {@link HttpServletRequest} as key resolution sees it. Never creates a session, never reads the body. */
+final class ServletRequestView implements RequestView {
+    private final HttpServletRequest request;
+
+    ServletRequestView(HttpServletRequest request) {
+        this.request = request;
+    }
+
+    @Override
+    public String remoteAddress() {
+        return request.getRemoteAddr();
+    }
+
+    @Override
+    public List<String> headers(String name) {
+        Enumeration<String> values = request.getHeaders(name);
+        return values == null ? List.of() : Collections.list(values);
+    }
+
+    @Override
+    public String header(String name) {
+        return request.getHeader(name);
+    }
+
+    @Override
+    public String queryString() {
+        return request.getQueryString();
+    }
+
+    @Override
+    public String cookie(String name) {
+        Cookie[] cookies = request.getCookies();
+        if (cookies == null) return null;
+        for (Cookie c : cookies) {
+            if (c.getName().equals(name)) return c.getValue();
+        }
+        return null;
+    }
+
+    @Override
+    public String userName() {
+        Principal p = request.getUserPrincipal();
+        return p == null ? null : p.getName();
+    }
+
+    @Override
+    public String sessionId() {
+        HttpSession s = request.getSession(false);
+        return s == null ? null : s.getId();
+    }
+}

@@ -1,0 +1,222 @@
+package io.sluice.filter;
+
+import io.sluice.Admission;
+import io.sluice.ConfigException;
+import io.sluice.Sluice;
+import io.sluice.rule.ConfigLoader;
+import io.sluice.rule.Rule;
+import jakarta.servlet.AsyncContext;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.FilterConfig;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
+import jakarta.servlet.http.HttpServletResponse;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Applies the rules of a Sluice rules file to HTTP requests, on any Jakarta Servlet 5.0+ container.
+ *
+ * <p>Declare it in {@code web.xml} (with {@code <async-supported>true</async-supported>}), add it with
+ * {@code ServletContext.addFilter}, or construct it around a {@link Sluice} of your own. Init-params:
+ * {@code config} (the rules file location) and any {@code sluice.*} property, which overrides the file.
+ * Any other init-param, and any problem in the rules, fails {@code init}, so an application never starts
+ * unprotected by mistake.
+ *
+ * <p>Applies once per request, however often the request is forwarded, included or dispatched. A
+ * concurrency permit is returned exactly once, when the request really ends: when {@code doFilter}
+ * returns or throws, or for an async request when it completes, fails or times out.
+ *
+ * <p>Thread-safe. The {@link Sluice} it builds is published as the servlet context attribute
+ * {@link #CONTEXT_ATTRIBUTE} so other parts of the application can share it.
+ */
+public class SluiceFilter implements Filter {
+    /** The servlet context attribute under which the filter publishes its {@link Sluice}. */
+    public static final String CONTEXT_ATTRIBUTE = Sluice.class.getName();
+    private static final String APPLIED = SluiceFilter.class.getName() + ".applied";
+    private static final Logger LOG = LoggerFactory.getLogger(SluiceFilter.class);
+
+    private volatile Sluice sluice;
+    private volatile boolean ownsSluice;
+    private volatile ResponseWriter writer;
+
+    /** For containers that instantiate the filter; {@link #init} builds the {@link Sluice}. */
+    public SluiceFilter() {
+    }
+
+    /** Around a {@link Sluice} of your own; the filter does not close it. */
+    public SluiceFilter(Sluice sluice) {
+        this.sluice = sluice;
+        this.writer = new ResponseWriter(sluice.rules().settings().headers());
+    }
+
+    @Override
+    public void init(FilterConfig config) throws ServletException {
+        if (sluice != null) return;
+        try {
+            String location = null;
+            Map<String, String> overrides = new LinkedHashMap<>();
+            List<String> problems = new ArrayList<>();
+            for (String name : Collections.list(config.getInitParameterNames())) {
+                String value = config.getInitParameter(name);
+                if (name.equals("config")) location = value;
+                else if (name.startsWith("sluice.")) overrides.put(name, value);
+                else problems.add("init-param " + name + " = \"" + value + "\": expected config or a sluice.* property");
+            }
+            if (!problems.isEmpty()) throw new ConfigException(problems);
+            ClassLoader loader = config.getServletContext().getClassLoader();
+            Map<String, String> properties = ConfigLoader.load(location, overrides, loader);
+            Sluice built = Sluice.builder().properties(properties).classLoader(loader).build();
+            this.sluice = built;
+            this.ownsSluice = true;
+            this.writer = new ResponseWriter(built.rules().settings().headers());
+            config.getServletContext().setAttribute(CONTEXT_ATTRIBUTE, built);
+            LOG.info("Sluice filter '{}' started with {} rules", config.getFilterName(), built.rules().all().size());
+        } catch (ConfigException e) {
+            throw new ServletException(e.getMessage(), e);
+        }
+    }
+
+    /** The engine this filter applies. */
+    public Sluice sluice() {
+        return sluice;
+    }
+
+    @Override
+    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
+        if (!(req instanceof HttpServletRequest request) || !(res instanceof HttpServletResponse response)
+                || req.getAttribute(APPLIED) != null) {
+            chain.doFilter(req, res);
+            return;
+        }
+        request.setAttribute(APPLIED, Boolean.TRUE);
+        List<Rule> rules = sluice.rules().matching(request.getMethod(), pathInApplication(request));
+        if (rules.isEmpty()) {
+            chain.doFilter(req, res);
+            return;
+        }
+        Admission admission;
+        try {
+            admission = sluice.admit(rules, sluice.keysOf(new ServletRequestView(request))).toCompletableFuture().join();
+        } catch (RuntimeException e) {
+            // Backend failures are decided inside admit(); anything else is a bug, which must not break the request.
+            LOG.error("Sluice could not decide a request; letting it through", e);
+            chain.doFilter(req, res);
+            return;
+        }
+        if (!admission.allowed()) {
+            writer.reject(admission, response);
+            return;
+        }
+        writer.headers(admission, response);
+        ReleasingRequest wrapped = new ReleasingRequest(request, admission);
+        boolean releaseLater = false;
+        try {
+            chain.doFilter(wrapped, res);
+            releaseLater = wrapped.listening() || wrapped.listenIfAsyncStartedElsewhere();
+        } finally {
+            if (!releaseLater) admission.close();
+        }
+    }
+
+    /** The path the servlet URL patterns are matched against: decoded and normalised by the container. */
+    static String pathInApplication(HttpServletRequest request) {
+        String servletPath = request.getServletPath();
+        String pathInfo = request.getPathInfo();
+        String path = (servletPath == null ? "" : servletPath) + (pathInfo == null ? "" : pathInfo);
+        return path.isEmpty() ? "/" : path;
+    }
+
+    @Override
+    public void destroy() {
+        if (ownsSluice && sluice != null) sluice.close();
+    }
+
+    /**
+     * Hands the admission to the async context the moment the application starts async, so the permit is
+     * returned when the request completes, not when {@code doFilter} returns, and never races a completion
+     * from another thread.
+     */
+    private static final class ReleasingRequest extends HttpServletRequestWrapper {
+        private final Admission admission;
+        private final AtomicBoolean listening = new AtomicBoolean();
+
+        ReleasingRequest(HttpServletRequest request, Admission admission) {
+            super(request);
+            this.admission = admission;
+        }
+
+        @Override
+        public AsyncContext startAsync() {
+            return listen(super.startAsync());
+        }
+
+        @Override
+        public AsyncContext startAsync(ServletRequest request, ServletResponse response) {
+            return listen(super.startAsync(request, response));
+        }
+
+        private AsyncContext listen(AsyncContext context) {
+            if (listening.compareAndSet(false, true)) context.addListener(new Release(admission));
+            return context;
+        }
+
+        boolean listening() {
+            return listening.get();
+        }
+
+        /** Async started on the unwrapped request (by a filter further down): listen there if still possible. */
+        boolean listenIfAsyncStartedElsewhere() {
+            try {
+                if (!isAsyncStarted()) return false;
+                listen(getAsyncContext());
+                return true;
+            } catch (IllegalStateException e) {
+                return false;
+            }
+        }
+    }
+
+    private static final class Release implements AsyncListener {
+        private final Admission admission;
+
+        Release(Admission admission) {
+            this.admission = admission;
+        }
+
+        @Override
+        public void onComplete(AsyncEvent event) {
+            admission.close();
+        }
+
+        @Override
+        public void onError(AsyncEvent event) {
+            admission.close();
+        }
+
+        @Override
+        public void onTimeout(AsyncEvent event) {
+            admission.close();
+        }
+
+        @Override
+        public void onStartAsync(AsyncEvent event) {
+            // Async restarted after a dispatch: keep listening on the new context.
+            event.getAsyncContext().addListener(this);
+        }
+    }
+}
