@@ -14,8 +14,21 @@ public final class Durations {
     private Durations() {
     }
 
-    /** The duration, or empty when the text is not a duration. Negative durations are not durations. */
+    /**
+     * The duration, or empty when the text is not a duration. Negative durations are not durations, nor are
+     * durations too long to be counted in milliseconds (every user of a duration calls {@code toMillis()}).
+     */
     public static Optional<Duration> parse(String text) {
+        Optional<Duration> d = parseAny(text);
+        try {
+            d.ifPresent(Duration::toMillis);
+            return d;
+        } catch (ArithmeticException tooLong) {
+            return Optional.empty();
+        }
+    }
+
+    private static Optional<Duration> parseAny(String text) {
         String t = text.trim();
         Matcher m = SHORT.matcher(t);
         if (m.matches()) {

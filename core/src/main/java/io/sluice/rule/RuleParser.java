@@ -72,7 +72,7 @@ public final class RuleParser {
                     byRule.computeIfAbsent(name, n -> new TreeMap<>()).put(property, e.getValue());
                 }
             } else {
-                problem(k, e.getValue(), "a known property: one of " + new TreeSet<>(GLOBALS)
+                problem(k, redactUserInfo(e.getValue()), "a known property: one of " + new TreeSet<>(GLOBALS)
                         + " or sluice.rules.<name>.<property>");
             }
         }
@@ -204,11 +204,13 @@ public final class RuleParser {
         problems.add(property + " = \"" + printable(value) + "\": expected " + expected);
     }
 
-    /** Passwords in {@code redis://user:secret@host} never reach a log. */
+    /** Passwords in {@code redis://user:secret@host} (or {@code user:secret@host}) never reach a log. */
     static String redactUserInfo(String address) {
         int at = address.lastIndexOf('@');
+        if (at < 0) return address;
         int scheme = address.indexOf("://");
-        return at > 0 && scheme >= 0 && at > scheme ? address.substring(0, scheme + 3) + "***" + address.substring(at) : address;
+        String head = scheme >= 0 && scheme < at ? address.substring(0, scheme + 3) : "";
+        return head + "***" + address.substring(at);
     }
 
     /** Values are echoed in messages; keep them to one printable line. */

@@ -1,0 +1,165 @@
+package io.sluice.filter;
+
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.http.HttpServlet;
+import org.apache.catalina.Context;
+import org.apache.catalina.connector.Connector;
+import org.apache.catalina.startup.Tomcat;
+import org.apache.tomcat.util.descriptor.web.FilterDef;
+import org.apache.tomcat.util.descriptor.web.FilterMap;
+import org.eclipse.jetty.ee10.servlet.FilterHolder;
+import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.EnumSet;
+import java.util.Map;
+
+/** Real embedded servlet containers, each on a free loopback port, with the filter registered their own way. */
+final class Containers {
+    private Containers() {
+    }
+
+    interface Running extends AutoCloseable {
+        int port();
+
+        SluiceFilter filter();
+
+        @Override
+        void close();
+    }
+
+    enum Kind {
+        JETTY {
+            @Override
+            Running start(Map<String, String> initParams) {
+                return jetty(initParams);
+            }
+        },
+        TOMCAT {
+            @Override
+            Running start(Map<String, String> initParams) {
+                return tomcat(initParams);
+            }
+        };
+
+        abstract Running start(Map<String, String> initParams);
+    }
+
+    static Running jetty(Map<String, String> initParams) {
+        try {
+            Server server = new Server();
+            // Room for the 10 KB hostile header values the tests send (Jetty's default is 8 KB).
+            org.eclipse.jetty.server.HttpConfiguration http = new org.eclipse.jetty.server.HttpConfiguration();
+            http.setRequestHeaderSize(65536);
+            ServerConnector connector = new ServerConnector(server, new org.eclipse.jetty.server.HttpConnectionFactory(http));
+            connector.setHost("127.0.0.1");
+            connector.setPort(0);
+            server.addConnector(connector);
+            ServletContextHandler context = new ServletContextHandler("/");
+            SluiceFilter filter = new SluiceFilter();
+            FilterHolder holder = new FilterHolder(filter);
+            holder.setInitParameters(initParams);
+            holder.setAsyncSupported(true);
+            context.addFilter(holder, "/*", EnumSet.of(DispatcherType.REQUEST));
+            for (Map.Entry<String, HttpServlet> e : TestServlets.all().entrySet()) {
+                ServletHolder sh = new ServletHolder(e.getValue());
+                sh.setAsyncSupported(true);
+                context.addServlet(sh, e.getKey());
+            }
+            server.setHandler(context);
+            server.start();
+            return new Running() {
+                @Override
+                public int port() {
+                    return connector.getLocalPort();
+                }
+
+                @Override
+                public SluiceFilter filter() {
+                    return filter;
+                }
+
+                @Override
+                public void close() {
+                    try {
+                        server.stop();
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
+            };
+        } catch (Exception e) {
+            throw new IllegalStateException("Jetty did not start", e);
+        }
+    }
+
+    static Running tomcat(Map<String, String> initParams) {
+        try {
+            Path base = Files.createTempDirectory("sluice-tomcat");
+            Tomcat tomcat = new Tomcat();
+            tomcat.setBaseDir(base.toString());
+            Connector connector = new Connector();
+            connector.setPort(0);
+            connector.setProperty("address", "127.0.0.1");
+            // Room for the 10 KB hostile header values the tests send (Tomcat's default is 8 KB).
+            connector.setProperty("maxHttpRequestHeaderSize", "65536");
+            tomcat.getService().addConnector(connector);
+            tomcat.setConnector(connector);
+            Context context = tomcat.addContext("", base.toString());
+            SluiceFilter filter = new SluiceFilter();
+            FilterDef def = new FilterDef();
+            def.setFilterName("sluice");
+            def.setFilter(filter);
+            def.setAsyncSupported("true");
+            initParams.forEach(def::addInitParameter);
+            context.addFilterDef(def);
+            FilterMap map = new FilterMap();
+            map.setFilterName("sluice");
+            map.addURLPattern("/*");
+            context.addFilterMap(map);
+            int i = 0;
+            for (Map.Entry<String, HttpServlet> e : TestServlets.all().entrySet()) {
+                String name = "servlet" + i++;
+                Tomcat.addServlet(context, name, e.getValue()).setAsyncSupported(true);
+                context.addServletMappingDecoded(e.getKey(), name);
+            }
+            tomcat.start();
+            if (!context.getState().isAvailable()) {
+                tomcat.stop();
+                tomcat.destroy();
+                throw new IllegalStateException("Tomcat context did not start");
+            }
+            return new Running() {
+                @Override
+                public int port() {
+                    return connector.getLocalPort();
+                }
+
+                @Override
+                public SluiceFilter filter() {
+                    return filter;
+                }
+
+                @Override
+                public void close() {
+                    try {
+                        tomcat.stop();
+                        tomcat.destroy();
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
+            };
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (org.apache.catalina.LifecycleException e) {
+            throw new IllegalStateException("Tomcat did not start", e);
+        }
+    }
+}

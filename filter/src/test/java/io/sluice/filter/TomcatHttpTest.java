@@ -1,0 +1,7 @@
+package io.sluice.filter;
+
+class TomcatHttpTest extends HttpContract {
+    TomcatHttpTest() {
+        super(Containers.Kind.TOMCAT);
+    }
+}
