@@ -450,8 +450,8 @@ class RuleParserTest {
 
     @Test
     void controlCharactersInValuesArePrintedAsQuestionMarksAndLongValuesAreCut() {
-        assertThat(problems("sluice.rules.a.rate", "1/\u0001s")).containsExactly(
-                "sluice.rules.a.rate = \"1/?s\": " + RATE);
+        assertThat(problems("sluice.rules.a.rate", "1/s\u0001x")).containsExactly(
+                "sluice.rules.a.rate = \"1/s?x\": " + RATE);
         String longValue = "y".repeat(250);
         assertThat(problems("sluice.rules.a.rate", longValue)).containsExactly(
                 "sluice.rules.a.rate = \"" + "y".repeat(200) + "...\": " + RATE);

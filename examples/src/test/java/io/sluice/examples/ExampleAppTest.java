@@ -1,0 +1,83 @@
+package io.sluice.examples;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Starts the example as a user would (embedded Redis, Jetty on a free port) and checks what the README shows. */
+@Timeout(120)
+class ExampleAppTest {
+    private static ExampleApp.Running app;
+    private static HttpClient http;
+
+    @BeforeAll
+    static void start() throws Exception {
+        app = ExampleApp.start(0, null, Duration.ofSeconds(1));
+        http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (app != null) app.close();
+    }
+
+    private static HttpRequest.Builder post(String path) {
+        return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + app.port() + path))
+                .timeout(Duration.ofSeconds(30))
+                .POST(HttpRequest.BodyPublishers.noBody());
+    }
+
+    @Test
+    void aUserGetsTenPostsAnHour() throws Exception {
+        List<Integer> statuses = new ArrayList<>();
+        HttpResponse<String> last = null;
+        for (int i = 0; i < 11; i++) {
+            last = http.send(post("/api/posts").header("X-User", "alice").build(), HttpResponse.BodyHandlers.ofString());
+            statuses.add(last.statusCode());
+        }
+        List<Integer> expected = new ArrayList<>(java.util.Collections.nCopies(10, 201));
+        expected.add(429);
+        assertThat(statuses).containsExactlyElementsOf(expected);
+        assertThat(last.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("application/problem+json"));
+        assertThat(last.headers().firstValue("Retry-After")).isPresent();
+        assertThat(last.body()).contains("\"violated-policies\":[\"posts\"]").doesNotContain("alice");
+
+        HttpResponse<String> bob = http.send(post("/api/posts").header("X-User", "bob").build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(bob.statusCode()).isEqualTo(201);
+        assertThat(bob.body()).isEqualTo("{\"created\":true,\"user\":\"bob\"}");
+        assertThat(bob.headers().firstValue("RateLimit")).hasValue("\"posts\";r=9;t=3600");
+
+        HttpResponse<String> anonymous = http.send(post("/api/posts").build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(anonymous.statusCode()).isEqualTo(429);
+    }
+
+    @Test
+    void threeImagesAtATime() throws Exception {
+        List<CompletableFuture<HttpResponse<String>>> calls = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            calls.add(http.sendAsync(post("/api/images").build(), HttpResponse.BodyHandlers.ofString()));
+        }
+        List<Integer> statuses = new ArrayList<>();
+        for (CompletableFuture<HttpResponse<String>> call : calls) statuses.add(call.get().statusCode());
+        assertThat(statuses).containsExactlyInAnyOrder(200, 200, 200, 429, 429);
+        for (CompletableFuture<HttpResponse<String>> call : calls) {
+            if (call.get().statusCode() == 200) assertThat(call.get().body()).isEqualTo("{\"image\":\"generated\"}");
+        }
+
+        // The permits come back when the async requests complete: the next image is admitted.
+        HttpResponse<String> next = http.send(post("/api/images").build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(next.statusCode()).isEqualTo(200);
+    }
+}
