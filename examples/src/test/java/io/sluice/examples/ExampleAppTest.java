@@ -11,6 +11,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -47,7 +48,7 @@ class ExampleAppTest {
             last = http.send(post("/api/posts").header("X-User", "alice").build(), HttpResponse.BodyHandlers.ofString());
             statuses.add(last.statusCode());
         }
-        List<Integer> expected = new ArrayList<>(java.util.Collections.nCopies(10, 201));
+        List<Integer> expected = new ArrayList<>(Collections.nCopies(10, 201));
         expected.add(429);
         assertThat(statuses).containsExactlyElementsOf(expected);
         assertThat(last.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("application/problem+json"));
@@ -57,7 +58,7 @@ class ExampleAppTest {
         HttpResponse<String> bob = http.send(post("/api/posts").header("X-User", "bob").build(), HttpResponse.BodyHandlers.ofString());
         assertThat(bob.statusCode()).isEqualTo(201);
         assertThat(bob.body()).isEqualTo("{\"created\":true,\"user\":\"bob\"}");
-        assertThat(bob.headers().firstValue("RateLimit")).hasValue("\"posts\";r=9;t=3600");
+        assertThat(bob.headers().firstValue("RateLimit")).hasValueSatisfying(v -> assertThat(v).startsWith("\"posts\";r=9;"));
 
         HttpResponse<String> anonymous = http.send(post("/api/posts").build(), HttpResponse.BodyHandlers.ofString());
         assertThat(anonymous.statusCode()).isEqualTo(429);
