@@ -132,7 +132,9 @@ public final class RedissonBackend implements LimiterBackend {
 
     /** Idle semaphores vanish; live ones are kept alive by every acquire and renewal (at a third of the lease). */
     private static long keyTtl(LeaseRequest r) {
-        return Math.max(2 * r.lease().toMillis(), 10_000L) + r.waitTime().toMillis();
+        long lease = Math.min(r.lease().toMillis(), Long.MAX_VALUE / 8);
+        long wait = Math.min(r.waitTime().toMillis(), Long.MAX_VALUE / 8);
+        return Math.max(2 * lease, 10_000L) + wait;
     }
 
     /** Redisson's naming of an object's sub-keys: {@code {name}:suffix}, in the same cluster slot as {@code name}. */

@@ -50,10 +50,8 @@ public final class PathPattern {
             case EXACT -> path.equals(part);
             case PREFIX -> path.equals(part)
                     || (path.length() > part.length() && path.startsWith(part) && path.charAt(part.length()) == '/');
-            case EXTENSION -> {
-                int slash = path.lastIndexOf('/');
-                yield path.endsWith(part) && path.length() - part.length() > slash + 1;
-            }
+            // As the container maps it: the last segment ends with the extension (so /x/.jpg matches too).
+            case EXTENSION -> path.endsWith(part);
         };
     }
 

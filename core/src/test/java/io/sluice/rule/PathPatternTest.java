@@ -57,10 +57,9 @@ class PathPatternTest {
         assertThat(ext.matches("/x/yjpg")).isFalse();
         assertThat(ext.matches("/x/y.JPG")).isFalse();
         assertThat(ext.matches("/x/y.png")).isFalse();
-        // The implementation requires a non-empty base name; the Servlet spec (extension = the part of the last
-        // segment after its last '.') and Tomcat's mapper would match these. Reported to the lead.
-        assertThat(ext.matches("/x/.jpg")).isFalse();
-        assertThat(ext.matches("/.jpg")).isFalse();
+        // As the Servlet spec and Tomcat's mapper: the extension is what follows the last segment's last '.'.
+        assertThat(ext.matches("/x/.jpg")).isTrue();
+        assertThat(ext.matches("/.jpg")).isTrue();
     }
 
     @Test
