@@ -29,7 +29,6 @@ import java.util.Objects;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -57,7 +56,8 @@ public final class Sluice implements AutoCloseable {
     private final KeyResolver resolver;
     private final Duration timeout;
     private final String keyPrefix;
-    private final ScheduledExecutorService renewals;
+    /** Lease renewals and decision deadlines: Sluice's own daemon thread, stopped by {@link #close()}. */
+    private final ScheduledExecutorService scheduler;
     private final ThrottledLog throttledLog = new ThrottledLog(LOG, 10_000);
 
     private Sluice(RuleSet rules, LimiterBackend backend) {
@@ -66,11 +66,14 @@ public final class Sluice implements AutoCloseable {
         this.resolver = new KeyResolver(rules.settings().trustedProxies());
         this.timeout = rules.settings().backendTimeout();
         this.keyPrefix = rules.settings().keyPrefix();
-        this.renewals = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "sluice-lease-renewal");
+        java.util.concurrent.ScheduledThreadPoolExecutor timers = new java.util.concurrent.ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "sluice-scheduler");
             t.setDaemon(true);
             return t;
         });
+        // Most deadlines are cancelled within milliseconds; drop them from the queue at once.
+        timers.setRemoveOnCancelPolicy(true);
+        this.scheduler = timers;
     }
 
     /** A Sluice for the properties of a rules file, on the Redis they name. */
@@ -206,7 +209,7 @@ public final class Sluice implements AutoCloseable {
 
     private Held hold(LeaseRequest request, String permitId) {
         long every = Math.max(100, request.lease().toMillis() / 3);
-        ScheduledFuture<?> renewal = renewals.scheduleAtFixedRate(() -> backend.renew(request, permitId).whenComplete((ok, e) -> {
+        ScheduledFuture<?> renewal = scheduler.scheduleAtFixedRate(() -> backend.renew(request, permitId).whenComplete((ok, e) -> {
             if (e != null || !Boolean.TRUE.equals(ok)) {
                 throttledLog.warn("renew", "Could not renew a concurrency lease"
                         + (e != null ? " (" + e.getClass().getSimpleName() + ")" : " (permit expired)"));
@@ -253,19 +256,27 @@ public final class Sluice implements AutoCloseable {
         return keyPrefix + ":" + rule.name() + ":r" + rate.permits() + "-" + rate.period().toMillis() + ":" + KeyResolver.hash(raw);
     }
 
-    private static <T> CompletableFuture<T> deadline(CompletionStage<T> stage, Duration limit) {
+    /**
+     * The stage, or a {@link TimeoutException} once {@code limit} has passed. Not {@code orTimeout}: its JDK
+     * timer thread would outlive the application in a servlet container.
+     */
+    private <T> CompletableFuture<T> deadline(CompletionStage<T> stage, Duration limit) {
         CompletableFuture<T> bounded = new CompletableFuture<>();
+        ScheduledFuture<?> timer = scheduler.schedule(
+                () -> bounded.completeExceptionally(new TimeoutException("no answer within " + limit.toMillis() + " ms")),
+                limit.toMillis(), TimeUnit.MILLISECONDS);
         stage.whenComplete((v, e) -> {
+            timer.cancel(false);
             if (e != null) bounded.completeExceptionally(e);
             else bounded.complete(v);
         });
-        return bounded.orTimeout(limit.toMillis(), TimeUnit.MILLISECONDS);
+        return bounded;
     }
 
     /** Stops lease renewal and closes the backend (and the Redis client, when Sluice created it). */
     @Override
     public void close() {
-        renewals.shutdownNow();
+        scheduler.shutdownNow();
         backend.close();
     }
 

@@ -66,7 +66,8 @@ final class Containers {
             FilterHolder holder = new FilterHolder(filter);
             holder.setInitParameters(initParams);
             holder.setAsyncSupported(true);
-            context.addFilter(holder, "/*", EnumSet.of(DispatcherType.REQUEST));
+            // Every dispatcher type: the filter itself must apply once per request.
+            context.addFilter(holder, "/*", EnumSet.allOf(DispatcherType.class));
             for (Map.Entry<String, HttpServlet> e : TestServlets.all().entrySet()) {
                 ServletHolder sh = new ServletHolder(e.getValue());
                 sh.setAsyncSupported(true);
@@ -122,6 +123,7 @@ final class Containers {
             FilterMap map = new FilterMap();
             map.setFilterName("sluice");
             map.addURLPattern("/*");
+            for (DispatcherType type : DispatcherType.values()) map.setDispatcher(type.name());
             context.addFilterMap(map);
             int i = 0;
             for (Map.Entry<String, HttpServlet> e : TestServlets.all().entrySet()) {

@@ -135,6 +135,16 @@ abstract class HttpContract {
     }
 
     @Test
+    void aForwardedRequestIsCountedOnce() {
+        String user = "once-" + UUID.randomUUID();
+        for (int remaining = 2; remaining >= 0; remaining--) {
+            given().header("X-User", user).get(url("/once/forward")).then()
+                    .statusCode(200).header("X-RateLimit-Remaining", Integer.toString(remaining));
+        }
+        given().header("X-User", user).get(url("/once/forward")).then().statusCode(429);
+    }
+
+    @Test
     void dryRunNeverRejectsButStillCountsAndAdvertises() {
         String user = "dry-" + UUID.randomUUID();
         List<String> remaining = new ArrayList<>();

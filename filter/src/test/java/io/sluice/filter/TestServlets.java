@@ -109,8 +109,17 @@ final class TestServlets {
         }
     }
 
+    /** Forwards inside the application, so the filter sees the same request twice if it lets itself. */
+    static final class Forward extends HttpServlet {
+        @Override
+        protected void service(HttpServletRequest req, HttpServletResponse resp) throws ServletException, IOException {
+            req.getRequestDispatcher("/once/target").forward(req, resp);
+        }
+    }
+
     static Map<String, HttpServlet> all() {
         return Map.of("/api/posts", new Ok(), "/dry", new Ok(), "/open", new Ok(),
-                "/slow", new Slow(), "/async", new AsyncSlow(), "/boom", new Boom());
+                "/slow", new Slow(), "/async", new AsyncSlow(), "/boom", new Boom(),
+                "/once/forward", new Forward(), "/once/target", new Ok());
     }
 }
