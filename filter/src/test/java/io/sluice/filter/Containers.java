@@ -51,6 +51,33 @@ final class Containers {
         abstract Running start(Map<String, String> initParams);
     }
 
+    interface Stopper {
+        void stop() throws Exception;
+    }
+
+    private static Running running(java.util.function.IntSupplier port, SluiceFilter filter, Stopper stopper) {
+        return new Running() {
+            @Override
+            public int port() {
+                return port.getAsInt();
+            }
+
+            @Override
+            public SluiceFilter filter() {
+                return filter;
+            }
+
+            @Override
+            public void close() {
+                try {
+                    stopper.stop();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+        };
+    }
+
     static Running jetty(Map<String, String> initParams) {
         try {
             Server server = new Server();
@@ -75,26 +102,7 @@ final class Containers {
             }
             server.setHandler(context);
             server.start();
-            return new Running() {
-                @Override
-                public int port() {
-                    return connector.getLocalPort();
-                }
-
-                @Override
-                public SluiceFilter filter() {
-                    return filter;
-                }
-
-                @Override
-                public void close() {
-                    try {
-                        server.stop();
-                    } catch (Exception e) {
-                        throw new IllegalStateException(e);
-                    }
-                }
-            };
+            return running(connector::getLocalPort, filter, server::stop);
         } catch (Exception e) {
             throw new IllegalStateException("Jetty did not start", e);
         }
@@ -137,27 +145,10 @@ final class Containers {
                 tomcat.destroy();
                 throw new IllegalStateException("Tomcat context did not start");
             }
-            return new Running() {
-                @Override
-                public int port() {
-                    return connector.getLocalPort();
-                }
-
-                @Override
-                public SluiceFilter filter() {
-                    return filter;
-                }
-
-                @Override
-                public void close() {
-                    try {
-                        tomcat.stop();
-                        tomcat.destroy();
-                    } catch (Exception e) {
-                        throw new IllegalStateException(e);
-                    }
-                }
-            };
+            return running(connector::getLocalPort, filter, () -> {
+                tomcat.stop();
+                tomcat.destroy();
+            });
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (org.apache.catalina.LifecycleException e) {
