@@ -216,6 +216,18 @@ abstract class HttpContract {
         assertThat(statuses.keySet()).containsExactlyInAnyOrder(200, 429);
         assertThat(TestServlets.Gauge.peak.get()).isEqualTo(limit);
         assertThat(TestServlets.Gauge.entered.get()).isEqualTo(limit);
+        HttpResponse<String> rejected = responses.stream().map(CompletableFuture::join)
+                .filter(r -> r.statusCode() == 429).findFirst().orElseThrow();
+        assertThat(rejected.headers().firstValue("Retry-After")).hasValue("1");
+        assertThat(rejected.headers().firstValue("RateLimit-Policy")).hasValue("\"slow\";q=3;qu=\"concurrent-requests\"");
+        assertThat(rejected.headers().firstValue("RateLimit")).hasValue("\"slow\";r=0");
+        assertThat(rejected.headers().firstValue("X-RateLimit-Limit")).isEmpty();
+        assertThat(rejected.headers().firstValue("Content-Type").orElseThrow()).startsWith("application/problem+json");
+        assertThat(rejected.body()).contains("\"violated-policies\":[\"slow\"]").contains("\"status\":429");
+        HttpResponse<String> admitted = responses.stream().map(CompletableFuture::join)
+                .filter(r -> r.statusCode() == 200).findFirst().orElseThrow();
+        assertThat(admitted.headers().firstValue("RateLimit-Policy")).hasValue("\"slow\";q=3;qu=\"concurrent-requests\"");
+        assertThat(admitted.headers().firstValue("RateLimit").orElseThrow()).matches("\"slow\";r=[0-2]");
         awaitAllPermitsFree(sluice());
     }
 
