@@ -132,19 +132,30 @@ public final class Sluice implements AutoCloseable {
 
     /** What one admission has decided and taken so far. Confined to one admission's chain of stages. */
     private static final class Progress {
+        private static final String UNRESOLVED = new String("unresolved");
         final KeySource keys;
         final List<Decision> decisions = new ArrayList<>(2);
         final List<Held> held = new ArrayList<>(1);
+        private final java.util.Map<Rule, String> resolved = new java.util.IdentityHashMap<>(2);
 
         Progress(KeySource keys) {
             this.keys = keys;
+        }
+
+        /** A rule with both a rate and a concurrency limit resolves its key once per request. */
+        String keyFor(Rule rule) {
+            String v = resolved.computeIfAbsent(rule, r -> {
+                String k = keys.keyFor(r);
+                return k == null ? UNRESOLVED : k;
+            });
+            return v == UNRESOLVED ? null : v;
         }
     }
 
     private CompletionStage<Admission> run(List<Step> steps, int from, Progress p) {
         for (int i = from; i < steps.size(); i++) {
             Step step = steps.get(i);
-            String raw = p.keys.keyFor(step.rule());
+            String raw = p.keyFor(step.rule());
             if (raw == null) {
                 if (step.rule().onMissingKey() == MissingKeyPolicy.SKIP) continue;
                 Decision d = missingKey(step);
