@@ -44,10 +44,11 @@ public class LimitedInterceptor implements Serializable {
     BeanManager beanManager;
 
     private transient volatile Sluice sluice;
+    private transient volatile SluiceExtension extension;
 
     @AroundInvoke
     public Object limit(InvocationContext ctx) throws Exception {
-        Plan plan = beanManager.getExtension(SluiceExtension.class)
+        Plan plan = extension()
                 .plan(new PlanKey(targetClass(ctx), ctx.getMethod()), k -> Plan.of(k, ctx));
         if (plan.ruleNames.isEmpty()) return ctx.proceed();
 
@@ -70,6 +71,12 @@ public class LimitedInterceptor implements Serializable {
             admission.close();
         }
         return result;
+    }
+
+    private SluiceExtension extension() {
+        SluiceExtension e = extension;
+        if (e == null) extension = e = beanManager.getExtension(SluiceExtension.class);
+        return e;
     }
 
     private Sluice sluice() {

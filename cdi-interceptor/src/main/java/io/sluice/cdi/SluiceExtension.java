@@ -16,9 +16,10 @@ import jakarta.enterprise.inject.spi.ProcessAnnotatedType;
 import jakarta.enterprise.inject.spi.WithAnnotations;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
@@ -29,8 +30,11 @@ import java.util.function.Function;
  * the method and the rule. Also holds the interceptor's per-method plans for the life of the container.
  */
 public class SluiceExtension implements Extension {
-    /** Where each {@code @Limited} stands ("com.x.Foo" or "com.x.Foo.bar") and the rules it names. */
-    private final Map<String, List<String>> usages = new LinkedHashMap<>();
+    /** Where a {@code @Limited} stands ("com.x.Foo" or "com.x.Foo.bar") and the rules it names. */
+    private record Usage(String where, List<String> names) {
+    }
+
+    private final List<Usage> usages = new ArrayList<>();
     private final List<String> problems = new ArrayList<>();
     private final Map<LimitedInterceptor.PlanKey, LimitedInterceptor.Plan> plans = new ConcurrentHashMap<>();
 
@@ -45,11 +49,11 @@ public class SluiceExtension implements Extension {
         if (cls == LimitedInterceptor.class) return;
         synchronized (this) {
             Limited onClass = type.getAnnotation(Limited.class);
-            if (onClass != null) usages.put(cls.getName(), List.of(onClass.value()));
+            if (onClass != null) usages.add(new Usage(cls.getName(), List.of(onClass.value())));
             for (AnnotatedMethod<? super T> m : type.getMethods()) {
                 String where = m.getJavaMember().getDeclaringClass().getName() + "." + m.getJavaMember().getName();
                 Limited onMethod = m.getAnnotation(Limited.class);
-                if (onMethod != null) usages.put(where, List.of(onMethod.value()));
+                if (onMethod != null) usages.add(new Usage(where, List.of(onMethod.value())));
                 long keys = m.getParameters().stream().filter(p -> p.isAnnotationPresent(LimitKey.class)).count();
                 if (keys > 1) problems.add("@LimitKey on " + keys + " parameters of " + where + ": expected at most one");
             }
@@ -58,13 +62,13 @@ public class SluiceExtension implements Extension {
 
     void validate(@Observes AfterDeploymentValidation adv, BeanManager bm) {
         List<String> found;
-        Map<String, List<String>> used;
+        List<Usage> used;
         synchronized (this) {
             found = new ArrayList<>(problems);
-            used = new LinkedHashMap<>(usages);
+            used = new ArrayList<>(usages);
         }
         found.forEach(p -> adv.addDeploymentProblem(new DeploymentException(p)));
-        if (used.values().stream().allMatch(List::isEmpty)) return;
+        if (used.stream().allMatch(u -> u.names().isEmpty())) return;
 
         RuleSet rules;
         try {
@@ -77,14 +81,15 @@ public class SluiceExtension implements Extension {
             return;
         }
         List<String> known = rules.all().stream().map(r -> r.name()).toList();
-        used.forEach((where, names) -> {
-            for (String name : names) {
-                if (rules.get(name).isEmpty()) {
-                    adv.addDeploymentProblem(new DeploymentException("@Limited on " + where + " names unknown rule '"
+        Set<String> reported = new HashSet<>();
+        for (Usage u : used) {
+            for (String name : u.names()) {
+                if (rules.get(name).isEmpty() && reported.add(u.where() + "\0" + name)) {
+                    adv.addDeploymentProblem(new DeploymentException("@Limited on " + u.where() + " names unknown rule '"
                             + name + "'; rules are: " + known));
                 }
             }
-        });
+        }
     }
 
     /** The rules of the Sluice the interceptor will use: the rules file, or those of the application's own Sluice. */

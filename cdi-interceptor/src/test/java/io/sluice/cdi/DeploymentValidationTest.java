@@ -21,6 +21,7 @@ class DeploymentValidationTest {
         assertThatThrownBy(() -> CdiTesting.boot(rules, UnknownRules.class).shutdown())
                 .isInstanceOf(DeploymentException.class)
                 .hasMessageContaining("@Limited on " + UnknownRules.class.getName() + ".bar names unknown rule 'nope'; rules are: [known]")
+                .hasMessageContaining("@Limited on " + UnknownRules.class.getName() + ".bar names unknown rule 'zilch'")
                 .hasMessageContaining("@Limited on " + UnknownRules.class.getName() + " names unknown rule 'nada'");
     }
 
@@ -60,6 +61,10 @@ class DeploymentValidationTest {
     public static class UnknownRules {
         @Limited({"known", "nope"})
         public void bar() {
+        }
+
+        @Limited("zilch")
+        public void bar(int overload) {
         }
     }
 
