@@ -1,0 +1,67 @@
+package io.sluice.cdi;
+
+import io.sluice.key.RequestView;
+
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * A call as key resolution sees it: the current HTTP request, looked up only when a rule's key needs it,
+ * and the caller principal. Confined to one call.
+ */
+final class CallView implements RequestView {
+    private final Supplier<String> principal;
+    private final Supplier<RequestView> http;
+    private RequestView request;
+    private boolean looked;
+
+    CallView(Supplier<String> principal, Supplier<RequestView> http) {
+        this.principal = principal;
+        this.http = http;
+    }
+
+    private RequestView request() {
+        if (!looked) {
+            looked = true;
+            request = http.get();
+        }
+        return request;
+    }
+
+    @Override
+    public String remoteAddress() {
+        RequestView r = request();
+        return r == null ? null : r.remoteAddress();
+    }
+
+    @Override
+    public List<String> headers(String name) {
+        RequestView r = request();
+        return r == null ? List.of() : r.headers(name);
+    }
+
+    @Override
+    public String queryString() {
+        RequestView r = request();
+        return r == null ? null : r.queryString();
+    }
+
+    @Override
+    public String cookie(String name) {
+        RequestView r = request();
+        return r == null ? null : r.cookie(name);
+    }
+
+    @Override
+    public String userName() {
+        RequestView r = request();
+        String name = r == null ? null : r.userName();
+        return name != null ? name : principal.get();
+    }
+
+    @Override
+    public String sessionId() {
+        RequestView r = request();
+        return r == null ? null : r.sessionId();
+    }
+}

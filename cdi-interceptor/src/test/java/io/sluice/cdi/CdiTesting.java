@@ -1,0 +1,56 @@
+package io.sluice.cdi;
+
+import io.sluice.Sluice;
+import io.sluice.rule.ConfigLoader;
+import io.sluice.testing.TestRedis;
+import org.jboss.weld.environment.se.Weld;
+import org.jboss.weld.environment.se.WeldContainer;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.UUID;
+
+/** Boots Weld SE on a rules file written for the test, on the test Redis and a key prefix of its own. */
+final class CdiTesting {
+    private CdiTesting() {
+    }
+
+    /** A rules file with the test Redis, a fresh key prefix and the given lines. */
+    static Path rulesFile(String... lines) {
+        StringBuilder sb = new StringBuilder()
+                .append("sluice.redis.address=").append(TestRedis.address()).append('\n')
+                .append("sluice.key-prefix=sluice-cdi-test-").append(UUID.randomUUID()).append('\n');
+        for (String line : lines) sb.append(line).append('\n');
+        try {
+            Path file = Files.createTempFile("sluice-cdi-test", ".properties");
+            file.toFile().deleteOnExit();
+            Files.writeString(file, sb, StandardCharsets.UTF_8);
+            return file;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Starts a container of the bean classes (without discovery, Weld SE does not read META-INF/services, so the extension is added here) with
+     * {@code sluice.config} naming the rules file, and builds the shared Sluice before the property is cleared.
+     */
+    static WeldContainer boot(Path rules, Class<?>... beans) {
+        System.setProperty(ConfigLoader.SYSTEM_PROPERTY, rules.toString());
+        try {
+            WeldContainer container = weld(beans).initialize();
+            container.select(Sluice.class).get().rules();
+            return container;
+        } finally {
+            System.clearProperty(ConfigLoader.SYSTEM_PROPERTY);
+        }
+    }
+
+    static Weld weld(Class<?>... beans) {
+        return new Weld("sluice-cdi-" + UUID.randomUUID()).disableDiscovery().addBeanClasses(beans)
+                .addExtension(new SluiceExtension());
+    }
+}
