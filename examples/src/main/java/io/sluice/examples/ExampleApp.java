@@ -9,9 +9,6 @@ import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import redis.embedded.RedisServer;
 
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.concurrent.Executors;
@@ -61,15 +58,8 @@ public final class ExampleApp {
         Server server = null;
         try {
             if (address == null) {
-                int redisPort = freePort();
-                redis = RedisServer.newRedisServer()
-                        .port(redisPort)
-                        .setting("bind 127.0.0.1")
-                        .setting("save \"\"")
-                        .setting("appendonly no")
-                        .build();
-                redis.start();
-                address = "redis://127.0.0.1:" + redisPort;
+                redis = EmbeddedRedis.start();
+                address = EmbeddedRedis.address(redis);
             }
             scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "image-generator");
@@ -136,13 +126,6 @@ public final class ExampleApp {
                 "");
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            socket.setReuseAddress(true);
-            return socket.getLocalPort();
-        }
-    }
-
     private static void stopQuietly(Server server, ScheduledExecutorService scheduler, RedisServer redis) {
         if (server != null) {
             try {
@@ -159,13 +142,7 @@ public final class ExampleApp {
                 Thread.currentThread().interrupt();
             }
         }
-        if (redis != null) {
-            try {
-                redis.stop();
-            } catch (IOException e) {
-                System.err.println("Could not stop the embedded Redis: " + e);
-            }
-        }
+        EmbeddedRedis.stopQuietly(redis);
     }
 
     /** A started app: Jetty, the image scheduler and, when it started one, the embedded Redis. */
