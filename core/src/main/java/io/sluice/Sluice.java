@@ -1,5 +1,6 @@
 package io.sluice;
 
+import io.sluice.internal.DenyCache;
 import io.sluice.internal.ThrottledLog;
 import io.sluice.key.KeyResolver;
 import io.sluice.key.RequestView;
@@ -59,10 +60,14 @@ public final class Sluice implements AutoCloseable {
     /** Lease renewals and decision deadlines: Sluice's own daemon thread, stopped by {@link #close()}. */
     private final ScheduledExecutorService scheduler;
     private final ThrottledLog throttledLog = new ThrottledLog(LOG, 10_000);
+    private final Clock clock;
+    /** Keys a rate rule rejected, until their retry-after: answered here without a Redis round trip. */
+    private final DenyCache denied = new DenyCache(100_000);
 
-    private Sluice(RuleSet rules, LimiterBackend backend) {
+    private Sluice(RuleSet rules, LimiterBackend backend, Clock clock) {
         this.rules = rules;
         this.backend = backend;
+        this.clock = clock;
         this.resolver = new KeyResolver(rules.settings().trustedProxies());
         this.timeout = rules.settings().backendTimeout();
         this.keyPrefix = rules.settings().keyPrefix();
@@ -191,11 +196,24 @@ public final class Sluice implements AutoCloseable {
 
     private CompletionStage<Decision> rate(Rule rule, String raw) {
         long limit = rule.rate().orElseThrow().permits();
-        RateRequest request = new RateRequest(rateKey(rule, raw), limit, rule.rate().get().period(), 1);
+        String key = rateKey(rule, raw);
+        // Dry-run rules always ask the backend: they exist to measure, and never reject anyway.
+        boolean shield = !rule.dryRun();
+        if (shield) {
+            long stillDenied = denied.remaining(key, clock.millis());
+            if (stillDenied > 0) {
+                Duration wait = Duration.ofMillis(stillDenied);
+                return CompletableFuture.completedFuture(
+                        new Decision(rule, Decision.Kind.RATE, false, limit, 0, wait, wait, Decision.Outcome.DECIDED));
+            }
+        }
+        RateRequest request = new RateRequest(key, limit, rule.rate().get().period(), 1);
+        long asked = clock.millis();
         return deadline(backend.tryConsume(request), timeout).handle((RateOutcome o, Throwable e) -> {
             if (e != null) return backendFailure(rule, Decision.Kind.RATE, limit, e);
             Duration reset = Duration.ofMillis(o.resetMillis());
             Duration retry = o.allowed() ? Duration.ZERO : Duration.ofMillis(Math.max(o.retryAfterMillis(), o.resetMillis()));
+            if (shield && !o.allowed()) denied.deny(key, asked, retry.toMillis());
             return new Decision(rule, Decision.Kind.RATE, o.allowed(), limit, o.remaining(), reset, retry, Decision.Outcome.DECIDED);
         });
     }
@@ -353,7 +371,7 @@ public final class Sluice implements AutoCloseable {
                 b = new RedissonBackend(RedissonClients.create(rules.settings(), classLoader), true, clock,
                         rules.settings().backendTimeout());
             }
-            return new Sluice(rules, b);
+            return new Sluice(rules, b, clock);
         }
     }
 }

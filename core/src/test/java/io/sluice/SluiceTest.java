@@ -169,6 +169,67 @@ class SluiceTest {
     }
 
     @Test
+    void aRejectedKeyIsRejectedLocallyUntilItsRetryAfter() {
+        java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+        InMemoryBackend memory = new InMemoryBackend(clock);
+        LimiterBackend counting = new LimiterBackend() {
+            @Override
+            public CompletionStage<RateOutcome> tryConsume(RateRequest request) {
+                calls.incrementAndGet();
+                return memory.tryConsume(request);
+            }
+
+            @Override
+            public CompletionStage<LeaseOutcome> tryAcquire(LeaseRequest request) {
+                return memory.tryAcquire(request);
+            }
+
+            @Override
+            public CompletionStage<Boolean> renew(LeaseRequest request, String permitId) {
+                return memory.renew(request, permitId);
+            }
+
+            @Override
+            public CompletionStage<Boolean> release(LeaseRequest request, String permitId) {
+                return memory.release(request, permitId);
+            }
+
+            @Override
+            public CompletionStage<Integer> available(LeaseRequest request) {
+                return memory.available(request);
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        Sluice s = Sluice.builder().properties(Map.of("sluice.rules.r.rate", "3/10s",
+                "sluice.rules.d.rate", "1/10s", "sluice.rules.d.mode", "dry-run")).backend(counting).clock(clock).build();
+        for (int i = 0; i < 3; i++) assertThat(admit(s, KeySource.fixed("hot"), "r").allowed()).isTrue();
+        assertThat(admit(s, KeySource.fixed("hot"), "r").allowed()).isFalse();
+        assertThat(calls.get()).isEqualTo(4);
+        clock.advance(Duration.ofMillis(4_000));
+        for (int i = 0; i < 100; i++) {
+            Decision d = admit(s, KeySource.fixed("hot"), "r").rejection().orElseThrow();
+            assertThat(d.remaining()).isZero();
+            assertThat(d.retryAfter()).isEqualTo(Duration.ofMillis(6_000));
+            assertThat(d.retryAfterSeconds()).isEqualTo(6);
+        }
+        assertThat(calls.get()).as("no backend call while the key is known to be denied").isEqualTo(4);
+        assertThat(admit(s, KeySource.fixed("cold"), "r").allowed()).isTrue();
+        assertThat(calls.get()).isEqualTo(5);
+        clock.advance(Duration.ofMillis(6_000));
+        Admission again = admit(s, KeySource.fixed("hot"), "r");
+        assertThat(again.allowed()).isTrue();
+        assertThat(calls.get()).isEqualTo(6);
+        // Dry-run rules always reach the backend: they are there to measure.
+        admit(s, KeySource.fixed("hot"), "d");
+        admit(s, KeySource.fixed("hot"), "d");
+        admit(s, KeySource.fixed("hot"), "d");
+        assertThat(calls.get()).isEqualTo(9);
+    }
+
+    @Test
     void aRequestNoRuleAppliesToIsAdmittedWithoutDecisions() {
         Sluice s = Sluice.builder().properties(Map.of("sluice.rules.r.rate", "1/1m")).backend(new InMemoryBackend(clock)).build();
         Admission a = s.admit(List.of(), KeySource.fixed("k")).toCompletableFuture().join();
