@@ -1,5 +1,6 @@
 package io.sluice;
 
+import io.sluice.internal.CircuitBreaker;
 import io.sluice.internal.DenyCache;
 import io.sluice.internal.ThrottledLog;
 import io.sluice.key.KeyResolver;
@@ -51,6 +52,12 @@ import java.util.concurrent.TimeoutException;
 public final class Sluice implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Sluice.class);
     private static final Duration REJECTED_CONCURRENCY_RETRY = Duration.ofSeconds(1);
+    private static final Throwable CIRCUIT_OPEN = new IllegalStateException("circuit open: backend skipped after repeated failures") {
+        @Override
+        public synchronized Throwable fillInStackTrace() {
+            return this;
+        }
+    };
 
     private final RuleSet rules;
     private final LimiterBackend backend;
@@ -63,11 +70,14 @@ public final class Sluice implements AutoCloseable {
     private final Clock clock;
     /** Keys a rate rule rejected, until their retry-after: answered here without a Redis round trip. */
     private final DenyCache denied = new DenyCache(100_000);
+    /** After 5 failures in a row, decisions skip Redis for a second at a time until a probe succeeds. */
+    private final CircuitBreaker breaker;
 
     private Sluice(RuleSet rules, LimiterBackend backend, Clock clock) {
         this.rules = rules;
         this.backend = backend;
         this.clock = clock;
+        this.breaker = new CircuitBreaker(clock, 5, 1_000);
         this.resolver = new KeyResolver(rules.settings().trustedProxies());
         this.timeout = rules.settings().backendTimeout();
         this.keyPrefix = rules.settings().keyPrefix();
@@ -208,8 +218,11 @@ public final class Sluice implements AutoCloseable {
             }
         }
         RateRequest request = new RateRequest(key, limit, rule.rate().get().period(), 1);
+        if (!breaker.allows()) {
+            return CompletableFuture.completedFuture(backendFailure(rule, Decision.Kind.RATE, limit, CIRCUIT_OPEN));
+        }
         long asked = clock.millis();
-        return deadline(backend.tryConsume(request), timeout).handle((RateOutcome o, Throwable e) -> {
+        return guarded(backend.tryConsume(request), timeout).handle((RateOutcome o, Throwable e) -> {
             if (e != null) return backendFailure(rule, Decision.Kind.RATE, limit, e);
             Duration reset = Duration.ofMillis(o.resetMillis());
             Duration retry = o.allowed() ? Duration.ZERO : Duration.ofMillis(Math.max(o.retryAfterMillis(), o.resetMillis()));
@@ -220,8 +233,12 @@ public final class Sluice implements AutoCloseable {
 
     private CompletionStage<Decision> concurrency(Rule rule, String raw, Progress p) {
         LeaseRequest request = leaseRequest(rule, raw);
+        if (!breaker.allows()) {
+            return CompletableFuture.completedFuture(
+                    backendFailure(rule, Decision.Kind.CONCURRENCY, rule.concurrency(), CIRCUIT_OPEN));
+        }
         CompletionStage<LeaseOutcome> acquiring = backend.tryAcquire(request);
-        CompletableFuture<LeaseOutcome> bounded = deadline(acquiring, timeout.plus(rule.waitTime()));
+        CompletableFuture<LeaseOutcome> bounded = guarded(acquiring, timeout.plus(rule.waitTime()));
         // A permit granted after we gave up on it must not stay taken until its lease runs out.
         acquiring.whenComplete((o, e) -> {
             if (o != null && o.acquired() && bounded.isCompletedExceptionally()) {
@@ -260,7 +277,9 @@ public final class Sluice implements AutoCloseable {
     private Decision backendFailure(Rule rule, Decision.Kind kind, long limit, Throwable e) {
         Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
         boolean allow = rule.onBackendFailure() == FailurePolicy.ALLOW;
-        throttledLog.warn("backend:" + rule.name(), "Backend " + (cause instanceof TimeoutException ? "too slow" : "failed")
+        String what = cause == CIRCUIT_OPEN ? "skipped (circuit open after repeated failures)"
+                : cause instanceof TimeoutException ? "too slow" : "failed";
+        throttledLog.warn("backend:" + rule.name(), "Backend " + what
                 + " for rule '" + rule.name() + "' (" + cause.getClass().getSimpleName() + "); "
                 + (allow ? "allowing" : "denying") + " per on-backend-failure");
         return new Decision(rule, kind, allow, limit, allow ? limit : 0, Duration.ZERO,
@@ -283,6 +302,16 @@ public final class Sluice implements AutoCloseable {
     private String rateKey(Rule rule, String raw) {
         var rate = rule.rate().orElseThrow();
         return keyPrefix + ":" + rule.name() + ":r" + rate.permits() + "-" + rate.period().toMillis() + ":" + KeyResolver.hash(raw);
+    }
+
+    /** A decision call under the deadline, reporting its outcome to the circuit breaker. */
+    private <T> CompletableFuture<T> guarded(CompletionStage<T> stage, Duration limit) {
+        CompletableFuture<T> bounded = deadline(stage, limit);
+        bounded.whenComplete((v, e) -> {
+            if (e == null) breaker.onSuccess();
+            else breaker.onFailure();
+        });
+        return bounded;
     }
 
     /**

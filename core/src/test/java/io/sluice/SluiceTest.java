@@ -230,6 +230,71 @@ class SluiceTest {
     }
 
     @Test
+    void afterRepeatedFailuresTheBackendIsSkippedUntilAProbeSucceeds() {
+        java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicBoolean down = new java.util.concurrent.atomic.AtomicBoolean(true);
+        InMemoryBackend memory = new InMemoryBackend(clock);
+        LimiterBackend flaky = new LimiterBackend() {
+            @Override
+            public CompletionStage<RateOutcome> tryConsume(RateRequest request) {
+                calls.incrementAndGet();
+                return down.get() ? CompletableFuture.failedFuture(new IllegalStateException("down")) : memory.tryConsume(request);
+            }
+
+            @Override
+            public CompletionStage<LeaseOutcome> tryAcquire(LeaseRequest request) {
+                calls.incrementAndGet();
+                return down.get() ? CompletableFuture.failedFuture(new IllegalStateException("down")) : memory.tryAcquire(request);
+            }
+
+            @Override
+            public CompletionStage<Boolean> renew(LeaseRequest request, String permitId) {
+                return memory.renew(request, permitId);
+            }
+
+            @Override
+            public CompletionStage<Boolean> release(LeaseRequest request, String permitId) {
+                return memory.release(request, permitId);
+            }
+
+            @Override
+            public CompletionStage<Integer> available(LeaseRequest request) {
+                return memory.available(request);
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        Sluice s = Sluice.builder().properties(Map.of("sluice.rules.r.rate", "2/1m",
+                "sluice.rules.c.concurrency", "1", "sluice.rules.c.on-backend-failure", "deny"))
+                .backend(flaky).clock(clock).build();
+        for (int i = 0; i < 5; i++) assertThat(admit(s, KeySource.fixed("k"), "r").allowed()).isTrue();
+        assertThat(calls.get()).isEqualTo(5);
+        for (int i = 0; i < 50; i++) {
+            Admission open = admit(s, KeySource.fixed("k"), "r");
+            assertThat(open.allowed()).isTrue();
+            assertThat(open.decisions().get(0).outcome()).isEqualTo(Decision.Outcome.BACKEND_FAILURE);
+            // Each rule keeps its own policy while the circuit is open.
+            assertThat(admit(s, KeySource.fixed("k"), "c").allowed()).isFalse();
+        }
+        assertThat(calls.get()).as("no backend call while the circuit is open").isEqualTo(5);
+        clock.advance(Duration.ofMillis(1_000));
+        admit(s, KeySource.fixed("k"), "r");
+        assertThat(calls.get()).as("one probe after the cool-down").isEqualTo(6);
+        admit(s, KeySource.fixed("k"), "r");
+        assertThat(calls.get()).isEqualTo(6);
+        down.set(false);
+        clock.advance(Duration.ofMillis(1_000));
+        Admission probe = admit(s, KeySource.fixed("k"), "r");
+        assertThat(probe.decisions().get(0).outcome()).isEqualTo(Decision.Outcome.DECIDED);
+        assertThat(probe.decisions().get(0).remaining()).isEqualTo(1);
+        assertThat(admit(s, KeySource.fixed("k"), "r").decisions().get(0).remaining()).isZero();
+        assertThat(admit(s, KeySource.fixed("k"), "r").allowed()).isFalse();
+        assertThat(calls.get()).isEqualTo(9);
+    }
+
+    @Test
     void aRequestNoRuleAppliesToIsAdmittedWithoutDecisions() {
         Sluice s = Sluice.builder().properties(Map.of("sluice.rules.r.rate", "1/1m")).backend(new InMemoryBackend(clock)).build();
         Admission a = s.admit(List.of(), KeySource.fixed("k")).toCompletableFuture().join();
