@@ -72,6 +72,11 @@ public final class Sluice implements AutoCloseable {
     private final DenyCache denied = new DenyCache(100_000);
     /** After 5 failures in a row, decisions skip Redis for a second at a time until a probe succeeds. */
     private final CircuitBreaker breaker;
+    private final java.util.concurrent.atomic.LongAdder backendCalls = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder failedOpen = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder failedClosed = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder circuitOpenSkips = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder shielded = new java.util.concurrent.atomic.LongAdder();
 
     private Sluice(RuleSet rules, LimiterBackend backend, Clock clock) {
         this.rules = rules;
@@ -132,6 +137,11 @@ public final class Sluice implements AutoCloseable {
         for (Rule r : applicable) if (r.limitsRate()) steps.add(new Step(r, Decision.Kind.RATE));
         for (Rule r : applicable) if (r.limitsConcurrency()) steps.add(new Step(r, Decision.Kind.CONCURRENCY));
         return run(steps, 0, new Progress(keys));
+    }
+
+    /** Counts of decisions since this engine started. */
+    public Stats stats() {
+        return new Stats(backendCalls.sum(), failedOpen.sum(), failedClosed.sum(), circuitOpenSkips.sum(), shielded.sum());
     }
 
     /** Concurrency permits of the rule that are free now for the raw key value (for monitoring and tests). */
@@ -212,6 +222,7 @@ public final class Sluice implements AutoCloseable {
         if (shield) {
             long stillDenied = denied.remaining(key, clock.millis());
             if (stillDenied > 0) {
+                shielded.increment();
                 Duration wait = Duration.ofMillis(stillDenied);
                 return CompletableFuture.completedFuture(
                         new Decision(rule, Decision.Kind.RATE, false, limit, 0, wait, wait, Decision.Outcome.DECIDED));
@@ -277,6 +288,8 @@ public final class Sluice implements AutoCloseable {
     private Decision backendFailure(Rule rule, Decision.Kind kind, long limit, Throwable e) {
         Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
         boolean allow = rule.onBackendFailure() == FailurePolicy.ALLOW;
+        (allow ? failedOpen : failedClosed).increment();
+        if (cause == CIRCUIT_OPEN) circuitOpenSkips.increment();
         String what = cause == CIRCUIT_OPEN ? "skipped (circuit open after repeated failures)"
                 : cause instanceof TimeoutException ? "too slow" : "failed";
         throttledLog.warn("backend:" + rule.name(), "Backend " + what
@@ -306,6 +319,7 @@ public final class Sluice implements AutoCloseable {
 
     /** A decision call under the deadline, reporting its outcome to the circuit breaker. */
     private <T> CompletableFuture<T> guarded(CompletionStage<T> stage, Duration limit) {
+        backendCalls.increment();
         CompletableFuture<T> bounded = deadline(stage, limit);
         bounded.whenComplete((v, e) -> {
             if (e == null) breaker.onSuccess();

@@ -216,6 +216,7 @@ class SluiceTest {
             assertThat(d.retryAfterSeconds()).isEqualTo(6);
         }
         assertThat(calls.get()).as("no backend call while the key is known to be denied").isEqualTo(4);
+        assertThat(s.stats()).isEqualTo(new Stats(4, 0, 0, 0, 100));
         assertThat(admit(s, KeySource.fixed("cold"), "r").allowed()).isTrue();
         assertThat(calls.get()).isEqualTo(5);
         clock.advance(Duration.ofMillis(6_000));
@@ -279,6 +280,7 @@ class SluiceTest {
             assertThat(admit(s, KeySource.fixed("k"), "c").allowed()).isFalse();
         }
         assertThat(calls.get()).as("no backend call while the circuit is open").isEqualTo(5);
+        assertThat(s.stats()).isEqualTo(new Stats(5, 55, 50, 100, 0));
         clock.advance(Duration.ofMillis(1_000));
         admit(s, KeySource.fixed("k"), "r");
         assertThat(calls.get()).as("one probe after the cool-down").isEqualTo(6);

@@ -31,7 +31,14 @@ class RedisDownTest {
                 assertThat(r.getHeader("RateLimit")).isNull();
                 // The deadline is 200 ms; allow generous slack for a loaded CI machine, but not Redisson's 3 s defaults.
                 assertThat(millis).isLessThan(2_000);
+                System.out.println("redis-down fail-open request " + i + ": " + millis + " ms");
             }
+            io.sluice.Stats stats = jetty.filter().sluice().stats();
+            assertThat(stats.failedOpen()).isEqualTo(7);
+            assertThat(stats.failedClosed()).isZero();
+            // Every decision either tried Redis or was skipped by the open circuit; at least the first 5 tried.
+            assertThat(stats.backendCalls() + stats.circuitOpenSkips()).isEqualTo(7);
+            assertThat(stats.backendCalls()).isGreaterThanOrEqualTo(5);
         }
     }
 
