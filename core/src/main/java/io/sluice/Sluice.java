@@ -72,6 +72,8 @@ public final class Sluice implements AutoCloseable {
     private final DenyCache denied = new DenyCache(100_000);
     /** After 5 failures in a row, decisions skip Redis for a second at a time until a probe succeeds. */
     private final CircuitBreaker breaker;
+    private final Duration maxClockSkew;
+    private volatile Duration clockSkew;
     private final java.util.concurrent.atomic.LongAdder backendCalls = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder failedOpen = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder failedClosed = new java.util.concurrent.atomic.LongAdder();
@@ -83,6 +85,7 @@ public final class Sluice implements AutoCloseable {
         this.backend = backend;
         this.clock = clock;
         this.breaker = new CircuitBreaker(clock, 5, 1_000);
+        this.maxClockSkew = rules.settings().maxClockSkew();
         this.resolver = new KeyResolver(rules.settings().trustedProxies());
         this.timeout = rules.settings().backendTimeout();
         this.keyPrefix = rules.settings().keyPrefix();
@@ -94,6 +97,7 @@ public final class Sluice implements AutoCloseable {
         // Most deadlines are cancelled within milliseconds; drop them from the queue at once.
         timers.setRemoveOnCancelPolicy(true);
         this.scheduler = timers;
+        scheduler.scheduleWithFixedDelay(this::measureClockSkew, 0, 60, TimeUnit.SECONDS);
     }
 
     /** A Sluice for the properties of a rules file, on the Redis they name. */
@@ -137,6 +141,30 @@ public final class Sluice implements AutoCloseable {
         for (Rule r : applicable) if (r.limitsRate()) steps.add(new Step(r, Decision.Kind.RATE));
         for (Rule r : applicable) if (r.limitsConcurrency()) steps.add(new Step(r, Decision.Kind.CONCURRENCY));
         return run(steps, 0, new Progress(keys));
+    }
+
+    /**
+     * This server's clock minus the backend's, as last measured (at start and every minute), or empty before
+     * the first measurement or for a backend without a clock. Both Redisson primitives trust this server's
+     * clock, so a skew beyond {@code sluice.max-clock-skew} is logged.
+     */
+    public java.util.Optional<Duration> clockSkew() {
+        return java.util.Optional.ofNullable(clockSkew);
+    }
+
+    private void measureClockSkew() {
+        long before = clock.millis();
+        backend.serverTimeMillis().whenComplete((server, e) -> {
+            if (e != null || server == null) return;
+            long after = clock.millis();
+            Duration skew = Duration.ofMillis((before + after) / 2 - server);
+            clockSkew = skew;
+            if (skew.abs().compareTo(maxClockSkew) > 0) {
+                throttledLog.warn("clock-skew", "This server's clock differs from Redis's by " + skew.toMillis()
+                        + " ms, more than sluice.max-clock-skew (" + maxClockSkew.toMillis()
+                        + " ms): windows and leases are measured with each server's own clock");
+            }
+        });
     }
 
     /** Counts of decisions since this engine started. */

@@ -163,6 +163,13 @@ public final class RedissonBackend implements LimiterBackend {
     }
 
     @Override
+    public CompletionStage<Long> serverTimeMillis() {
+        return scripts.evalAsync(RScript.Mode.READ_ONLY,
+                "local t = redis.call('TIME'); return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)",
+                RScript.ReturnType.LONG);
+    }
+
+    @Override
     public void close() {
         if (ownsClient) redisson.shutdown(0, 2, TimeUnit.SECONDS);
     }

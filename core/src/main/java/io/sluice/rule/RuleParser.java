@@ -32,7 +32,7 @@ public final class RuleParser {
     private static final Pattern METHOD = Pattern.compile("[A-Za-z]{1,20}");
     private static final Set<String> GLOBALS = Set.of(
             "sluice.redis.address", "sluice.redis.config", "sluice.key-prefix", "sluice.on-backend-failure",
-            "sluice.trusted-proxies", "sluice.headers", "sluice.backend-timeout");
+            "sluice.trusted-proxies", "sluice.headers", "sluice.backend-timeout", "sluice.max-clock-skew");
     private static final Set<String> RULE_PROPERTIES = Set.of(
             "rate", "concurrency", "lease", "wait", "paths", "methods", "key", "on-missing-key", "status", "mode",
             "on-backend-failure");
@@ -103,7 +103,9 @@ public final class RuleParser {
                 s -> enumValue(HeaderStyle.class, s), "all, ietf, legacy or none");
         Duration timeout = value("sluice.backend-timeout", Settings.DEFAULT_BACKEND_TIMEOUT,
                 s -> Durations.parse(s).filter(d -> d.toMillis() >= 1).orElse(null), "a positive duration such as 100ms");
-        return new Settings(address, config, prefix, failure, proxies, headers, timeout);
+        Duration skew = value("sluice.max-clock-skew", Settings.DEFAULT_MAX_CLOCK_SKEW,
+                s -> Durations.parse(s).orElse(null), "a duration such as 500ms");
+        return new Settings(address, config, prefix, failure, proxies, headers, timeout, skew);
     }
 
     private Optional<Rule> rule(String name, Map<String, String> p, Settings settings) {
@@ -129,6 +131,11 @@ public final class RuleParser {
         Duration lease = ruleValue(p, base, "lease", DEFAULT_LEASE,
                 s -> Durations.parse(s).filter(d -> d.compareTo(MIN_LEASE) >= 0).orElse(null), "a duration of at least 1s such as 30s");
         Duration wait = ruleValue(p, base, "wait", Duration.ZERO, s -> Durations.parse(s).orElse(null), Durations.EXPECTED);
+        Duration minLease = settings.maxClockSkew().multipliedBy(2);
+        if (concurrent && lease.compareTo(minLease) < 0) {
+            problem(base + "lease", p.getOrDefault("lease", Durations.format(lease)), "a lease of at least twice sluice.max-clock-skew ("
+                    + Durations.format(minLease) + "), since servers with skewed clocks disagree on when a lease ends");
+        }
         if (!concurrent && p.containsKey("lease")) problem(base + "lease", p.get("lease"), "lease only on a rule with concurrency");
         if (!concurrent && p.containsKey("wait")) problem(base + "wait", p.get("wait"), "wait only on a rule with concurrency");
         List<PathPattern> paths = ruleValue(p, base, "paths", List.of(), RuleParser::paths, PathPattern.EXPECTED);

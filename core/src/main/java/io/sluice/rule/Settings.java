@@ -15,6 +15,8 @@ import java.util.Optional;
  * @param trustedProxies   {@code sluice.trusted-proxies}: peers whose forwarding headers are believed
  * @param headers          {@code sluice.headers}: which rate-limit headers are written
  * @param backendTimeout   {@code sluice.backend-timeout}: the deadline of one decision (extension)
+ * @param maxClockSkew     {@code sluice.max-clock-skew}: tolerated difference between this server's clock and
+ *                         Redis's (extension); leases must be at least twice as long
  */
 public record Settings(
         Optional<String> redisAddress,
@@ -23,8 +25,10 @@ public record Settings(
         FailurePolicy onBackendFailure,
         TrustedProxies trustedProxies,
         HeaderStyle headers,
-        Duration backendTimeout) {
+        Duration backendTimeout,
+        Duration maxClockSkew) {
 
     public static final String DEFAULT_REDIS_ADDRESS = "redis://127.0.0.1:6379";
     public static final Duration DEFAULT_BACKEND_TIMEOUT = Duration.ofMillis(500);
+    public static final Duration DEFAULT_MAX_CLOCK_SKEW = Duration.ofMillis(500);
 }

@@ -26,6 +26,14 @@ public interface LimiterBackend extends AutoCloseable {
     /** Permits of the semaphore that are free now (for monitoring and tests). */
     CompletionStage<Integer> available(LeaseRequest request);
 
+    /**
+     * The store's own clock in epoch milliseconds, to measure this server's skew against it; completes with
+     * null when the store has no clock of its own (such as an in-JVM store).
+     */
+    default CompletionStage<Long> serverTimeMillis() {
+        return java.util.concurrent.CompletableFuture.completedFuture(null);
+    }
+
     @Override
     void close();
 }

@@ -20,7 +20,8 @@ class RuleParserTest {
     private static final String RULE_PROPERTIES =
             "[concurrency, key, lease, methods, mode, on-backend-failure, on-missing-key, paths, rate, status, wait]";
     private static final String GLOBALS = "[sluice.backend-timeout, sluice.headers, sluice.key-prefix, "
-            + "sluice.on-backend-failure, sluice.redis.address, sluice.redis.config, sluice.trusted-proxies]";
+            + "sluice.max-clock-skew, sluice.on-backend-failure, sluice.redis.address, sluice.redis.config, "
+            + "sluice.trusted-proxies]";
     private static final String RATE = "expected <permits>/<period> such as 10/1h, 40/1m, 5/10s, 100/s or 2/500ms";
     private static final String PATHS = "expected servlet URL patterns such as /api/posts, /api/images/*, *.jpg or /*";
     private static final String KEY =
@@ -548,5 +549,19 @@ class RuleParserTest {
         assertThat(r.matches("GET", "/api/x")).isTrue();
         assertThat(r.matches("GET", "/login/x")).isFalse();
         assertThat(r.matches("GET", "/other")).isFalse();
+    }
+
+    @Test
+    void aLeaseMustOutlastTwiceTheToleratedClockSkew() {
+        assertThat(problems("sluice.max-clock-skew", "10s", "sluice.rules.c.concurrency", "2", "sluice.rules.c.lease", "15s"))
+                .containsExactly("sluice.rules.c.lease = \"15s\": expected a lease of at least twice sluice.max-clock-skew (20s), "
+                        + "since servers with skewed clocks disagree on when a lease ends");
+        assertThat(problems("sluice.max-clock-skew", "20s", "sluice.rules.c.concurrency", "2"))
+                .containsExactly("sluice.rules.c.lease = \"30s\": expected a lease of at least twice sluice.max-clock-skew (40s), "
+                        + "since servers with skewed clocks disagree on when a lease ends");
+        assertThat(RuleParser.parse(java.util.Map.of("sluice.max-clock-skew", "10s", "sluice.rules.c.concurrency", "2",
+                "sluice.rules.c.lease", "20s")).get("c").orElseThrow().lease()).isEqualTo(java.time.Duration.ofSeconds(20));
+        assertThat(problems("sluice.max-clock-skew", "soon")).containsExactly(
+                "sluice.max-clock-skew = \"soon\": expected a duration such as 500ms");
     }
 }

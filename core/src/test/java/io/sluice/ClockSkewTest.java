@@ -1,0 +1,42 @@
+package io.sluice;
+
+import io.sluice.testing.MutableClock;
+import io.sluice.testing.TestRedis;
+import org.junit.jupiter.api.Test;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+import java.time.Duration;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** The engine measures this server's clock against Redis's TIME at start. */
+class ClockSkewTest {
+
+    @Test
+    void aServerTenSecondsBehindRedisMeasuresAboutMinusTenSeconds() {
+        Config config = new Config();
+        config.useSingleServer().setAddress(TestRedis.address());
+        RedissonClient redisson = Redisson.create(config);
+        MutableClock behind = new MutableClock(System.currentTimeMillis() - 10_000);
+        try (Sluice sluice = Sluice.builder().properties(Map.of("sluice.rules.r.rate", "1/1s"))
+                .redisson(redisson).clock(behind).build()) {
+            await().atMost(Duration.ofSeconds(10)).until(() -> sluice.clockSkew().isPresent());
+            // The hand-held clock stands still while real time runs on, so allow for the seconds the test takes.
+            assertThat(sluice.clockSkew().get().toMillis()).isBetween(-12_000L, -9_000L);
+        } finally {
+            redisson.shutdown();
+        }
+    }
+
+    @Test
+    void anInMemoryEngineHasNoSkewToMeasure() throws Exception {
+        try (Sluice sluice = Sluice.builder().properties(Map.of("sluice.rules.r.rate", "1/1s")).inMemory().build()) {
+            Thread.yield();
+            assertThat(sluice.clockSkew()).isEmpty();
+        }
+    }
+}
