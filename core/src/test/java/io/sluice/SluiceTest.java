@@ -170,39 +170,8 @@ class SluiceTest {
 
     @Test
     void aRejectedKeyIsRejectedLocallyUntilItsRetryAfter() {
-        java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
-        InMemoryBackend memory = new InMemoryBackend(clock);
-        LimiterBackend counting = new LimiterBackend() {
-            @Override
-            public CompletionStage<RateOutcome> tryConsume(RateRequest request) {
-                calls.incrementAndGet();
-                return memory.tryConsume(request);
-            }
-
-            @Override
-            public CompletionStage<LeaseOutcome> tryAcquire(LeaseRequest request) {
-                return memory.tryAcquire(request);
-            }
-
-            @Override
-            public CompletionStage<Boolean> renew(LeaseRequest request, String permitId) {
-                return memory.renew(request, permitId);
-            }
-
-            @Override
-            public CompletionStage<Boolean> release(LeaseRequest request, String permitId) {
-                return memory.release(request, permitId);
-            }
-
-            @Override
-            public CompletionStage<Integer> available(LeaseRequest request) {
-                return memory.available(request);
-            }
-
-            @Override
-            public void close() {
-            }
-        };
+        io.sluice.testing.CountingBackend counting = new io.sluice.testing.CountingBackend(clock);
+        java.util.concurrent.atomic.AtomicInteger calls = counting.calls;
         Sluice s = Sluice.builder().properties(Map.of("sluice.rules.r.rate", "3/10s",
                 "sluice.rules.d.rate", "1/10s", "sluice.rules.d.mode", "dry-run")).backend(counting).clock(clock).build();
         for (int i = 0; i < 3; i++) assertThat(admit(s, KeySource.fixed("hot"), "r").allowed()).isTrue();
@@ -232,41 +201,10 @@ class SluiceTest {
 
     @Test
     void afterRepeatedFailuresTheBackendIsSkippedUntilAProbeSucceeds() {
-        java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
-        java.util.concurrent.atomic.AtomicBoolean down = new java.util.concurrent.atomic.AtomicBoolean(true);
-        InMemoryBackend memory = new InMemoryBackend(clock);
-        LimiterBackend flaky = new LimiterBackend() {
-            @Override
-            public CompletionStage<RateOutcome> tryConsume(RateRequest request) {
-                calls.incrementAndGet();
-                return down.get() ? CompletableFuture.failedFuture(new IllegalStateException("down")) : memory.tryConsume(request);
-            }
-
-            @Override
-            public CompletionStage<LeaseOutcome> tryAcquire(LeaseRequest request) {
-                calls.incrementAndGet();
-                return down.get() ? CompletableFuture.failedFuture(new IllegalStateException("down")) : memory.tryAcquire(request);
-            }
-
-            @Override
-            public CompletionStage<Boolean> renew(LeaseRequest request, String permitId) {
-                return memory.renew(request, permitId);
-            }
-
-            @Override
-            public CompletionStage<Boolean> release(LeaseRequest request, String permitId) {
-                return memory.release(request, permitId);
-            }
-
-            @Override
-            public CompletionStage<Integer> available(LeaseRequest request) {
-                return memory.available(request);
-            }
-
-            @Override
-            public void close() {
-            }
-        };
+        io.sluice.testing.CountingBackend flaky = new io.sluice.testing.CountingBackend(clock);
+        java.util.concurrent.atomic.AtomicInteger calls = flaky.calls;
+        java.util.concurrent.atomic.AtomicBoolean down = flaky.down;
+        down.set(true);
         Sluice s = Sluice.builder().properties(Map.of("sluice.rules.r.rate", "2/1m",
                 "sluice.rules.c.concurrency", "1", "sluice.rules.c.on-backend-failure", "deny"))
                 .backend(flaky).clock(clock).build();
