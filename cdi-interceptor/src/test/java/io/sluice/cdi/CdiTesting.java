@@ -3,8 +3,12 @@ package io.sluice.cdi;
 import io.sluice.Sluice;
 import io.sluice.rule.ConfigLoader;
 import io.sluice.testing.TestRedis;
+import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
 import org.jboss.weld.environment.se.Weld;
 import org.jboss.weld.environment.se.WeldContainer;
+import org.jboss.weld.environment.servlet.Listener;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -12,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.UUID;
+import java.util.function.Consumer;
 
 /** Boots Weld SE on a rules file written for the test, on the test Redis and a key prefix of its own. */
 final class CdiTesting {
@@ -52,5 +57,27 @@ final class CdiTesting {
     static Weld weld(Class<?>... beans) {
         return new Weld("sluice-cdi-" + UUID.randomUUID()).disableDiscovery().addBeanClasses(beans)
                 .addExtension(new SluiceExtension());
+    }
+
+    /** Embedded Jetty 12 on a free loopback port, with Weld Servlet over the container. */
+    record WebApp(Server server, String base) {
+        void stop() throws Exception {
+            server.stop();
+        }
+    }
+
+    /** Starts a web app whose CDI is {@code container}; {@code setup} adds its filters and servlets. */
+    static WebApp jetty(WeldContainer container, Consumer<ServletContextHandler> setup)
+            throws Exception {
+        Server server = new Server();
+        ServerConnector connector = new ServerConnector(server);
+        connector.setHost("127.0.0.1");
+        server.addConnector(connector);
+        ServletContextHandler context = new ServletContextHandler("/");
+        context.addEventListener(Listener.using(container.getBeanManager()));
+        setup.accept(context);
+        server.setHandler(context);
+        server.start();
+        return new WebApp(server, "http://127.0.0.1:" + connector.getLocalPort());
     }
 }

@@ -10,12 +10,8 @@ import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
-import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
-import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.server.ServerConnector;
 import org.jboss.weld.environment.se.WeldContainer;
-import org.jboss.weld.environment.servlet.Listener;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -36,7 +32,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class FilterAndInterceptorSharedCounterTest {
     private static WeldContainer container;
-    private static Server server;
+    private static CdiTesting.WebApp web;
     private static HttpClient http;
     private static String base;
 
@@ -48,26 +44,20 @@ class FilterAndInterceptorSharedCounterTest {
                 "sluice.rules.shared.rate=4/1h"),
                 Api.class);
         Sluice sluice = container.select(Sluice.class).get();
-        server = new Server();
-        ServerConnector connector = new ServerConnector(server);
-        connector.setHost("127.0.0.1");
-        server.addConnector(connector);
-        ServletContextHandler context = new ServletContextHandler("/");
-        context.addEventListener(Listener.using(container.getBeanManager()));
-        FilterHolder filter = new FilterHolder(new SluiceFilter(sluice));
-        filter.setAsyncSupported(true);
-        context.addFilter(filter, "/*", EnumSet.of(DispatcherType.REQUEST));
-        context.addServlet(new ServletHolder(new PlainServlet()), "/filtered");
-        context.addServlet(new ServletHolder(new BeanServlet()), "/bean");
-        server.setHandler(context);
-        server.start();
-        base = "http://127.0.0.1:" + connector.getLocalPort();
+        web = CdiTesting.jetty(container, context -> {
+            FilterHolder filter = new FilterHolder(new SluiceFilter(sluice));
+            filter.setAsyncSupported(true);
+            context.addFilter(filter, "/*", EnumSet.of(DispatcherType.REQUEST));
+            context.addServlet(new ServletHolder(new PlainServlet()), "/filtered");
+            context.addServlet(new ServletHolder(new BeanServlet()), "/bean");
+        });
+        base = web.base();
         http = HttpClient.newHttpClient();
     }
 
     @AfterAll
     static void stop() throws Exception {
-        if (server != null) server.stop();
+        if (web != null) web.stop();
         if (container != null) container.shutdown();
     }
 

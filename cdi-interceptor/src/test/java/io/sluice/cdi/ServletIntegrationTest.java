@@ -6,12 +6,8 @@ import jakarta.enterprise.inject.spi.CDI;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
-import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
-import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.server.ServerConnector;
 import org.jboss.weld.environment.se.WeldContainer;
-import org.jboss.weld.environment.servlet.Listener;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -32,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class ServletIntegrationTest {
     private static WeldContainer container;
-    private static Server server;
+    private static CdiTesting.WebApp web;
     private static HttpClient http;
     private static String base;
 
@@ -47,22 +43,15 @@ class ServletIntegrationTest {
                 "sluice.rules.byuser.key=user",
                 "sluice.rules.byuser.on-missing-key=deny"),
                 Api.class);
-        server = new Server();
-        ServerConnector connector = new ServerConnector(server);
-        connector.setHost("127.0.0.1");
-        server.addConnector(connector);
-        ServletContextHandler context = new ServletContextHandler("/");
-        context.addEventListener(Listener.using(container.getBeanManager()));
-        context.addServlet(new ServletHolder(new ApiServlet()), "/*");
-        server.setHandler(context);
-        server.start();
-        base = "http://127.0.0.1:" + connector.getLocalPort();
+        web = CdiTesting.jetty(container,
+                context -> context.addServlet(new ServletHolder(new ApiServlet()), "/*"));
+        base = web.base();
         http = HttpClient.newHttpClient();
     }
 
     @AfterAll
     static void stop() throws Exception {
-        if (server != null) server.stop();
+        if (web != null) web.stop();
         if (container != null) container.shutdown();
     }
 
