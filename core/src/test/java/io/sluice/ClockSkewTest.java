@@ -31,12 +31,4 @@ class ClockSkewTest {
             redisson.shutdown();
         }
     }
-
-    @Test
-    void anInMemoryEngineHasNoSkewToMeasure() throws Exception {
-        try (Sluice sluice = Sluice.builder().properties(Map.of("sluice.rules.r.rate", "1/1s")).inMemory().build()) {
-            Thread.yield();
-            assertThat(sluice.clockSkew()).isEmpty();
-        }
-    }
 }
