@@ -246,16 +246,22 @@ public final class Sluice implements AutoCloseable {
         long limit = rule.rate().orElseThrow().permits();
         String key = rateKey(rule, raw);
         // Dry-run rules always ask the backend: they exist to measure, and never reject anyway.
-        boolean shield = !rule.dryRun();
-        if (shield) {
-            long stillDenied = denied.remaining(key, clock.millis());
-            if (stillDenied > 0) {
-                shielded.increment();
-                Duration wait = Duration.ofMillis(stillDenied);
-                return CompletableFuture.completedFuture(
-                        new Decision(rule, Decision.Kind.RATE, false, limit, 0, wait, wait, Decision.Outcome.DECIDED));
-            }
+        if (rule.dryRun()) return askRate(rule, key, limit, false);
+        DenyCache.Check check = denied.check(key, clock.millis());
+        if (check.deniedMillis() > 0) {
+            shielded.increment();
+            Duration wait = Duration.ofMillis(check.deniedMillis());
+            return CompletableFuture.completedFuture(
+                    new Decision(rule, Decision.Kind.RATE, false, limit, 0, wait, wait, Decision.Outcome.DECIDED));
         }
+        // Another request is asking the backend about this key right now: its answer decides for us too.
+        if (check.pending() != null) return check.pending().thenCompose(ignored -> rate(rule, raw));
+        CompletionStage<Decision> asked = askRate(rule, key, limit, true);
+        if (!check.probe()) return asked;
+        return asked.whenComplete((d, e) -> denied.settle(key, clock.millis()));
+    }
+
+    private CompletionStage<Decision> askRate(Rule rule, String key, long limit, boolean shield) {
         RateRequest request = new RateRequest(key, limit, rule.rate().get().period(), 1);
         if (!breaker.allows()) {
             return CompletableFuture.completedFuture(backendFailure(rule, Decision.Kind.RATE, limit, CIRCUIT_OPEN));
@@ -265,7 +271,9 @@ public final class Sluice implements AutoCloseable {
             if (e != null) return backendFailure(rule, Decision.Kind.RATE, limit, e);
             Duration reset = Duration.ofMillis(o.resetMillis());
             Duration retry = o.allowed() ? Duration.ZERO : Duration.ofMillis(Math.max(o.retryAfterMillis(), o.resetMillis()));
+            // Rejected, or just took the last permit: no permit frees before the oldest one leaves the window.
             if (shield && !o.allowed()) denied.deny(key, asked, retry.toMillis());
+            if (shield && o.allowed() && o.remaining() <= 0) denied.deny(key, asked, o.resetMillis());
             return new Decision(rule, Decision.Kind.RATE, o.allowed(), limit, o.remaining(), reset, retry, Decision.Outcome.DECIDED);
         });
     }

@@ -13,11 +13,31 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** An in-memory backend that counts decision calls and can be switched "down" (every decision fails). */
+/**
+ * An in-memory backend that counts decision calls, can be switched "down" (every decision fails), and can
+ * hold its answers (and releases) until the test opens it, as a slow Redis would.
+ */
 public final class CountingBackend implements LimiterBackend {
     public final AtomicInteger calls = new AtomicInteger();
+    public final AtomicInteger releases = new AtomicInteger();
     public final AtomicBoolean down = new AtomicBoolean();
     private final InMemoryBackend memory;
+    private volatile CompletableFuture<Void> gate = CompletableFuture.completedFuture(null);
+
+    /** From now on, answers wait for {@link #open()}. */
+    public void hold() {
+        gate = new CompletableFuture<>();
+    }
+
+    /** Answers everything held, and everything after. */
+    public void open() {
+        gate.complete(null);
+    }
+
+    private <T> CompletionStage<T> whenOpen(java.util.function.Supplier<CompletionStage<T>> answer) {
+        CompletableFuture<Void> g = gate;
+        return g.isDone() ? answer.get() : g.thenCompose(ignored -> answer.get());
+    }
 
     public CountingBackend(Clock clock) {
         this.memory = new InMemoryBackend(clock);
@@ -26,13 +46,13 @@ public final class CountingBackend implements LimiterBackend {
     @Override
     public CompletionStage<RateOutcome> tryConsume(RateRequest request) {
         calls.incrementAndGet();
-        return down.get() ? CompletableFuture.failedFuture(new IllegalStateException("down")) : memory.tryConsume(request);
+        return down.get() ? CompletableFuture.failedFuture(new IllegalStateException("down")) : whenOpen(() -> memory.tryConsume(request));
     }
 
     @Override
     public CompletionStage<LeaseOutcome> tryAcquire(LeaseRequest request) {
         calls.incrementAndGet();
-        return down.get() ? CompletableFuture.failedFuture(new IllegalStateException("down")) : memory.tryAcquire(request);
+        return down.get() ? CompletableFuture.failedFuture(new IllegalStateException("down")) : whenOpen(() -> memory.tryAcquire(request));
     }
 
     @Override
@@ -42,7 +62,8 @@ public final class CountingBackend implements LimiterBackend {
 
     @Override
     public CompletionStage<Boolean> release(LeaseRequest request, String permitId) {
-        return memory.release(request, permitId);
+        releases.incrementAndGet();
+        return whenOpen(() -> memory.release(request, permitId));
     }
 
     @Override
