@@ -8,6 +8,7 @@ import io.sluice.rule.Rule;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
+import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.FilterConfig;
@@ -26,7 +27,9 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Applies the rules of a Sluice rules file to HTTP requests, on any Jakarta Servlet 5.0+ container.
@@ -48,6 +51,8 @@ public class SluiceFilter implements Filter {
     /** The servlet context attribute under which the filter publishes its {@link Sluice}. */
     public static final String CONTEXT_ATTRIBUTE = Sluice.class.getName();
     private static final String APPLIED = SluiceFilter.class.getName() + ".applied";
+    /** Set while the request is suspended for its decision, until the filter sees the dispatch back. */
+    private static final String SUSPENDED = SluiceFilter.class.getName() + ".suspended";
     private static final Logger LOG = LoggerFactory.getLogger(SluiceFilter.class);
 
     private volatile Sluice sluice;
@@ -98,8 +103,15 @@ public class SluiceFilter implements Filter {
 
     @Override
     public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
-        if (!(req instanceof HttpServletRequest request) || !(res instanceof HttpServletResponse response)
-                || req.getAttribute(APPLIED) != null) {
+        if (!(req instanceof HttpServletRequest request) || !(res instanceof HttpServletResponse response)) {
+            chain.doFilter(req, res);
+            return;
+        }
+        if (req.getAttribute(APPLIED) != null) {
+            // Back from our own suspension (when mapped for ASYNC dispatches): the decision is taken, go on.
+            if (req.getAttribute(SUSPENDED) != null && req.getDispatcherType() == DispatcherType.ASYNC) {
+                req.removeAttribute(SUSPENDED);
+            }
             chain.doFilter(req, res);
             return;
         }
@@ -109,12 +121,24 @@ public class SluiceFilter implements Filter {
             chain.doFilter(req, res);
             return;
         }
+        CompletableFuture<Admission> deciding;
+        try {
+            deciding = sluice.admit(rules, sluice.keysOf(new ServletRequestView(request))).toCompletableFuture();
+        } catch (RuntimeException e) {
+            undecided(e);
+            chain.doFilter(req, res);
+            return;
+        }
+        if (!deciding.isDone() && request.isAsyncSupported()) {
+            suspend(request, response, rules, deciding);
+            return;
+        }
+        // Decided already (the attack shield, an in-memory backend), or the container cannot suspend: wait here.
         Admission admission;
         try {
-            admission = sluice.admit(rules, sluice.keysOf(new ServletRequestView(request))).toCompletableFuture().join();
+            admission = deciding.join();
         } catch (RuntimeException e) {
-            // Backend failures are decided inside admit(); anything else is a bug, which must not break the request.
-            LOG.error("Sluice could not decide a request; letting it through", e);
+            undecided(e);
             chain.doFilter(req, res);
             return;
         }
@@ -131,6 +155,52 @@ public class SluiceFilter implements Filter {
         } finally {
             if (!releaseLater) admission.close();
         }
+    }
+
+    /**
+     * Frees the container thread while Redis decides (or while a concurrency rule's {@code wait} runs). A
+     * rejection is written on a container thread and completes the request; an admitted request is
+     * dispatched again to the same resource, with its headers written and a listener that returns its
+     * permits when it really ends. This works whether or not the filter is mapped for ASYNC dispatches: when
+     * it is, the filter sees the dispatch and lets it through.
+     */
+    private void suspend(HttpServletRequest request, HttpServletResponse response, List<Rule> rules,
+                         CompletableFuture<Admission> deciding) {
+        AsyncContext async = request.startAsync(request, response);
+        // Every decision is bounded by Sluice's own deadlines; this only guards against a bug leaving it hanging.
+        long bound = 10_000;
+        for (Rule r : rules) bound += sluice.rules().settings().backendTimeout().toMillis() + r.waitTime().toMillis();
+        async.setTimeout(bound);
+        Suspension suspension = new Suspension();
+        async.addListener(suspension);
+        request.setAttribute(SUSPENDED, Boolean.TRUE);
+        deciding.whenComplete((admission, error) -> {
+            if (error != null) {
+                undecided(error);
+                if (suspension.resume(Admission.none())) async.dispatch();
+            } else if (!admission.allowed()) {
+                admission.close();
+                if (suspension.resume(Admission.none())) async.start(() -> rejectAndComplete(admission, response, async));
+            } else if (suspension.resume(admission)) {
+                writer.headers(admission, response);
+                async.dispatch();
+            }
+        });
+    }
+
+    private void rejectAndComplete(Admission admission, HttpServletResponse response, AsyncContext async) {
+        try {
+            writer.reject(admission, response);
+        } catch (IOException | RuntimeException e) {
+            LOG.debug("Could not write a rejection", e);
+        } finally {
+            async.complete();
+        }
+    }
+
+    private static void undecided(Throwable e) {
+        // Backend failures are decided inside admit(); anything else is a bug, which must not break the request.
+        LOG.error("Sluice could not decide a request; letting it through", e);
     }
 
     /** The path the servlet URL patterns are matched against: decoded and normalised by the container. */
@@ -188,6 +258,48 @@ public class SluiceFilter implements Filter {
             } catch (IllegalStateException e) {
                 return false;
             }
+        }
+    }
+
+    /**
+     * A request suspended while it is decided. Holds the admission once decided and returns its permits when
+     * the request really ends (the application may start async again after the dispatch: it keeps listening).
+     * If the container gives up on the request first (timeout, error), a late admission is returned at once.
+     */
+    private static final class Suspension implements AsyncListener {
+        private static final Admission ENDED = Admission.none();
+        private final AtomicReference<Admission> admission = new AtomicReference<>();
+
+        /** Records the decision; false (and returns its permits) when the request has already ended. */
+        boolean resume(Admission decided) {
+            if (admission.compareAndSet(null, decided)) return true;
+            decided.close();
+            return false;
+        }
+
+        private void end() {
+            Admission held = admission.getAndSet(ENDED);
+            if (held != null) held.close();
+        }
+
+        @Override
+        public void onComplete(AsyncEvent event) {
+            end();
+        }
+
+        @Override
+        public void onError(AsyncEvent event) {
+            end();
+        }
+
+        @Override
+        public void onTimeout(AsyncEvent event) {
+            end();
+        }
+
+        @Override
+        public void onStartAsync(AsyncEvent event) {
+            event.getAsyncContext().addListener(this);
         }
     }
 

@@ -34,21 +34,37 @@ final class Containers {
         void close();
     }
 
+    /**
+     * How a container is set up: its most threads for requests (0: the container's default) and whether the
+     * filter also sees ASYNC, FORWARD, INCLUDE and ERROR dispatches or only REQUEST ones.
+     */
+    record Setup(int maxThreads, boolean requestDispatchesOnly) {
+        static final Setup DEFAULT = new Setup(0, false);
+
+        EnumSet<DispatcherType> dispatcherTypes() {
+            return requestDispatchesOnly ? EnumSet.of(DispatcherType.REQUEST) : EnumSet.allOf(DispatcherType.class);
+        }
+    }
+
     enum Kind {
         JETTY {
             @Override
-            Running start(Map<String, String> initParams) {
-                return jetty(initParams);
+            Running start(Map<String, String> initParams, Setup setup) {
+                return jetty(initParams, setup);
             }
         },
         TOMCAT {
             @Override
-            Running start(Map<String, String> initParams) {
-                return tomcat(initParams);
+            Running start(Map<String, String> initParams, Setup setup) {
+                return tomcat(initParams, setup);
             }
         };
 
-        abstract Running start(Map<String, String> initParams);
+        Running start(Map<String, String> initParams) {
+            return start(initParams, Setup.DEFAULT);
+        }
+
+        abstract Running start(Map<String, String> initParams, Setup setup);
     }
 
     interface Stopper {
@@ -79,8 +95,14 @@ final class Containers {
     }
 
     static Running jetty(Map<String, String> initParams) {
+        return jetty(initParams, Setup.DEFAULT);
+    }
+
+    static Running jetty(Map<String, String> initParams, Setup setup) {
         try {
-            Server server = new Server();
+            Server server = setup.maxThreads() > 0
+                    ? new Server(new org.eclipse.jetty.util.thread.QueuedThreadPool(setup.maxThreads(), 2))
+                    : new Server();
             // Room for the 10 KB hostile header values the tests send (Jetty's default is 8 KB).
             org.eclipse.jetty.server.HttpConfiguration http = new org.eclipse.jetty.server.HttpConfiguration();
             http.setRequestHeaderSize(65536);
@@ -93,8 +115,8 @@ final class Containers {
             FilterHolder holder = new FilterHolder(filter);
             holder.setInitParameters(initParams);
             holder.setAsyncSupported(true);
-            // Every dispatcher type: the filter itself must apply once per request.
-            context.addFilter(holder, "/*", EnumSet.allOf(DispatcherType.class));
+            // By default every dispatcher type: the filter itself must apply once per request.
+            context.addFilter(holder, "/*", setup.dispatcherTypes());
             for (Map.Entry<String, HttpServlet> e : TestServlets.all().entrySet()) {
                 ServletHolder sh = new ServletHolder(e.getValue());
                 sh.setAsyncSupported(true);
@@ -109,6 +131,10 @@ final class Containers {
     }
 
     static Running tomcat(Map<String, String> initParams) {
+        return tomcat(initParams, Setup.DEFAULT);
+    }
+
+    static Running tomcat(Map<String, String> initParams, Setup setup) {
         try {
             Path base = Files.createTempDirectory("sluice-tomcat");
             Tomcat tomcat = new Tomcat();
@@ -118,6 +144,10 @@ final class Containers {
             connector.setProperty("address", "127.0.0.1");
             // Room for the 10 KB hostile header values the tests send (Tomcat's default is 8 KB).
             connector.setProperty("maxHttpRequestHeaderSize", "65536");
+            if (setup.maxThreads() > 0) {
+                connector.setProperty("maxThreads", Integer.toString(setup.maxThreads()));
+                connector.setProperty("minSpareThreads", "1");
+            }
             tomcat.getService().addConnector(connector);
             tomcat.setConnector(connector);
             Context context = tomcat.addContext("", base.toString());
@@ -131,7 +161,7 @@ final class Containers {
             FilterMap map = new FilterMap();
             map.setFilterName("sluice");
             map.addURLPattern("/*");
-            for (DispatcherType type : DispatcherType.values()) map.setDispatcher(type.name());
+            for (DispatcherType type : setup.dispatcherTypes()) map.setDispatcher(type.name());
             context.addFilterMap(map);
             int i = 0;
             for (Map.Entry<String, HttpServlet> e : TestServlets.all().entrySet()) {

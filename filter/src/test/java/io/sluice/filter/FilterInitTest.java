@@ -57,7 +57,7 @@ class FilterInitTest {
         server.start();
         try {
             assertThat(context.getServletContext().getAttribute(SluiceFilter.CONTEXT_ATTRIBUTE)).isSameAs(filter.sluice());
-            assertThat(filter.sluice().rules().all()).extracting(r -> r.name()).containsExactly("dry", "once", "posts", "slow");
+            assertThat(filter.sluice().rules().all()).extracting(r -> r.name()).containsExactly("dry", "once", "posts", "slow", "waiting");
         } finally {
             server.stop();
         }

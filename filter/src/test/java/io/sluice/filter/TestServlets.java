@@ -119,7 +119,7 @@ final class TestServlets {
 
     static Map<String, HttpServlet> all() {
         return Map.of("/api/posts", new Ok(), "/dry", new Ok(), "/open", new Ok(),
-                "/slow", new Slow(), "/async", new AsyncSlow(), "/boom", new Boom(),
+                "/slow", new Slow(), "/waiting", new Slow(), "/async", new AsyncSlow(), "/boom", new Boom(),
                 "/once/forward", new Forward(), "/once/target", new Ok());
     }
 }
