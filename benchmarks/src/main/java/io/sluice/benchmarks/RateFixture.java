@@ -1,0 +1,154 @@
+package io.sluice.benchmarks;
+
+import io.github.bucket4j.BandwidthBuilder;
+import io.github.bucket4j.BucketConfiguration;
+import io.github.bucket4j.ConsumptionProbe;
+import io.github.bucket4j.distributed.AsyncBucketProxy;
+import io.github.bucket4j.distributed.BucketProxy;
+import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
+import io.github.bucket4j.redis.redisson.Bucket4jRedisson;
+import io.github.bucket4j.redis.redisson.cas.RedissonBasedProxyManager;
+import io.sluice.Admission;
+import io.sluice.KeySource;
+import io.sluice.Sluice;
+import io.sluice.rule.Rule;
+import org.redisson.Redisson;
+import org.redisson.api.RRateLimiter;
+import org.redisson.api.RScript;
+import org.redisson.api.RateType;
+import org.redisson.api.RedissonClient;
+import org.redisson.api.options.OptionalOptions;
+import org.redisson.client.codec.StringCodec;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * The systems a rate decision is compared across, on one Redisson client and one Redis, with the same limit:
+ * Redisson's {@link RRateLimiter} (bare {@code tryAcquire}, and {@code tryAcquire} + {@code availablePermits}
+ * as a filter needs for its headers), Bucket4j's Redisson proxy manager, and Sluice; plus the floor, a
+ * {@code return 1} script. Traffic is "allowed" (a limit never reached: 10^9 per second) or "rejected"
+ * (1 per hour, exhausted before measuring), over 1 hot key or many keys picked at random.
+ */
+final class RateFixture implements AutoCloseable {
+    enum SystemUnderTest { FLOOR, TRY_ACQUIRE, TRY_ACQUIRE_AND_AVAILABLE, BUCKET4J, SLUICE }
+
+    private final SystemUnderTest system;
+    private final int keys;
+    private final RedissonClient redisson = BenchRedis.client();
+    private final String prefix = "bench-" + UUID.randomUUID().toString().substring(0, 8);
+    private final long permits;
+    private final Duration period;
+    private RScript script;
+    private RRateLimiter[] limiters;
+    private BucketProxy[] buckets;
+    private AsyncBucketProxy[] asyncBuckets;
+    private Sluice sluice;
+    private List<Rule> rules;
+    private KeySource[] sluiceKeys;
+
+    RateFixture(SystemUnderTest system, int keys, boolean rejected) {
+        this.system = system;
+        this.keys = keys;
+        this.permits = rejected ? 1 : 1_000_000_000L;
+        this.period = rejected ? Duration.ofHours(1) : Duration.ofSeconds(1);
+        switch (system) {
+            case FLOOR -> script = redisson.getScript(OptionalOptions.defaults().codec(StringCodec.INSTANCE).retryAttempts(0));
+            case TRY_ACQUIRE, TRY_ACQUIRE_AND_AVAILABLE -> {
+                limiters = new RRateLimiter[keys];
+                for (int i = 0; i < keys; i++) {
+                    limiters[i] = redisson.getRateLimiter(prefix + ":rrl:" + i);
+                    limiters[i].trySetRate(RateType.OVERALL, permits, period);
+                }
+            }
+            case BUCKET4J -> {
+                RedissonBasedProxyManager<String> manager = Bucket4jRedisson
+                        .casBasedBuilder(((Redisson) redisson).getCommandExecutor())
+                        .expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(period))
+                        .build();
+                BucketConfiguration config = BucketConfiguration.builder()
+                        .addLimit(BandwidthBuilder.builder().capacity(permits).refillGreedy(permits, period).build())
+                        .build();
+                buckets = new BucketProxy[keys];
+                asyncBuckets = new AsyncBucketProxy[keys];
+                for (int i = 0; i < keys; i++) {
+                    buckets[i] = manager.builder().build(prefix + ":b4j:" + i, () -> config);
+                    asyncBuckets[i] = manager.asAsync().builder().build(prefix + ":b4j:" + i,
+                            () -> CompletableFuture.completedFuture(config));
+                }
+            }
+            case SLUICE -> {
+                sluice = Sluice.builder().redisson(redisson).properties(Map.of(
+                        "sluice.key-prefix", prefix,
+                        "sluice.backend-timeout", "3s",
+                        "sluice.rules.bench.rate", permits + "/" + period.toSeconds() + "s",
+                        "sluice.rules.bench.key", "user")).build();
+                rules = List.of(sluice.rules().get("bench").orElseThrow());
+                sluiceKeys = new KeySource[keys];
+                for (int i = 0; i < keys; i++) sluiceKeys[i] = KeySource.fixed("user-" + i);
+            }
+        }
+        if (rejected) {
+            // Exhaust every key once, as the attack it models has done already.
+            for (int i = 0; i < keys; i++) decide(i);
+        }
+    }
+
+    int key() {
+        return keys == 1 ? 0 : ThreadLocalRandom.current().nextInt(keys);
+    }
+
+    /** One decision; returns what a caller learns (allowed, or remaining permits). */
+    long decide(int i) {
+        switch (system) {
+            case FLOOR:
+                return script.<Long>eval(RScript.Mode.READ_ONLY, "return 1", RScript.ReturnType.LONG);
+            case TRY_ACQUIRE:
+                return limiters[i].tryAcquire() ? 1 : 0;
+            case TRY_ACQUIRE_AND_AVAILABLE:
+                return (limiters[i].tryAcquire() ? 1L << 40 : 0) + limiters[i].availablePermits();
+            case BUCKET4J: {
+                ConsumptionProbe p = buckets[i].tryConsumeAndReturnRemaining(1);
+                return (p.isConsumed() ? 1L << 40 : 0) + p.getRemainingTokens() + p.getNanosToWaitForRefill();
+            }
+            case SLUICE: {
+                Admission a = sluice.admit(rules, sluiceKeys[i]).toCompletableFuture().join();
+                return (a.allowed() ? 1L << 40 : 0) + a.headline().map(d -> d.remaining() + d.retryAfter().toMillis()).orElse(-1L);
+            }
+            default:
+                throw new IllegalStateException();
+        }
+    }
+
+    CompletionStage<?> decideAsync(int i) {
+        return switch (system) {
+            case FLOOR -> script.evalAsync(RScript.Mode.READ_ONLY, "return 1", RScript.ReturnType.LONG);
+            case TRY_ACQUIRE -> limiters[i].tryAcquireAsync();
+            case TRY_ACQUIRE_AND_AVAILABLE -> limiters[i].tryAcquireAsync()
+                    .thenCompose(ok -> limiters[i].availablePermitsAsync().thenApply(left -> ok ? left : -left));
+            case BUCKET4J -> asyncBuckets[i].tryConsumeAndReturnRemaining(1);
+            case SLUICE -> sluice.admit(rules, sluiceKeys[i]).thenApply(a -> a.headline().orElseThrow());
+        };
+    }
+
+    /** Redis calls Sluice saved: rejections answered by its attack shield. */
+    long shielded() {
+        return sluice == null ? 0 : sluice.stats().shieldedRejections();
+    }
+
+    long sluiceBackendCalls() {
+        return sluice == null ? 0 : sluice.stats().backendCalls();
+    }
+
+    @Override
+    public void close() {
+        if (sluice != null) sluice.close();
+        redisson.getKeys().deleteByPattern(prefix + "*");
+        redisson.getKeys().deleteByPattern("{" + prefix + "*");
+    }
+}

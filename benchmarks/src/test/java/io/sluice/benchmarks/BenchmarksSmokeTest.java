@@ -1,0 +1,79 @@
+package io.sluice.benchmarks;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.options.Options;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Every benchmark runs once, very briefly, in this JVM, so none of them rots: each system answers and the
+ * Sluice ones decide as they should. The real runs are in BENCHMARKS.md.
+ */
+class BenchmarksSmokeTest {
+
+    private static Collection<RunResult> jmh(String include, String... params) throws RunnerException {
+        OptionsBuilder o = new OptionsBuilder();
+        o.include(include).forks(0).warmupIterations(0).measurementIterations(1)
+                .measurementTime(TimeValue.milliseconds(150)).threads(2).shouldFailOnError(true)
+                .timeout(TimeValue.seconds(60));
+        for (int i = 0; i < params.length; i += 2) o.param(params[i], params[i + 1].split(","));
+        Options options = o.build();
+        return new Runner(options).run();
+    }
+
+    private static Set<String> names(Collection<RunResult> results) {
+        return results.stream().map(r -> r.getParams().getBenchmark().replaceFirst(".*\\.", "")).collect(Collectors.toSet());
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void rateDecisionBenchmarksRun() throws RunnerException {
+        Collection<RunResult> results = jmh("\\.RateDecisionBenchmark\\.", "keys", "1,50", "traffic", "allowed,rejected");
+        assertThat(names(results)).containsExactlyInAnyOrder("floor", "tryAcquire", "tryAcquireAndAvailablePermits", "bucket4j", "sluice");
+        assertThat(results).hasSize(5 * 4); // floor ignores its params, but JMH runs every method per param set
+        assertThat(results).allSatisfy(r -> assertThat(r.getPrimaryResult().getScore()).isPositive());
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void asyncRateDecisionBenchmarksRun() throws RunnerException {
+        Collection<RunResult> results = jmh("\\.AsyncRateDecisionBenchmark\\.", "inFlight", "8", "traffic", "allowed,rejected");
+        assertThat(names(results)).containsExactlyInAnyOrder(
+                "floorAsync", "tryAcquireAsync", "tryAcquireAndAvailablePermitsAsync", "bucket4jAsync", "sluiceAsync");
+        assertThat(results).allSatisfy(r -> assertThat(r.getPrimaryResult().getScore()).isPositive());
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void concurrencyAndInProcessBenchmarksRun() throws RunnerException {
+        Collection<RunResult> results = jmh("\\.(ConcurrencyBenchmark|InProcessBenchmark)\\.");
+        assertThat(names(results)).containsExactlyInAnyOrder("sluiceAcquireRelease", "redissonSemaphoreAcquireRelease", "filterOneRequest");
+        assertThat(results).allSatisfy(r -> assertThat(r.getPrimaryResult().getScore()).isPositive());
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void theHttpBenchmarkRunsEveryScenario() throws Exception {
+        List<HttpBenchmark.Cell> cells = HttpBenchmark.run(new HttpBenchmark.Options(List.of(2), 0.3, 300, 1), line -> { });
+        assertThat(cells).extracting(HttpBenchmark.Cell::scenario).containsExactly("none", "naive", "sluice");
+        assertThat(cells).allSatisfy(c -> {
+            assertThat(c.saturated().requests()).isPositive();
+            assertThat(c.saturated().non2xx()).isZero();
+            assertThat(c.openLoop().requests()).as("300 req/s for 0.3 s").isEqualTo(90);
+            assertThat(c.openLoop().non2xx()).isZero();
+        });
+        assertThat(HttpBenchmark.summary(cells)).contains("| 2 | sluice |");
+    }
+}
