@@ -50,7 +50,7 @@ public final class BenchRedis {
 
     /**
      * The client of this JVM, configured as an application would: every system under test uses it (JMH forks
-     * a JVM per benchmark, so each measures on its own). Never shut down: the JVM's exit ends it.
+     * a JVM per benchmark, so each measures on its own). {@link #release()} after each benchmark.
      */
     public static synchronized RedissonClient client() {
         if (client != null) return client;
@@ -59,5 +59,15 @@ public final class BenchRedis {
                 .setConnectionPoolSize(64).setConnectionMinimumIdleSize(16)
                 .setTimeout(3000).setRetryAttempts(0);
         return client = Redisson.create(config);
+    }
+
+    /**
+     * Shuts the client down, so a JMH fork can exit; kept when the system property {@code sluice.bench.keep-client}
+     * is true (benchmarks run in one JVM, as the smoke test does, share it).
+     */
+    public static synchronized void release() {
+        if (client == null || Boolean.getBoolean("sluice.bench.keep-client")) return;
+        client.shutdown();
+        client = null;
     }
 }

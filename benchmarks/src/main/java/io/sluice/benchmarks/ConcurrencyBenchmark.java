@@ -60,6 +60,7 @@ public class ConcurrencyBenchmark {
         sluice.close();
         redisson.getKeys().deleteByPattern(prefix + "*");
         redisson.getKeys().deleteByPattern("{" + prefix + "*");
+        BenchRedis.release();
     }
 
     @Benchmark

@@ -97,6 +97,7 @@ public final class HttpBenchmark {
                 redisson.getKeys().deleteByPattern("{naive:*");
                 redisson.getKeys().deleteByPattern("httpbench*");
                 redisson.getKeys().deleteByPattern("{httpbench*");
+                BenchRedis.release();
             }
         }
         return cells;

@@ -150,5 +150,6 @@ final class RateFixture implements AutoCloseable {
         if (sluice != null) sluice.close();
         redisson.getKeys().deleteByPattern(prefix + "*");
         redisson.getKeys().deleteByPattern("{" + prefix + "*");
+        BenchRedis.release();
     }
 }

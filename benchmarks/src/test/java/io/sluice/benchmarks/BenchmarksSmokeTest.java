@@ -22,6 +22,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Sluice ones decide as they should. The real runs are in BENCHMARKS.md.
  */
 class BenchmarksSmokeTest {
+    static {
+        // Every benchmark runs in this JVM: let them share one Redisson client instead of one each.
+        System.setProperty("sluice.bench.keep-client", "true");
+    }
 
     private static Collection<RunResult> jmh(String include, String... params) throws RunnerException {
         OptionsBuilder o = new OptionsBuilder();
@@ -75,5 +79,18 @@ class BenchmarksSmokeTest {
             assertThat(c.openLoop().non2xx()).isZero();
         });
         assertThat(HttpBenchmark.summary(cells)).contains("| 2 | sluice |");
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void perUserStateIsMeasuredAndExpires() {
+        List<RedisMemory.Usage> usage = RedisMemory.measure();
+        assertThat(usage).hasSize(4);
+        assertThat(usage.get(0).keys()).hasSize(3).allSatisfy(k -> {
+            assertThat(k.bytes()).isPositive();
+            assertThat(k.ttlMillis()).isBetween(3_500_000L, 3_600_000L);
+        });
+        assertThat(usage.get(2).keys()).isNotEmpty().allSatisfy(k -> assertThat(k.ttlMillis()).isPositive());
+        assertThat(usage.get(3).keys()).as("a concurrency key without permits taken is deleted").isEmpty();
     }
 }
