@@ -1,6 +1,7 @@
 package io.sluice;
 
 import io.sluice.internal.CircuitBreaker;
+import io.sluice.internal.Deadlines;
 import io.sluice.internal.DenyCache;
 import io.sluice.internal.ThrottledLog;
 import io.sluice.key.KeyResolver;
@@ -70,6 +71,8 @@ public final class Sluice implements AutoCloseable {
     private final Clock clock;
     /** Keys a rate rule rejected, until their retry-after: answered here without a Redis round trip. */
     private final DenyCache denied = new DenyCache(100_000);
+    /** Decision deadlines, swept by the scheduler thread. */
+    private final Deadlines deadlines = new Deadlines();
     /** After 5 failures in a row, decisions skip Redis for a second at a time until a probe succeeds. */
     private final CircuitBreaker breaker;
     private final Duration maxClockSkew;
@@ -94,10 +97,11 @@ public final class Sluice implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        // Most deadlines are cancelled within milliseconds; drop them from the queue at once.
+        // Lease renewals are cancelled when their request ends; drop them from the queue at once.
         timers.setRemoveOnCancelPolicy(true);
         this.scheduler = timers;
         scheduler.scheduleWithFixedDelay(this::measureClockSkew, 0, 60, TimeUnit.SECONDS);
+        scheduler.scheduleWithFixedDelay(deadlines::sweep, 10, 10, TimeUnit.MILLISECONDS);
     }
 
     /** A Sluice for the properties of a rules file, on the Redis they name. */
@@ -365,20 +369,12 @@ public final class Sluice implements AutoCloseable {
     }
 
     /**
-     * The stage, or a {@link TimeoutException} once {@code limit} has passed. Not {@code orTimeout}: its JDK
-     * timer thread would outlive the application in a servlet container.
+     * The stage, or a {@link TimeoutException} once {@code limit} has passed (swept every 10 ms). Not
+     * {@code orTimeout}: its JDK timer thread would outlive the application in a servlet container; and not
+     * a scheduled task per call, which would wake the timer thread on every decision.
      */
     private <T> CompletableFuture<T> deadline(CompletionStage<T> stage, Duration limit) {
-        CompletableFuture<T> bounded = new CompletableFuture<>();
-        ScheduledFuture<?> timer = scheduler.schedule(
-                () -> bounded.completeExceptionally(new TimeoutException("no answer within " + limit.toMillis() + " ms")),
-                limit.toMillis(), TimeUnit.MILLISECONDS);
-        stage.whenComplete((v, e) -> {
-            timer.cancel(false);
-            if (e != null) bounded.completeExceptionally(e);
-            else bounded.complete(v);
-        });
-        return bounded;
+        return deadlines.bound(stage, limit);
     }
 
     /** Stops lease renewal and closes the backend (and the Redis client, when Sluice created it). */

@@ -34,8 +34,9 @@ public final class CircuitBreaker {
     }
 
     public void onSuccess() {
-        consecutiveFailures.set(0);
-        openUntil.set(0);
+        // Read before writing: every decision succeeds, and a write would bounce the line between cores.
+        if (consecutiveFailures.get() != 0) consecutiveFailures.set(0);
+        if (openUntil.get() != 0) openUntil.set(0);
     }
 
     public void onFailure() {

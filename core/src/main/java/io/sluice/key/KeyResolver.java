@@ -56,9 +56,25 @@ public final class KeyResolver {
      * user-supplied character (such as a hash-tag brace, CR or LF) ever reaches Redis.
      */
     public static String hash(String value) {
+        byte[] digest = sha256().digest(value.getBytes(StandardCharsets.UTF_8));
+        return BASE64.encodeToString(java.util.Arrays.copyOf(digest, 16));
+    }
+
+    private static final Base64.Encoder BASE64 = Base64.getUrlEncoder().withoutPadding();
+    private static final MessageDigest SHA256 = newSha256();
+
+    /** A fresh digest per call, cloned from one looked up at start (a provider look-up per request is slower). */
+    private static MessageDigest sha256() {
         try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.UTF_8));
-            return Base64.getUrlEncoder().withoutPadding().encodeToString(java.util.Arrays.copyOf(digest, 16));
+            return (MessageDigest) SHA256.clone();
+        } catch (CloneNotSupportedException e) {
+            return newSha256();
+        }
+    }
+
+    private static MessageDigest newSha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is required of every Java platform", e);
         }

@@ -19,6 +19,7 @@ import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -153,5 +154,26 @@ class RedissonBackendTest extends BackendContract {
         LeaseOutcome got = waiting.orTimeout(5, TimeUnit.SECONDS).join();
         assertThat(got.acquired()).isTrue();
         assertThat(backend.release(r, got.permitId()).toCompletableFuture().join()).isTrue();
+    }
+
+    /** One round trip per decision: one EVALSHA each, the script text sent to Redis at most once. */
+    @Test
+    void aRateDecisionIsOneEvalshaAndTheScriptIsNotResent() {
+        RateRequest r = new RateRequest(key("one-trip"), 1000, Duration.ofMinutes(1), 1);
+        consume(r);
+        long evalsha = calls("evalsha");
+        long eval = calls("eval");
+        for (int i = 0; i < 20; i++) consume(r);
+        // Other tests' engines may measure clock skew meanwhile (one EVALSHA a minute each).
+        assertThat(calls("evalsha") - evalsha).isBetween(20L, 22L);
+        assertThat(calls("eval") - eval).isZero();
+    }
+
+    private static long calls(String command) {
+        Map<String, String> stats = redisson.getRedisNodes(org.redisson.api.redisnode.RedisNodes.SINGLE).getInstance()
+                .info(org.redisson.api.redisnode.RedisNode.InfoSection.COMMANDSTATS);
+        String v = stats.get("cmdstat_" + command);
+        if (v == null) return 0;
+        return Long.parseLong(v.replaceFirst("^calls=(\\d+),.*$", "$1"));
     }
 }
