@@ -8,7 +8,6 @@ import io.sluice.rule.Rule;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
-import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.FilterConfig;
@@ -44,6 +43,11 @@ import java.util.concurrent.atomic.AtomicReference;
  * concurrency permit is returned exactly once, when the request really ends: when {@code doFilter}
  * returns or throws, or for an async request when it completes, fails or times out.
  *
+ * <p>No container thread waits for Redis: when the decision is not known at once and the request supports
+ * async, the request is suspended ({@code startAsync}) until Redis answers (or a concurrency permit frees
+ * within the rule's {@code wait}), then rejected from a container thread or dispatched again to its
+ * resource. Otherwise (async unsupported along the chain) the filter waits on the request's thread.
+ *
  * <p>Thread-safe. The {@link Sluice} it builds is published as the servlet context attribute
  * {@link #CONTEXT_ATTRIBUTE} so other parts of the application can share it.
  */
@@ -51,8 +55,6 @@ public class SluiceFilter implements Filter {
     /** The servlet context attribute under which the filter publishes its {@link Sluice}. */
     public static final String CONTEXT_ATTRIBUTE = Sluice.class.getName();
     private static final String APPLIED = SluiceFilter.class.getName() + ".applied";
-    /** Set while the request is suspended for its decision, until the filter sees the dispatch back. */
-    private static final String SUSPENDED = SluiceFilter.class.getName() + ".suspended";
     private static final Logger LOG = LoggerFactory.getLogger(SluiceFilter.class);
 
     private volatile Sluice sluice;
@@ -103,15 +105,9 @@ public class SluiceFilter implements Filter {
 
     @Override
     public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
-        if (!(req instanceof HttpServletRequest request) || !(res instanceof HttpServletResponse response)) {
-            chain.doFilter(req, res);
-            return;
-        }
-        if (req.getAttribute(APPLIED) != null) {
-            // Back from our own suspension (when mapped for ASYNC dispatches): the decision is taken, go on.
-            if (req.getAttribute(SUSPENDED) != null && req.getDispatcherType() == DispatcherType.ASYNC) {
-                req.removeAttribute(SUSPENDED);
-            }
+        // Applied already: a forward, an include, or the dispatch back after the request was suspended.
+        if (!(req instanceof HttpServletRequest request) || !(res instanceof HttpServletResponse response)
+                || req.getAttribute(APPLIED) != null) {
             chain.doFilter(req, res);
             return;
         }
@@ -129,11 +125,8 @@ public class SluiceFilter implements Filter {
             chain.doFilter(req, res);
             return;
         }
-        if (!deciding.isDone() && request.isAsyncSupported()) {
-            suspend(request, response, rules, deciding);
-            return;
-        }
-        // Decided already (the attack shield, an in-memory backend), or the container cannot suspend: wait here.
+        if (!deciding.isDone() && request.isAsyncSupported() && suspend(request, response, rules, deciding)) return;
+        // Decided already (the attack shield, an in-memory backend), or the request cannot be suspended: wait here.
         Admission admission;
         try {
             admission = deciding.join();
@@ -164,16 +157,20 @@ public class SluiceFilter implements Filter {
      * permits when it really ends. This works whether or not the filter is mapped for ASYNC dispatches: when
      * it is, the filter sees the dispatch and lets it through.
      */
-    private void suspend(HttpServletRequest request, HttpServletResponse response, List<Rule> rules,
-                         CompletableFuture<Admission> deciding) {
-        AsyncContext async = request.startAsync(request, response);
+    private boolean suspend(HttpServletRequest request, HttpServletResponse response, List<Rule> rules,
+                            CompletableFuture<Admission> deciding) {
+        AsyncContext async;
+        try {
+            async = request.startAsync(request, response);
+        } catch (IllegalStateException e) {
+            return false; // this container cannot suspend the request here after all: decide on this thread
+        }
         // Every decision is bounded by Sluice's own deadlines; this only guards against a bug leaving it hanging.
         long bound = 10_000;
         for (Rule r : rules) bound += sluice.rules().settings().backendTimeout().toMillis() + r.waitTime().toMillis();
         async.setTimeout(bound);
         Suspension suspension = new Suspension();
         async.addListener(suspension);
-        request.setAttribute(SUSPENDED, Boolean.TRUE);
         deciding.whenComplete((admission, error) -> {
             if (error != null) {
                 undecided(error);
@@ -186,6 +183,7 @@ public class SluiceFilter implements Filter {
                 async.dispatch();
             }
         });
+        return true;
     }
 
     private void rejectAndComplete(Admission admission, HttpServletResponse response, AsyncContext async) {
