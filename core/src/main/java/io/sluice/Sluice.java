@@ -220,20 +220,30 @@ public final class Sluice implements AutoCloseable {
                 if (d.rejects()) return CompletableFuture.completedFuture(finish(p, d));
                 continue;
             }
-            CompletionStage<Decision> decided = step.kind() == Decision.Kind.RATE
-                    ? rate(step.rule(), raw) : concurrency(step.rule(), raw, p);
+            CompletableFuture<Decision> decided = (step.kind() == Decision.Kind.RATE
+                    ? rate(step.rule(), raw) : concurrency(step.rule(), raw, p)).toCompletableFuture();
+            // Answered already (the attack shield, an in-memory backend): go on without another stage.
+            if (decided.isDone() && !decided.isCompletedExceptionally()) {
+                Decision d = decided.join();
+                if (record(p, d)) return CompletableFuture.completedFuture(finish(p, d));
+                continue;
+            }
             int next = i + 1;
-            return decided.thenCompose(d -> {
-                p.decisions.add(d);
-                if (d.rejects()) return CompletableFuture.completedFuture(finish(p, d));
-                if (d.dryRunRejection()) {
-                    throttledLog.warn("dry-run:" + d.ruleName(), "Dry-run rule '" + d.ruleName()
-                            + "' would have rejected a request (" + d.kind().name().toLowerCase() + " limit " + d.limit() + ")");
-                }
-                return run(steps, next, p);
-            });
+            return decided.thenCompose(d -> record(p, d)
+                    ? CompletableFuture.completedFuture(finish(p, d)) : run(steps, next, p));
         }
         return CompletableFuture.completedFuture(finish(p, null));
+    }
+
+    /** Adds a decision to the request's; whether it rejects the request. */
+    private boolean record(Progress p, Decision d) {
+        p.decisions.add(d);
+        if (d.rejects()) return true;
+        if (d.dryRunRejection()) {
+            throttledLog.warn("dry-run:" + d.ruleName(), "Dry-run rule '" + d.ruleName()
+                    + "' would have rejected a request (" + d.kind().name().toLowerCase() + " limit " + d.limit() + ")");
+        }
+        return false;
     }
 
     private Admission finish(Progress p, Decision rejection) {

@@ -88,7 +88,7 @@ class BenchmarksSmokeTest {
         assertThat(usage).hasSize(4);
         assertThat(usage.get(0).keys()).hasSize(3).allSatisfy(k -> {
             assertThat(k.bytes()).isPositive();
-            assertThat(k.ttlMillis()).isBetween(3_500_000L, 3_600_000L);
+            assertThat(k.ttlMillis()).isBetween(3_500_000L, 4_050_001L);
         });
         assertThat(usage.get(2).keys()).isNotEmpty().allSatisfy(k -> assertThat(k.ttlMillis()).isPositive());
         assertThat(usage.get(3).keys()).as("a concurrency key without permits taken is deleted").isEmpty();

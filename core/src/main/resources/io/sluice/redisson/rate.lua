@@ -12,11 +12,14 @@ local keepAlive = tonumber(ARGV[6])
 -- Missing (first use, expiry, FLUSHALL) or different (edited by hand) config: write it as
 -- RRateLimiter.trySetRate(OVERALL, rate, interval, keepAlive) does, so the limiter heals itself.
 local cfg = redis.call('hmget', KEYS[1], 'rate', 'interval', 'type')
+local fresh = false
 if cfg[1] == false or cfg[2] == false or cfg[3] == false then
   redis.call('hset', KEYS[1], 'rate', rate, 'interval', interval, 'type', 0, 'keepAliveTime', keepAlive)
+  fresh = true
 elseif tonumber(cfg[1]) ~= rate or tonumber(cfg[2]) ~= interval or cfg[3] ~= '0' then
   redis.call('hset', KEYS[1], 'rate', rate, 'interval', interval, 'type', 0, 'keepAliveTime', keepAlive)
   redis.call('del', KEYS[2], KEYS[3])
+  fresh = true
 end
 
 local function usedInLog()
@@ -29,10 +32,15 @@ local function usedInLog()
 end
 
 local current = redis.call('get', KEYS[2])
+-- The counter is written whole (SET, which drops its TTL) only when rebuilt; otherwise it is changed by
+-- delta (INCRBY keeps the TTL).
+local rewrite = false
+local delta = 0
 if current == false then
   -- The counter is gone but the log may not be: rebuild from the log, never from thin air.
   redis.call('zremrangebyscore', KEYS[3], 0, now - interval)
   current = rate - usedInLog()
+  rewrite = true
 else
   current = tonumber(current)
   local expired = redis.call('zrangebyscore', KEYS[3], 0, now - interval)
@@ -45,8 +53,10 @@ else
     redis.call('zremrangebyscore', KEYS[3], 0, now - interval)
     if current + released > rate then
       current = rate - usedInLog()
+      rewrite = true
     else
       current = current + released
+      delta = released
     end
   end
 end
@@ -56,6 +66,7 @@ local wait = 0
 if current >= want then
   redis.call('zadd', KEYS[3], now, struct.pack('Bc0I', string.len(ARGV[3]), ARGV[3], want))
   current = current - want
+  delta = delta - want
   allowed = 1
 else
   -- Walk the log from the oldest entry until enough permits would be free again.
@@ -71,7 +82,11 @@ else
   end
   if needed > 0 then wait = interval end
 end
-redis.call('set', KEYS[2], current)
+if rewrite then
+  redis.call('set', KEYS[2], current)
+elseif delta ~= 0 then
+  redis.call('incrby', KEYS[2], delta)
+end
 
 local reset = 0
 local first = redis.call('zrange', KEYS[3], 0, 0, 'withscores')
@@ -79,7 +94,14 @@ if first[2] ~= nil then reset = interval - (now - tonumber(first[2])) end
 if reset < 0 then reset = 0 end
 if wait < 0 then wait = 0 end
 
-redis.call('pexpire', KEYS[1], keepAlive)
-redis.call('pexpire', KEYS[2], keepAlive)
-redis.call('pexpire', KEYS[3], keepAlive)
+-- State lives between keepAlive and keepAlive + slack after its last use: the TTLs are renewed when
+-- they have run down to keepAlive, not on every call (three writes a call cost more than the decision).
+-- The log is the key that can be recreated without a TTL (ZADD after its last entry left): watch its TTL.
+local slack = math.floor(keepAlive / 8) + 1
+local ttl = redis.call('pttl', KEYS[3])
+if fresh or rewrite or ttl <= keepAlive then
+  redis.call('pexpire', KEYS[1], keepAlive + slack)
+  redis.call('pexpire', KEYS[2], keepAlive + slack)
+  redis.call('pexpire', KEYS[3], keepAlive + slack)
+end
 return {allowed, current, reset, wait}

@@ -136,6 +136,10 @@ class RedissonBackendTest extends BackendContract {
             long ttl = redisson.getKeys().remainTimeToLive(k);
             assertThat(ttl).as("TTL of %s", k).isPositive();
         }
+        // Rate state lives one period after its last use, plus at most an eighth (TTLs are renewed lazily).
+        for (int i = 0; i < 3; i++) {
+            assertThat(redisson.getKeys().remainTimeToLive(keys[i])).as("TTL of %s", keys[i]).isBetween(900L, 1_126L);
+        }
         backend.release(lease, held.permitId()).toCompletableFuture().join();
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
                 assertThat(redisson.getKeys().countExists(rate.key(), "{" + rate.key() + "}:value",
