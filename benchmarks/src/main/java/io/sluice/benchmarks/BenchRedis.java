@@ -57,7 +57,7 @@ public final class BenchRedis {
         Config config = new Config();
         config.useSingleServer().setAddress(address())
                 .setConnectionPoolSize(64).setConnectionMinimumIdleSize(16)
-                .setTimeout(3000).setRetryAttempts(0);
+                .setTimeout(10_000).setRetryAttempts(0);
         return client = Redisson.create(config);
     }
 
