@@ -47,7 +47,7 @@ public class ConcurrencyBenchmark {
         redisson = BenchRedis.client();
         sluice = Sluice.builder().redisson(redisson).properties(Map.of(
                 "sluice.key-prefix", prefix,
-                "sluice.backend-timeout", "3s",
+                "sluice.backend-timeout", "10s",
                 "sluice.rules.conc.concurrency", "100000",
                 "sluice.rules.conc.key", "global")).build();
         rules = List.of(sluice.rules().get("conc").orElseThrow());

@@ -86,7 +86,7 @@ final class RateFixture implements AutoCloseable {
             case SLUICE -> {
                 sluice = Sluice.builder().redisson(redisson).properties(Map.of(
                         "sluice.key-prefix", prefix,
-                        "sluice.backend-timeout", "3s",
+                        "sluice.backend-timeout", "10s",
                         "sluice.rules.bench.rate", permits + "/" + period.toSeconds() + "s",
                         "sluice.rules.bench.key", "user")).build();
                 rules = List.of(sluice.rules().get("bench").orElseThrow());
@@ -148,7 +148,14 @@ final class RateFixture implements AutoCloseable {
 
     @Override
     public void close() {
-        if (sluice != null) sluice.close();
+        if (sluice != null) {
+            // A decision that failed open would flatter Sluice: say so.
+            var stats = sluice.stats();
+            if (stats.failedOpen() + stats.failedClosed() > 0) {
+                System.err.println("Sluice decisions decided without Redis: " + stats);
+            }
+            sluice.close();
+        }
         redisson.getKeys().deleteByPattern(prefix + "*");
         redisson.getKeys().deleteByPattern("{" + prefix + "*");
         BenchRedis.release();
