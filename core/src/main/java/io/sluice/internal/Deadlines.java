@@ -44,9 +44,4 @@ public final class Deadlines {
             }
         }
     }
-
-    /** Calls not yet answered nor failed (for tests). */
-    public int size() {
-        return (int) pending.stream().filter(p -> !p.future().isDone()).count();
-    }
 }

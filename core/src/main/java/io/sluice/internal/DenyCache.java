@@ -47,12 +47,6 @@ public final class DenyCache {
         }
     }
 
-    /** Milliseconds the key stays denied from {@code now}, or 0 when it is not known to be denied. */
-    public long remaining(String key, long now) {
-        Entry e = entries.get(key);
-        return e == null || e.until() <= now ? 0 : e.until() - now;
-    }
-
     /** Records that the backend will deny the key for {@code millis} from {@code now}. */
     public void deny(String key, long now, long millis) {
         if (millis <= 0) return;
