@@ -1,0 +1,219 @@
+package io.sluice.examples.war;
+
+import io.restassured.path.json.JsonPath;
+import io.restassured.response.Response;
+import io.sluice.testing.TestRedis;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.extension.TestWatcher;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.equalTo;
+
+/**
+ * The same HTTP checks of the unmodified example WAR on every container: the rate rule admits exactly its
+ * limit with every header, the concurrency rule lets exactly C reports run at once, sync or async, turns the
+ * rest away while they run, and gets every permit back. Run once per container by the {@code *IT} classes.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class WarContract {
+    private static final int REPORTS_LIMIT = 3;
+    private static final int CLIENTS = 3 * REPORTS_LIMIT;
+
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(10)).build();
+    private Deployed app;
+
+    @RegisterExtension
+    final TestWatcher printLogsOnFailure = new TestWatcher() {
+        @Override
+        public void testFailed(ExtensionContext context, Throwable cause) {
+            if (app != null) System.err.println(app.logs());
+        }
+    };
+
+    /** Starts the container with the WAR; {@code settings} are the deployment's environment (Redis, key prefix). */
+    abstract Deployed deploy(Map<String, String> settings);
+
+    /** The Servlet version the container must report for the WAR, such as {@code 6.0}. */
+    abstract String servletVersion();
+
+    /** A part of the container's server info that names it and its version, such as {@code Apache Tomcat/11.0.24}. */
+    abstract String serverInfo();
+
+    @BeforeAll
+    void start() {
+        String prefix = "war-" + getClass().getSimpleName() + "-" + UUID.randomUUID().toString().substring(0, 8);
+        long t0 = System.nanoTime();
+        app = deploy(Map.of("SLUICE_REDIS_ADDRESS", TestRedis.address(), "SLUICE_KEY_PREFIX", prefix));
+        System.out.printf("%s: %s ready in %d ms%n", getClass().getSimpleName(), app.baseUrl(),
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
+    }
+
+    @AfterAll
+    void stop() {
+        if (app == null) return;
+        app.close();
+        assertStoppedCleanly(app);
+    }
+
+    /** Checks, once the container has stopped, what it reported about the application's shutdown. */
+    void assertStoppedCleanly(Deployed stopped) {
+    }
+
+    private String url(String path) {
+        return app.baseUrl() + path;
+    }
+
+    private JsonPath probe() {
+        Response r = given().get(url("/probe"));
+        assertThat(r.statusCode()).isEqualTo(200);
+        return r.jsonPath();
+    }
+
+    @Test
+    void theWarRunsOnTheServletVersionOfThisContainerWithItsRulesLoaded() {
+        JsonPath probe = probe();
+        assertThat(probe.getString("servlet")).isEqualTo(servletVersion());
+        assertThat(probe.getString("server")).containsIgnoringCase(serverInfo());
+        assertThat(probe.getInt("free.reports")).isEqualTo(REPORTS_LIMIT);
+    }
+
+    @Test
+    void postsAdmitExactlyTheLimitPerUserThenRejectWithEveryHeader() {
+        String user = "alice-" + UUID.randomUUID();
+        for (int remaining = 4; remaining >= 0; remaining--) {
+            given().header("X-User", user).post(url("/api/posts")).then()
+                    .statusCode(201)
+                    .header("X-RateLimit-Limit", "5")
+                    .header("X-RateLimit-Remaining", Integer.toString(remaining))
+                    .header("X-RateLimit-Reset", "3600")
+                    .header("RateLimit-Policy", "\"posts\";q=5;w=3600")
+                    .header("RateLimit", "\"posts\";r=" + remaining + ";t=3600");
+        }
+        Response rejected = given().header("X-User", user).post(url("/api/posts"));
+        rejected.then()
+                .statusCode(429)
+                .header("Retry-After", "3600")
+                .header("X-RateLimit-Limit", "5")
+                .header("X-RateLimit-Remaining", "0")
+                .header("X-RateLimit-Reset", "3600")
+                .header("RateLimit-Policy", "\"posts\";q=5;w=3600")
+                .header("RateLimit", "\"posts\";r=0;t=3600")
+                .contentType("application/problem+json")
+                .body("type", equalTo("about:blank"))
+                .body("title", equalTo("Too Many Requests"))
+                .body("status", equalTo(429))
+                .body("detail", equalTo("Request limit reached. Retry after 3600 seconds."))
+                .body("violated-policies", equalTo(List.of("posts")));
+        assertThat(rejected.asString()).doesNotContain(user);
+
+        // Another user has a budget of their own; reading posts and anonymous posts are not limited.
+        given().header("X-User", "bob-" + UUID.randomUUID()).post(url("/api/posts")).then()
+                .statusCode(201).header("X-RateLimit-Remaining", "4");
+        Response read = given().header("X-User", user).get(url("/api/posts"));
+        assertThat(read.statusCode()).isEqualTo(200);
+        assertThat(read.getHeader("RateLimit-Policy")).isNull();
+        for (int i = 0; i < 6; i++) {
+            Response anonymous = given().post(url("/api/posts"));
+            assertThat(anonymous.statusCode()).isEqualTo(201);
+            assertThat(anonymous.getHeader("X-RateLimit-Limit")).isNull();
+        }
+        assertDecidedByRedis();
+    }
+
+    @Test
+    void syncReportsPeakAtExactlyTheLimitAndReturnEveryPermit() {
+        assertBatchCapped(List.of("/reports/sync"));
+        assertBatchCapped(List.of("/reports/sync"));
+    }
+
+    @Test
+    void asyncReportsHoldTheirPermitsUntilTheyCompleteAndThenReturnThem() {
+        assertBatchCapped(List.of("/reports/async"));
+        assertBatchCapped(List.of("/reports/async"));
+    }
+
+    @Test
+    void syncAndAsyncReportsShareOneLimit() {
+        assertBatchCapped(List.of("/reports/sync", "/reports/async"));
+    }
+
+    /**
+     * Fires 3×C parallel reports that would run a minute: exactly C are admitted and held, everyone else is
+     * answered 429 while they run; once released, all C finish and every permit is free again.
+     */
+    private void assertBatchCapped(List<String> paths) {
+        given().post(url("/probe/reset")).then().statusCode(204);
+        List<CompletableFuture<HttpResponse<String>>> responses = new ArrayList<>();
+        for (int i = 0; i < CLIENTS; i++) {
+            HttpRequest request = HttpRequest.newBuilder(URI.create(url(paths.get(i % paths.size()) + "?seconds=60")))
+                    .timeout(Duration.ofSeconds(90)).GET().build();
+            responses.add(http.sendAsync(request, HttpResponse.BodyHandlers.ofString()));
+        }
+        try {
+            await("the excess rejected while " + REPORTS_LIMIT + " run").atMost(Duration.ofSeconds(60))
+                    .failFast("a report was answered before its release, not with 429",
+                            () -> responses.stream().anyMatch(f -> f.isDone() && f.join().statusCode() != 429))
+                    .untilAsserted(() -> {
+                assertThat(responses.stream().filter(f -> f.isDone() && f.join().statusCode() == 429).count())
+                        .isEqualTo(CLIENTS - REPORTS_LIMIT);
+                assertThat(probe().getInt("inFlight")).isEqualTo(REPORTS_LIMIT);
+            });
+            assertThat(responses.stream().filter(CompletableFuture::isDone).count())
+                    .as("only the rejected are answered; the admitted are still held").isEqualTo(CLIENTS - REPORTS_LIMIT);
+        } finally {
+            given().post(url("/probe/release")).then().statusCode(204);
+        }
+        CompletableFuture.allOf(responses.toArray(CompletableFuture[]::new)).orTimeout(60, TimeUnit.SECONDS).join();
+        List<HttpResponse<String>> all = responses.stream().map(CompletableFuture::join).toList();
+        assertThat(all).extracting(HttpResponse::statusCode).containsOnly(200, 429)
+                .filteredOn(s -> s == 200).hasSize(REPORTS_LIMIT);
+
+        HttpResponse<String> rejected = all.stream().filter(r -> r.statusCode() == 429).findFirst().orElseThrow();
+        assertThat(rejected.headers().firstValue("Retry-After")).hasValue("1");
+        assertThat(rejected.headers().firstValue("RateLimit-Policy")).hasValue("\"reports\";q=3;qu=\"concurrent-requests\"");
+        assertThat(rejected.headers().firstValue("RateLimit")).hasValue("\"reports\";r=0");
+        assertThat(rejected.headers().firstValue("X-RateLimit-Limit")).isEmpty();
+        assertThat(rejected.headers().firstValue("Content-Type").orElseThrow()).startsWith("application/problem+json");
+        assertThat(rejected.body()).contains("\"violated-policies\":[\"reports\"]").contains("\"status\":429");
+        HttpResponse<String> admitted = all.stream().filter(r -> r.statusCode() == 200).findFirst().orElseThrow();
+        assertThat(admitted.body()).isEqualTo("report ready\n");
+        assertThat(admitted.headers().firstValue("RateLimit-Policy")).hasValue("\"reports\";q=3;qu=\"concurrent-requests\"");
+        assertThat(admitted.headers().firstValue("RateLimit").orElseThrow()).matches("\"reports\";r=[0-2]");
+
+        JsonPath probe = probe();
+        assertThat(probe.getInt("peak")).as("peak in flight").isEqualTo(REPORTS_LIMIT);
+        assertThat(probe.getInt("started")).isEqualTo(REPORTS_LIMIT);
+        assertThat(probe.getInt("finished")).isEqualTo(REPORTS_LIMIT);
+        assertThat(probe.getInt("inFlight")).isZero();
+        await("every permit back").atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(probe().getInt("free.reports")).isEqualTo(REPORTS_LIMIT));
+        assertDecidedByRedis();
+    }
+
+    /** No decision fell back to on-backend-failure: every count above is Redis's. */
+    private void assertDecidedByRedis() {
+        JsonPath probe = probe();
+        assertThat(probe.getLong("failedOpen")).isZero();
+        assertThat(probe.getLong("failedClosed")).isZero();
+    }
+}
