@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 
 import static org.awaitility.Awaitility.await;
@@ -32,31 +33,35 @@ final class ContainerProcess implements Deployed {
     private final Path log;
     private final Path logDirectory;
     private final String baseUrl;
+    private final Consumer<String> checkLogsAfterStop;
     private final Thread killAtExit;
 
-    private ContainerProcess(String name, Process process, Path log, Path logDirectory, String baseUrl) {
+    private ContainerProcess(String name, Process process, Path log, Path logDirectory, String baseUrl,
+                             Consumer<String> checkLogsAfterStop) {
         this.name = name;
         this.process = process;
         this.log = log;
         this.logDirectory = logDirectory;
         this.baseUrl = baseUrl;
+        this.checkLogsAfterStop = checkLogsAfterStop;
         this.killAtExit = new Thread(() -> kill(process), "stop " + name);
         Runtime.getRuntime().addShutdownHook(killAtExit);
     }
 
     /**
      * Runs {@code command} in {@code directory} and waits until {@code baseUrl + "/probe"} answers 200.
-     * {@code logDirectory}, if not null, holds the container's own log files, reported with its console.
+     * {@code logDirectory}, if not null, holds the container's own log files, reported with its console;
+     * {@code checkLogsAfterStop} asserts what they say once {@link #close} has stopped the container.
      */
     static ContainerProcess start(String name, List<String> command, Path directory, Map<String, String> environment,
-                                  Path logDirectory, String baseUrl) {
+                                  Path logDirectory, String baseUrl, Consumer<String> checkLogsAfterStop) {
         Path log = directory.resolve("console.log");
         ProcessBuilder builder = new ProcessBuilder(command).directory(directory.toFile())
                 .redirectErrorStream(true).redirectOutput(log.toFile());
         builder.environment().putAll(environment);
         ContainerProcess started;
         try {
-            started = new ContainerProcess(name, builder.start(), log, logDirectory, baseUrl);
+            started = new ContainerProcess(name, builder.start(), log, logDirectory, baseUrl, checkLogsAfterStop);
         } catch (IOException e) {
             throw new UncheckedIOException("could not run " + command, e);
         }
@@ -66,7 +71,7 @@ final class ContainerProcess implements Deployed {
             return started;
         } catch (RuntimeException | Error e) {
             String logs = started.logs();
-            started.close();
+            started.stop();
             throw new AssertionError(name + " did not start: " + e.getMessage() + "\n" + logs, e);
         }
     }
@@ -131,8 +136,14 @@ final class ContainerProcess implements Deployed {
         return out.toString();
     }
 
+    /** Stops the container, then checks what it logged while stopping. */
     @Override
     public void close() {
+        stop();
+        checkLogsAfterStop.accept(logs());
+    }
+
+    private void stop() {
         kill(process);
         try {
             Runtime.getRuntime().removeShutdownHook(killAtExit);

@@ -64,7 +64,7 @@ final class StockContainers {
                 "-cp", home.resolve("bin/bootstrap.jar") + java.io.File.pathSeparator + home.resolve("bin/tomcat-juli.jar"),
                 "org.apache.catalina.startup.Bootstrap", "start"));
         return ContainerProcess.start(name, command, base, environment, base.resolve("logs"),
-                "http://127.0.0.1:" + port + CONTEXT);
+                "http://127.0.0.1:" + port + CONTEXT, StockContainers::assertTomcatStoppedEveryThreadOfTheApplication);
     }
 
     /**
@@ -83,7 +83,7 @@ final class StockContainers {
         command.addAll(JVM_OPTIONS);
         command.addAll(List.of("-Djava.io.tmpdir=" + base.resolve("temp"), "-jar", startJar,
                 "jetty.home=" + home, "jetty.base=" + base, "jetty.http.host=127.0.0.1", "jetty.http.port=" + port));
-        return ContainerProcess.start(name, command, base, env, null, "http://127.0.0.1:" + port + CONTEXT);
+        return ContainerProcess.start(name, command, base, env, null, "http://127.0.0.1:" + port + CONTEXT, logs -> { });
     }
 
     /**
@@ -91,8 +91,7 @@ final class StockContainers {
      * filter's {@code destroy} must have stopped Sluice's scheduler and Redisson's event loops and timers.
      * (Netty's thread-locals on Tomcat's request threads are reported too; Tomcat renews those threads itself.)
      */
-    static void assertTomcatStoppedEveryThreadOfTheApplication(Deployed stopped) {
-        String logs = stopped.logs();
+    private static void assertTomcatStoppedEveryThreadOfTheApplication(String logs) {
         org.assertj.core.api.Assertions.assertThat(logs)
                 .as("Tomcat undeployed the application")
                 .contains("Stopping service [Catalina]")
@@ -111,54 +110,52 @@ final class StockContainers {
     private static Path freshDirectory(String name) {
         Path dir = property("it.work").resolve(name);
         if (Files.exists(dir)) {
-            try (Stream<Path> s = Files.walk(dir)) {
-                s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
+            io(() -> {
+                try (Stream<Path> s = Files.walk(dir)) {
+                    s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+                }
+                return null;
+            });
         }
         return createDirectories(dir);
     }
 
     private static void copyTree(Path from, Path to) {
-        try (Stream<Path> s = Files.walk(from)) {
-            for (Path p : (Iterable<Path>) s::iterator) {
-                Path target = to.resolve(from.relativize(p).toString());
-                if (Files.isDirectory(p)) createDirectories(target);
-                else copy(p, target);
+        io(() -> {
+            try (Stream<Path> s = Files.walk(from)) {
+                for (Path p : (Iterable<Path>) s::iterator) {
+                    Path target = to.resolve(from.relativize(p).toString());
+                    if (Files.isDirectory(p)) createDirectories(target);
+                    else copy(p, target);
+                }
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+            return null;
+        });
     }
 
     private static Path createDirectories(Path dir) {
-        try {
-            return Files.createDirectories(dir);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return io(() -> Files.createDirectories(dir));
     }
 
     private static void copy(Path from, Path to) {
-        try {
-            Files.copy(from, to, StandardCopyOption.REPLACE_EXISTING);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        io(() -> Files.copy(from, to, StandardCopyOption.REPLACE_EXISTING));
     }
 
     private static String read(Path file) {
-        try {
-            return Files.readString(file);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return io(() -> Files.readString(file));
     }
 
     private static void write(Path file, String content) {
+        io(() -> Files.writeString(file, content));
+    }
+
+    private interface IoCall<T> {
+        T call() throws IOException;
+    }
+
+    private static <T> T io(IoCall<T> call) {
         try {
-            Files.writeString(file, content);
+            return call.call();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

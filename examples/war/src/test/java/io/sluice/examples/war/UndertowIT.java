@@ -13,19 +13,13 @@ import static org.awaitility.Awaitility.await;
 
 /** Embedded Undertow 2.3 (Servlet 6.0) deploying the exploded WAR from its web.xml, in the test JVM. */
 class UndertowIT extends WarContract {
+    UndertowIT() {
+        super("6.0", "Undertow - " + io.undertow.Version.getVersionString());
+    }
+
     @Override
     Deployed deploy(Map<String, String> settings) {
         return EmbeddedUndertow.deploy(StockContainers.property("it.exploded-war"), settings);
-    }
-
-    @Override
-    String servletVersion() {
-        return "6.0";
-    }
-
-    @Override
-    String serverInfo() {
-        return "Undertow - " + io.undertow.Version.getVersionString();
     }
 
     /**
