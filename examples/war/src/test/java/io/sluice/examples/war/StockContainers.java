@@ -61,6 +61,8 @@ final class StockContainers {
                 "-Djava.util.logging.manager=org.apache.juli.ClassLoaderLogManager",
                 "-Djava.util.logging.config.file=" + base.resolve("conf/logging.properties"),
                 "-Dcatalina.home=" + home, "-Dcatalina.base=" + base, "-Djava.io.tmpdir=" + base.resolve("temp"),
+                // A port taken meanwhile ends the process (a clear failure) instead of leaving it up without a connector.
+                "-Dorg.apache.catalina.startup.EXIT_ON_INIT_FAILURE=true",
                 "-cp", home.resolve("bin/bootstrap.jar") + java.io.File.pathSeparator + home.resolve("bin/tomcat-juli.jar"),
                 "org.apache.catalina.startup.Bootstrap", "start"));
         return ContainerProcess.start(name, command, base, environment, base.resolve("logs"),
