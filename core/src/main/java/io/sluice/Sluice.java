@@ -29,8 +29,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -66,6 +68,8 @@ public final class Sluice implements AutoCloseable {
     private final String keyPrefix;
     /** Lease renewals and decision deadlines: Sluice's own daemon thread, stopped by {@link #close()}. */
     private final ScheduledExecutorService scheduler;
+    /** The scheduler's threads, so that {@link #close} can wait until they have really ended. */
+    private final Queue<Thread> schedulerThreads = new ConcurrentLinkedQueue<>();
     private final ThrottledLog throttledLog = new ThrottledLog(LOG, 10_000);
     private final Clock clock;
     /** Keys a rate rule rejected, until their retry-after: answered here without a Redis round trip. */
@@ -92,6 +96,7 @@ public final class Sluice implements AutoCloseable {
         java.util.concurrent.ScheduledThreadPoolExecutor timers = new java.util.concurrent.ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "sluice-scheduler");
             t.setDaemon(true);
+            schedulerThreads.add(t);
             return t;
         });
         // Most deadlines are cancelled within milliseconds; drop them from the queue at once.
@@ -373,11 +378,20 @@ public final class Sluice implements AutoCloseable {
         return bounded;
     }
 
-    /** Stops lease renewal and closes the backend (and the Redis client, when Sluice created it). */
+    /**
+     * Stops lease renewal and closes the backend (and the Redis client, when Sluice created it). Returns once
+     * Sluice's own thread has ended (within a few seconds), so a container undeploying the application finds
+     * no thread of it still running.
+     */
     @Override
     public void close() {
         scheduler.shutdownNow();
         backend.close();
+        try {
+            for (Thread t : schedulerThreads) t.join(5_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** Builds a {@link Sluice}. Not thread-safe; the built instance is. */

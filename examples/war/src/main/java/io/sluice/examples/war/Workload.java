@@ -5,7 +5,9 @@ import jakarta.servlet.ServletContextEvent;
 import jakarta.servlet.ServletContextListener;
 
 import java.time.Duration;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -27,9 +29,11 @@ public final class Workload {
     private final AtomicInteger started = new AtomicInteger();
     private final AtomicInteger finished = new AtomicInteger();
     private final AtomicReference<CompletableFuture<Void>> gate = new AtomicReference<>(new CompletableFuture<>());
+    private final Queue<Thread> timerThreads = new ConcurrentLinkedQueue<>();
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "report-timer");
         t.setDaemon(true);
+        timerThreads.add(t);
         return t;
     });
 
@@ -84,6 +88,12 @@ public final class Workload {
             if (workload == null) return;
             workload.release();
             workload.timer.shutdownNow();
+            try {
+                // Ended before the container looks for threads the application left running.
+                for (Thread t : workload.timerThreads) t.join(5_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 }
