@@ -14,12 +14,7 @@ import static org.awaitility.Awaitility.await;
 /** Embedded Undertow 2.3 (Servlet 6.0) deploying the exploded WAR from its web.xml, in the test JVM. */
 class UndertowIT extends WarContract {
     UndertowIT() {
-        super("6.0", "Undertow - " + io.undertow.Version.getVersionString());
-    }
-
-    @Override
-    Deployed deploy(Map<String, String> settings) {
-        return EmbeddedUndertow.deploy(StockContainers.property("it.exploded-war"), settings);
+        super(Container.UNDERTOW);
     }
 
     /**
