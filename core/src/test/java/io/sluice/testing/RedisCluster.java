@@ -1,5 +1,8 @@
 package io.sluice.testing;
 
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -178,31 +181,21 @@ public final class RedisCluster implements AutoCloseable {
     }
 
     private void await(Duration timeout, String what, java.util.function.BooleanSupplier condition) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        RuntimeException last = null;
-        while (System.nanoTime() < deadline) {
-            try {
-                if (condition.getAsBoolean()) return;
-            } catch (RuntimeException e) {
-                last = e; // a node still starting or failing over
+        try {
+            Awaitility.await(what).atMost(timeout).pollInterval(Duration.ofMillis(50))
+                    .ignoreExceptions() // a node still starting or failing over
+                    .until(condition::getAsBoolean);
+        } catch (ConditionTimeoutException e) {
+            StringBuilder state = new StringBuilder();
+            for (RedisProcess n : live()) {
+                try {
+                    state.append("\n--- node ").append(n.port()).append(":\n").append(n.command("CLUSTER", "NODES"));
+                } catch (RuntimeException unreadable) {
+                    state.append("\n--- node ").append(n.port()).append(": ").append(unreadable);
+                }
             }
-            try {
-                Thread.sleep(50); // polling interval, bounded by the deadline
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
+            throw new IllegalStateException("Redis Cluster: " + e.getMessage() + state, e);
         }
-        StringBuilder state = new StringBuilder();
-        for (RedisProcess n : live()) {
-            try {
-                state.append("\n--- node ").append(n.port()).append(":\n").append(n.command("CLUSTER", "NODES"));
-            } catch (RuntimeException e) {
-                state.append("\n--- node ").append(n.port()).append(": ").append(e);
-            }
-        }
-        throw new IllegalStateException("Redis Cluster: not within " + timeout + ": " + what
-                + (last != null ? " (last error: " + last + ")" : "") + state);
     }
 
     /** Kills every node and deletes their directories. */
