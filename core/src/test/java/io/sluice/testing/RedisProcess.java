@@ -180,6 +180,10 @@ public final class RedisProcess implements AutoCloseable {
             if (!process.isAlive()) throw new IllegalStateException("redis-server on port " + port + " exited:\n" + log());
             try (Resp resp = Resp.connect(port, Duration.ofSeconds(1))) {
                 if ("PONG".equals(resp.call("PING"))) return;
+            } catch (Resp.RedisError e) {
+                // A server that requires a password (requirepass, ACL) is up when it asks for one.
+                if (e.getMessage().startsWith("NOAUTH")) return;
+                last = e;
             } catch (RuntimeException e) {
                 last = e;
             }
