@@ -321,7 +321,7 @@ public final class Sluice implements AutoCloseable {
         String what = cause == CIRCUIT_OPEN ? "skipped (circuit open after repeated failures)"
                 : cause instanceof TimeoutException ? "too slow" : "failed";
         throttledLog.warn("backend:" + rule.name(), "Backend " + what
-                + " for rule '" + rule.name() + "' (" + cause.getClass().getSimpleName() + "); "
+                + " for rule '" + rule.name() + "'" + (cause == CIRCUIT_OPEN ? "" : " (" + cause.getClass().getSimpleName() + ")") + "; "
                 + (allow ? "allowing" : "denying") + " per on-backend-failure");
         return new Decision(rule, kind, allow, limit, allow ? limit : 0, Duration.ZERO,
                 allow ? Duration.ZERO : Duration.ofSeconds(1), Decision.Outcome.BACKEND_FAILURE);
