@@ -155,7 +155,17 @@ public final class Sluice implements AutoCloseable {
     private void measureClockSkew() {
         long before = clock.millis();
         backend.serverTimeMillis().whenComplete((server, e) -> {
-            if (e != null || server == null) return;
+            if (e != null || server == null) {
+                // Redis down or slow at start: measure again soon rather than in a minute.
+                if (clockSkew == null && !scheduler.isShutdown()) {
+                    try {
+                        scheduler.schedule(this::measureClockSkew, 1, TimeUnit.SECONDS);
+                    } catch (java.util.concurrent.RejectedExecutionException closed) {
+                        // closing
+                    }
+                }
+                return;
+            }
             long after = clock.millis();
             Duration skew = Duration.ofMillis((before + after) / 2 - server);
             clockSkew = skew;
