@@ -154,7 +154,7 @@ class FilterFuzzIT {
         if (r.nextBoolean()) header(b, "Cookie", cookie(r));
         if (r.nextBoolean()) header(b, "X-Forwarded-For", forwardedFor(r));
         if (r.nextBoolean()) header(b, "Forwarded", forwarded(r));
-        if (r.nextInt(8) == 0) b.writeBytes(rawLine(r));
+        if (r.nextInt(16) == 0) b.writeBytes(rawLine(r));
         if (method.equals("POST") || method.equals("PUT")) write(b, "Content-Length: 0\r\n");
         write(b, "\r\n");
         return b.toByteArray();
@@ -168,7 +168,7 @@ class FilterFuzzIT {
 
     private static String path(Random r) {
         String base = pick(r, PATHS);
-        return switch (r.nextInt(12)) {
+        return switch (r.nextInt(20)) {
             case 0 -> base + "/../../etc/passwd";
             case 1 -> base + "/%2e%2e/%2e%2e/";
             case 2 -> base + ";jsessionid=" + token(r, 20);
