@@ -15,7 +15,6 @@ import org.junit.jupiter.api.Timeout;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -29,7 +28,6 @@ import static org.awaitility.Awaitility.await;
 class LostStateIT {
     private RedisProcess redis;
     private Sluice sluice;
-    private final AtomicInteger fresh = new AtomicInteger();
 
     @BeforeEach
     void start() {
@@ -51,17 +49,7 @@ class LostStateIT {
     }
 
     private Admission admit(String rule, String key) {
-        return sluice.admit(List.of(rule(rule)), KeySource.fixed(key)).toCompletableFuture().join();
-    }
-
-    /** Exactly 5 of 6 on a fresh key, each decided by Redis. */
-    private boolean rateExact() {
-        String key = "fresh-" + fresh.incrementAndGet();
-        for (int i = 0; i < 6; i++) {
-            Decision d = admit("r", key).decisions().get(0);
-            if (d.outcome() != Decision.Outcome.DECIDED || d.allowed() != (i < 5)) return false;
-        }
-        return true;
+        return Probe.admit(sluice, rule, key);
     }
 
     /** On the key: two permits granted, a third refused, and both back after release. */
@@ -78,7 +66,7 @@ class LostStateIT {
 
     @Test
     void flushallAndARestartWithoutPersistenceUnderLoad() throws Exception {
-        await().atMost(Duration.ofSeconds(20)).until(this::rateExact);
+        await().atMost(Duration.ofSeconds(20)).until(() -> Probe.exact(sluice, "r"));
         try (EngineLoad load = EngineLoad.start(sluice, 4, 5, "r", "c")) {
             await().atMost(Duration.ofSeconds(10)).until(() -> load.decided.get() > 200);
             for (int i = 0; i < 3; i++) {
@@ -96,7 +84,7 @@ class LostStateIT {
             assertThat(load.policyViolations.get()).isZero();
         }
         long healedAt = System.nanoTime();
-        await().atMost(Duration.ofSeconds(10)).until(this::rateExact);
+        await().atMost(Duration.ofSeconds(10)).until(() -> Probe.exact(sluice, "r"));
         // Permits granted before a flush and released after it, or granted in the flush's shadow: all free again
         // within a lease, on every key the load used.
         for (int k = 0; k < 5; k++) {

@@ -159,9 +159,13 @@ class NodeCrashIT {
         }
 
         @Override
-        public void close() throws InterruptedException {
+        public void close() {
             running = false;
-            for (Thread t : threads) t.join(10_000);
+            try {
+                for (Thread t : threads) t.join(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 }

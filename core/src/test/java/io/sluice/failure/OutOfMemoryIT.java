@@ -1,7 +1,5 @@
 package io.sluice.failure;
 
-import io.sluice.Decision;
-import io.sluice.KeySource;
 import io.sluice.Sluice;
 import io.sluice.testing.EngineLoad;
 import io.sluice.testing.RedisProcess;
@@ -10,9 +8,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -35,16 +31,7 @@ class OutOfMemoryIT {
                      "sluice.rules.closed.on-backend-failure", "deny",
                      "sluice.rules.slots.concurrency", "1000",
                      "sluice.rules.check.rate", "5/2s"))) {
-            AtomicInteger fresh = new AtomicInteger();
-            var check = sluice.rules().get("check").orElseThrow();
-            java.util.function.BooleanSupplier exact = () -> {
-                String key = "probe-" + fresh.incrementAndGet();
-                for (int i = 0; i < 6; i++) {
-                    Decision d = sluice.admit(List.of(check), KeySource.fixed(key)).toCompletableFuture().join().decisions().get(0);
-                    if (d.outcome() != Decision.Outcome.DECIDED || d.allowed() != (i < 5)) return false;
-                }
-                return true;
-            };
+            java.util.function.BooleanSupplier exact = () -> Probe.exact(sluice, "check");
             await().atMost(Duration.ofSeconds(20)).until(exact::getAsBoolean);
             try (EngineLoad load = EngineLoad.start(sluice, 4, 1_000, "open", "closed", "slots")) {
                 await().atMost(Duration.ofSeconds(10)).until(() -> load.decided.get() > 100);

@@ -65,8 +65,7 @@ class SecureRedisIT {
     }
 
     private static Admission admit(Sluice sluice, String rule, String key) {
-        Rule r = sluice.rules().get(rule).orElseThrow();
-        return sluice.admit(List.of(r), KeySource.fixed(key)).toCompletableFuture().join();
+        return Probe.admit(sluice, rule, key);
     }
 
     /** Rate, concurrency, a waiting acquire woken by a release, and the clock-skew measurement: all through Redis. */

@@ -30,12 +30,6 @@ class StallAccountingIT {
         return (Long) redis.command("ZCARD", key);
     }
 
-    private static boolean decidedByRedis(Sluice sluice, String rule) {
-        Admission a = sluice.admit(List.of(sluice.rules().get(rule).orElseThrow()), KeySource.fixed("warm-up"))
-                .toCompletableFuture().join();
-        return a.decisions().get(0).outcome() == io.sluice.Decision.Outcome.DECIDED;
-    }
-
     @Test
     void afterAStallNothingIsCountedTwiceAndFullCapacityReturnsAfterOneWindow() throws Exception {
         try (RedisProcess redis = RedisProcess.start();
@@ -45,7 +39,7 @@ class StallAccountingIT {
              // A second's deadline: the stall still times it out, and the exact check at the end never does.
              Sluice windowed = Sluice.fromProperties(Map.of("sluice.redis.address", redis.address(),
                      "sluice.backend-timeout", "1s", "sluice.rules.window.rate", "10/2s"))) {
-            await().atMost(Duration.ofSeconds(20)).until(() -> decidedByRedis(counting, "count") && decidedByRedis(windowed, "window"));
+            await().atMost(Duration.ofSeconds(20)).until(() -> Probe.decidedByRedis(counting, "count") && Probe.decidedByRedis(windowed, "window"));
             Stats before = counting.stats();
             long decided;
             try (EngineLoad countLoad = EngineLoad.start(counting, 4, 1, "count");

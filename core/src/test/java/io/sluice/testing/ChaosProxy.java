@@ -106,10 +106,6 @@ public final class ChaosProxy implements AutoCloseable {
         return delivered("EVAL") + delivered("EVALSHA");
     }
 
-    public int openConnections() {
-        return links.size();
-    }
-
     @Override
     public void close() {
         closed = true;
