@@ -155,7 +155,7 @@ public final class Sluice implements AutoCloseable {
     private void measureClockSkew() {
         long before = clock.millis();
         backend.serverTimeMillis().whenComplete((server, e) -> {
-            if (e != null || server == null) {
+            if (e != null) {
                 // Redis down or slow at start: measure again soon rather than in a minute.
                 if (clockSkew == null && !scheduler.isShutdown()) {
                     try {
@@ -166,6 +166,7 @@ public final class Sluice implements AutoCloseable {
                 }
                 return;
             }
+            if (server == null) return; // a store without a clock of its own
             long after = clock.millis();
             Duration skew = Duration.ofMillis((before + after) / 2 - server);
             clockSkew = skew;
