@@ -160,7 +160,7 @@ public final class Sluice implements AutoCloseable {
     private void measureClockSkew() {
         long before = clock.millis();
         backend.serverTimeMillis().whenComplete((server, e) -> {
-            if (e != null || server == null) {
+            if (e != null) {
                 // Redis down or slow at start: measure again soon rather than in a minute.
                 if (clockSkew == null && !scheduler.isShutdown()) {
                     try {
@@ -171,6 +171,7 @@ public final class Sluice implements AutoCloseable {
                 }
                 return;
             }
+            if (server == null) return; // a store without a clock of its own
             long after = clock.millis();
             Duration skew = Duration.ofMillis((before + after) / 2 - server);
             clockSkew = skew;
@@ -336,7 +337,7 @@ public final class Sluice implements AutoCloseable {
         String what = cause == CIRCUIT_OPEN ? "skipped (circuit open after repeated failures)"
                 : cause instanceof TimeoutException ? "too slow" : "failed";
         throttledLog.warn("backend:" + rule.name(), "Backend " + what
-                + " for rule '" + rule.name() + "' (" + cause.getClass().getSimpleName() + "); "
+                + " for rule '" + rule.name() + "'" + (cause == CIRCUIT_OPEN ? "" : " (" + cause.getClass().getSimpleName() + ")") + "; "
                 + (allow ? "allowing" : "denying") + " per on-backend-failure");
         return new Decision(rule, kind, allow, limit, allow ? limit : 0, Duration.ZERO,
                 allow ? Duration.ZERO : Duration.ofSeconds(1), Decision.Outcome.BACKEND_FAILURE);

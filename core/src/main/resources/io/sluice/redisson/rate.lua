@@ -49,6 +49,9 @@ else
       current = current + released
     end
   end
+  -- The log was lost (eviction) but the counter was not: nothing is consumed in the window any more. Without
+  -- this, a counter at 0 that every request keeps alive would deny forever.
+  if current < rate and redis.call('zcard', KEYS[3]) == 0 then current = rate end
 end
 
 local allowed = 0

@@ -8,15 +8,23 @@ import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 
 import java.time.Clock;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** An in-memory backend that counts decision calls and can be switched "down" (every decision fails). */
+/**
+ * An in-memory backend that counts decision calls and can be switched "down" (every decision fails) or "silent"
+ * (no decision is ever answered, until the test completes {@link #pendingAcquires} by hand); records releases.
+ */
 public final class CountingBackend implements LimiterBackend {
     public final AtomicInteger calls = new AtomicInteger();
     public final AtomicBoolean down = new AtomicBoolean();
+    public final AtomicBoolean silent = new AtomicBoolean();
+    public final List<CompletableFuture<LeaseOutcome>> pendingAcquires = new CopyOnWriteArrayList<>();
+    public final List<String> released = new CopyOnWriteArrayList<>();
     private final InMemoryBackend memory;
 
     public CountingBackend(Clock clock) {
@@ -26,12 +34,18 @@ public final class CountingBackend implements LimiterBackend {
     @Override
     public CompletionStage<RateOutcome> tryConsume(RateRequest request) {
         calls.incrementAndGet();
+        if (silent.get()) return new CompletableFuture<>();
         return down.get() ? CompletableFuture.failedFuture(new IllegalStateException("down")) : memory.tryConsume(request);
     }
 
     @Override
     public CompletionStage<LeaseOutcome> tryAcquire(LeaseRequest request) {
         calls.incrementAndGet();
+        if (silent.get()) {
+            CompletableFuture<LeaseOutcome> pending = new CompletableFuture<>();
+            pendingAcquires.add(pending);
+            return pending;
+        }
         return down.get() ? CompletableFuture.failedFuture(new IllegalStateException("down")) : memory.tryAcquire(request);
     }
 
@@ -42,6 +56,7 @@ public final class CountingBackend implements LimiterBackend {
 
     @Override
     public CompletionStage<Boolean> release(LeaseRequest request, String permitId) {
+        released.add(permitId);
         return memory.release(request, permitId);
     }
 
