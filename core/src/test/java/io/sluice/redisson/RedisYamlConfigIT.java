@@ -47,10 +47,23 @@ class RedisYamlConfigIT {
     }
 
     private static Decision decide(Sluice sluice) {
+        return decide(sluice, "k");
+    }
+
+    private static Decision decide(Sluice sluice, String key) {
         Rule rule = sluice.rules().get("r").orElseThrow();
-        try (Admission a = sluice.admit(List.of(rule), r -> "k").toCompletableFuture().join()) {
+        try (Admission a = sluice.admit(List.of(rule), r -> key).toCompletableFuture().join()) {
             return a.decisions().get(0);
         }
+    }
+
+    /**
+     * The first connection (a TLS handshake, an AUTH) is made in the background and can outlast a decision's
+     * deadline on a loaded machine; wait for it on a key of its own so the checks on "k" start from zero.
+     */
+    private static void awaitConnected(Sluice sluice) {
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
+                .until(() -> decide(sluice, "connected?").outcome() == Decision.Outcome.DECIDED);
     }
 
     @Test
@@ -60,6 +73,7 @@ class RedisYamlConfigIT {
             // Redisson 4 takes credentials at the top level (inside singleServerConfig they still work, deprecated).
             String yaml = "username: \"sluice\"\npassword: \"" + SECRET + "\"\nsingleServerConfig:\n  address: \"" + redis.address() + "\"\n";
             try (Sluice sluice = sluice(yaml, "2s")) {
+                awaitConnected(sluice);
                 Decision d = decide(sluice);
                 assertThat(d.outcome()).isEqualTo(Decision.Outcome.DECIDED);
                 assertThat(d.remaining()).isEqualTo(2);
@@ -86,6 +100,7 @@ class RedisYamlConfigIT {
             String yaml = "password: \"" + SECRET + "\"\nsingleServerConfig:\n  address: \"rediss://127.0.0.1:" + tlsPort + "\"\n"
                     + "sslTruststore: \"" + tls.resolve("truststore.p12").toUri() + "\"\nsslTruststorePassword: \"trust-pass\"\n";
             try (Sluice sluice = sluice(yaml, "2s")) {
+                awaitConnected(sluice);
                 assertThat(decide(sluice).outcome()).isEqualTo(Decision.Outcome.DECIDED);
                 assertThat(decide(sluice).remaining()).isEqualTo(1);
             }
@@ -166,6 +181,7 @@ class RedisYamlConfigIT {
             String yaml = "singleServerConfig:\n  address: \"" + redis.address() + "\"\n  timeout: 10000\n"
                     + "  retryAttempts: 5\n";
             try (Sluice sluice = sluice(yaml, "200ms")) {
+                awaitConnected(sluice);
                 assertThat(decide(sluice).remaining()).isEqualTo(2);
                 redis.command("CLIENT", "PAUSE", "1500", "ALL");
                 long start = System.nanoTime();
