@@ -30,8 +30,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -67,6 +69,8 @@ public final class Sluice implements AutoCloseable {
     private final String keyPrefix;
     /** Lease renewals and decision deadlines: Sluice's own daemon thread, stopped by {@link #close()}. */
     private final ScheduledExecutorService scheduler;
+    /** The scheduler's threads, so that {@link #close} can wait until they have really ended. */
+    private final Queue<Thread> schedulerThreads = new ConcurrentLinkedQueue<>();
     private final ThrottledLog throttledLog = new ThrottledLog(LOG, 10_000);
     private final Clock clock;
     /** Keys a rate rule rejected, until their retry-after: answered here without a Redis round trip. */
@@ -95,6 +99,7 @@ public final class Sluice implements AutoCloseable {
         java.util.concurrent.ScheduledThreadPoolExecutor timers = new java.util.concurrent.ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "sluice-scheduler");
             t.setDaemon(true);
+            schedulerThreads.add(t);
             return t;
         });
         // Lease renewals are cancelled when their request ends; drop them from the queue at once.
@@ -159,7 +164,18 @@ public final class Sluice implements AutoCloseable {
     private void measureClockSkew() {
         long before = clock.millis();
         backend.serverTimeMillis().whenComplete((server, e) -> {
-            if (e != null || server == null) return;
+            if (e != null) {
+                // Redis down or slow at start: measure again soon rather than in a minute.
+                if (clockSkew == null && !scheduler.isShutdown()) {
+                    try {
+                        scheduler.schedule(this::measureClockSkew, 1, TimeUnit.SECONDS);
+                    } catch (java.util.concurrent.RejectedExecutionException closed) {
+                        // closing
+                    }
+                }
+                return;
+            }
+            if (server == null) return; // a store without a clock of its own
             long after = clock.millis();
             Duration skew = Duration.ofMillis((before + after) / 2 - server);
             clockSkew = skew;
@@ -343,7 +359,7 @@ public final class Sluice implements AutoCloseable {
         String what = cause == CIRCUIT_OPEN ? "skipped (circuit open after repeated failures)"
                 : cause instanceof TimeoutException ? "too slow" : "failed";
         throttledLog.warn("backend:" + rule.name(), "Backend " + what
-                + " for rule '" + rule.name() + "' (" + cause.getClass().getSimpleName() + "); "
+                + " for rule '" + rule.name() + "'" + (cause == CIRCUIT_OPEN ? "" : " (" + cause.getClass().getSimpleName() + ")") + "; "
                 + (allow ? "allowing" : "denying") + " per on-backend-failure");
         return new Decision(rule, kind, allow, limit, allow ? limit : 0, Duration.ZERO,
                 allow ? Duration.ZERO : Duration.ofSeconds(1), Decision.Outcome.BACKEND_FAILURE);
@@ -387,11 +403,20 @@ public final class Sluice implements AutoCloseable {
         return deadlines.bound(stage, limit);
     }
 
-    /** Stops lease renewal and closes the backend (and the Redis client, when Sluice created it). */
+    /**
+     * Stops lease renewal and closes the backend (and the Redis client, when Sluice created it). Returns once
+     * Sluice's own thread has ended (within a few seconds), so a container undeploying the application finds
+     * no thread of it still running.
+     */
     @Override
     public void close() {
         scheduler.shutdownNow();
         backend.close();
+        try {
+            for (Thread t : schedulerThreads) t.join(5_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** Builds a {@link Sluice}. Not thread-safe; the built instance is. */

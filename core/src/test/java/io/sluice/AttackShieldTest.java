@@ -150,9 +150,9 @@ class AttackShieldTest {
         assertThat(backend.calls.get()).as("one call in").isEqualTo(1);
         backend.hold();
         assertTimeoutPreemptively(Duration.ofSeconds(5), () -> held.close());
-        assertThat(backend.releases.get()).isEqualTo(1);
+        assertThat(backend.released.size()).isEqualTo(1);
         held.close();
-        assertThat(backend.releases.get()).as("released exactly once").isEqualTo(1);
+        assertThat(backend.released.size()).as("released exactly once").isEqualTo(1);
         backend.open();
         assertThat(s.availablePermits(s.rules().get("c").orElseThrow(), "*").toCompletableFuture().join()).isEqualTo(1);
     }

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -33,6 +34,18 @@ class SluiceTest {
     private static Admission admit(Sluice s, KeySource keys, String... rules) {
         List<Rule> list = java.util.Arrays.stream(rules).map(n -> s.rules().get(n).orElseThrow()).toList();
         return s.admit(list, keys).toCompletableFuture().join();
+    }
+
+    @Test
+    void closeReturnsOnlyOnceItsOwnThreadHasEnded() {
+        Set<Thread> before = Thread.getAllStackTraces().keySet();
+        Sluice s = sluice("sluice.rules.a.rate", "1/s");
+        List<Thread> started = Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> !before.contains(t) && t.getName().equals("sluice-scheduler")).toList();
+        assertThat(started).hasSize(1);
+        s.close();
+        // What Tomcat checks when it undeploys an application: a thread left running is reported as a leak.
+        assertThat(started.get(0).isAlive()).isFalse();
     }
 
     @Test

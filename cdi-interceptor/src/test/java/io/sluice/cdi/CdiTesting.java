@@ -27,7 +27,10 @@ final class CdiTesting {
     static Path rulesFile(String... lines) {
         StringBuilder sb = new StringBuilder()
                 .append("sluice.redis.address=").append(TestRedis.address()).append('\n')
-                .append("sluice.key-prefix=sluice-cdi-test-").append(UUID.randomUUID()).append('\n');
+                .append("sluice.key-prefix=sluice-cdi-test-").append(UUID.randomUUID()).append('\n')
+                // Exact counts: a cold first connection on a loaded machine must not fail a decision open (the
+                // 100 ms default deadline is the failure suites' subject, not these tests').
+                .append("sluice.backend-timeout=5s\n");
         for (String line : lines) sb.append(line).append('\n');
         try {
             Path file = Files.createTempFile("sluice-cdi-test", ".properties");

@@ -21,9 +21,11 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * Limits in Redis, in the data layout of Redisson's {@link RRateLimiter} (type {@code OVERALL}) and
@@ -35,6 +37,12 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Scripts are never retried: a retried limiter script can count twice. Time comes from the injected
  * clock of this server, as Redisson's primitives do. Every key written gets a TTL. Thread-safe.
+ *
+ * <p>Redisson's lazy start connects on the first command <em>in the calling thread</em>, retrying for as
+ * long as its configuration says (seconds with Redisson's defaults). So that no request thread ever waits
+ * for a connection, the first connection is made on a thread of this backend's own; until it succeeds,
+ * operations wait for it without blocking a thread (the caller's deadline bounds that wait), and a failed
+ * attempt is retried at most once a second, on demand.
  */
 public final class RedissonBackend implements LimiterBackend {
     private static final String RATE = script("rate.lua");
@@ -47,6 +55,11 @@ public final class RedissonBackend implements LimiterBackend {
     private final Clock clock;
     private final Duration timeout;
     private final RScript scripts;
+    private final Object connectLock = new Object();
+    private volatile boolean connected;
+    private volatile boolean closed;
+    private CompletableFuture<Void> connection; // guarded by connectLock
+    private long lastAttemptNanos;              // guarded by connectLock
 
     /**
      * @param redisson   the client; closed by {@link #close()} only when {@code ownsClient}
@@ -60,6 +73,46 @@ public final class RedissonBackend implements LimiterBackend {
         this.timeout = timeout;
         this.scripts = redisson.getScript(OptionalOptions.defaults()
                 .codec(StringCodec.INSTANCE).timeout(timeout).retryAttempts(0));
+        connection();
+    }
+
+    private static final long RECONNECT_SPACING_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final String PING = "return 1";
+
+    /** Runs {@code call} now when connected; otherwise once the (background) first connection succeeds. */
+    private <T> CompletionStage<T> whenConnected(Supplier<CompletionStage<T>> call) {
+        if (connected) return call.get();
+        return connection().thenCompose(ignored -> call.get());
+    }
+
+    private CompletableFuture<Void> connection() {
+        synchronized (connectLock) {
+            boolean failed = connection != null && connection.isCompletedExceptionally();
+            if (connection == null || failed && System.nanoTime() - lastAttemptNanos >= RECONNECT_SPACING_NANOS) {
+                lastAttemptNanos = System.nanoTime();
+                CompletableFuture<Void> attempt = new CompletableFuture<>();
+                connection = attempt;
+                if (closed) {
+                    attempt.completeExceptionally(new IllegalStateException("Sluice's Redis backend is closed"));
+                } else {
+                    Thread connector = new Thread(() -> connect(attempt), "sluice-redis-connect");
+                    connector.setDaemon(true);
+                    connector.start();
+                }
+            }
+            return connection;
+        }
+    }
+
+    /** Any first command makes Redisson connect; this thread is the one it blocks. */
+    private void connect(CompletableFuture<Void> attempt) {
+        try {
+            scripts.eval(RScript.Mode.READ_ONLY, PING, RScript.ReturnType.LONG);
+            connected = true;
+            attempt.complete(null);
+        } catch (RuntimeException e) {
+            attempt.completeExceptionally(e);
+        }
     }
 
     /** The client underneath, for applications that want Redisson's own objects beside Sluice's. */
@@ -69,6 +122,10 @@ public final class RedissonBackend implements LimiterBackend {
 
     @Override
     public CompletionStage<RateOutcome> tryConsume(RateRequest r) {
+        return whenConnected(() -> consume(r));
+    }
+
+    private CompletionStage<RateOutcome> consume(RateRequest r) {
         String name = r.key();
         long interval = r.period().toMillis();
         CompletionStage<List<Long>> result = scripts.evalAsync(name, RScript.Mode.READ_WRITE, RATE, RScript.ReturnType.LIST,
@@ -80,11 +137,15 @@ public final class RedissonBackend implements LimiterBackend {
 
     @Override
     public CompletionStage<LeaseOutcome> tryAcquire(LeaseRequest r) {
+        return whenConnected(() -> acquire(r));
+    }
+
+    private CompletionStage<LeaseOutcome> acquire(LeaseRequest r) {
         String permitId = randomId();
         CompletionStage<LeaseOutcome> immediate = acquireNow(r, permitId);
         if (r.waitTime().isZero()) return immediate;
         return immediate.thenCompose(outcome -> {
-            if (outcome.acquired()) return java.util.concurrent.CompletableFuture.completedFuture(outcome);
+            if (outcome.acquired()) return CompletableFuture.completedFuture(outcome);
             // Redisson's own waiting acquire sleeps on the semaphore's channel, woken by every release.
             RPermitExpirableSemaphore semaphore = semaphore(r.key(), r.waitTime().plus(timeout));
             return semaphore.tryAcquireAsync(r.waitTime().toMillis(), r.lease().toMillis(), TimeUnit.MILLISECONDS)
@@ -105,25 +166,25 @@ public final class RedissonBackend implements LimiterBackend {
     @Override
     public CompletionStage<Boolean> renew(LeaseRequest r, String permitId) {
         String name = r.key();
-        CompletionStage<Long> result = scripts.evalAsync(name, RScript.Mode.READ_WRITE, RENEW, RScript.ReturnType.LONG,
+        return whenConnected(() -> scripts.<Long>evalAsync(name, RScript.Mode.READ_WRITE, RENEW, RScript.ReturnType.LONG,
                 List.<Object>of(name, suffix(name, "timeout")),
-                permitId, Long.toString(clock.millis() + r.lease().toMillis()), Long.toString(keyTtl(r)));
-        return result.thenApply(v -> v == 1L);
+                permitId, Long.toString(clock.millis() + r.lease().toMillis()), Long.toString(keyTtl(r))))
+                .thenApply(v -> v == 1L);
     }
 
     @Override
     public CompletionStage<Boolean> release(LeaseRequest r, String permitId) {
         String name = r.key();
-        CompletionStage<Long> result = scripts.evalAsync(name, RScript.Mode.READ_WRITE, RELEASE, RScript.ReturnType.LONG,
-                List.<Object>of(name, suffix(name, "timeout"), channel(name)), permitId, Integer.toString(r.limit()));
-        return result.thenApply(v -> v == 1L);
+        return whenConnected(() -> scripts.<Long>evalAsync(name, RScript.Mode.READ_WRITE, RELEASE, RScript.ReturnType.LONG,
+                List.<Object>of(name, suffix(name, "timeout"), channel(name)), permitId, Integer.toString(r.limit())))
+                .thenApply(v -> v == 1L);
     }
 
     @Override
     public CompletionStage<Integer> available(LeaseRequest r) {
-        return redisson.getKeys().countExistsAsync(r.key()).thenCompose(exists -> exists == 0
-                ? java.util.concurrent.CompletableFuture.completedFuture(r.limit())
-                : semaphore(r.key(), timeout).availablePermitsAsync());
+        return whenConnected(() -> redisson.getKeys().countExistsAsync(r.key()).thenCompose(exists -> exists == 0
+                ? CompletableFuture.completedFuture(r.limit())
+                : semaphore(r.key(), timeout).availablePermitsAsync()));
     }
 
     private RPermitExpirableSemaphore semaphore(String name, Duration commandTimeout) {
@@ -164,6 +225,11 @@ public final class RedissonBackend implements LimiterBackend {
 
     @Override
     public CompletionStage<Long> serverTimeMillis() {
+        // Not while connecting: the wait would count as round-trip time and skew the measurement.
+        if (!connected) {
+            connection();
+            return CompletableFuture.failedFuture(new IllegalStateException("not connected to Redis yet"));
+        }
         return scripts.evalAsync(RScript.Mode.READ_ONLY,
                 "local t = redis.call('TIME'); return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)",
                 RScript.ReturnType.LONG);
@@ -171,6 +237,7 @@ public final class RedissonBackend implements LimiterBackend {
 
     @Override
     public void close() {
+        closed = true;
         if (ownsClient) redisson.shutdown(0, 2, TimeUnit.SECONDS);
     }
 }

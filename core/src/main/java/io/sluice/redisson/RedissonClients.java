@@ -1,10 +1,13 @@
 package io.sluice.redisson;
 
 import io.sluice.ConfigException;
+import io.sluice.rule.RuleParser;
 import io.sluice.rule.Settings;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
+import org.yaml.snakeyaml.error.Mark;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -37,7 +40,16 @@ public final class RedissonClients {
                     .setPingConnectionInterval(5000);
         }
         config.setLazyInitialization(true);
-        return Redisson.create(config);
+        try {
+            return Redisson.create(config);
+        } catch (RuntimeException e) {
+            // Such as a malformed address: its message may echo the address with its password.
+            String property = settings.redisConfig().isPresent() ? "sluice.redis.config" : "sluice.redis.address";
+            String value = settings.redisConfig().orElseGet(() -> RuleParser.redactUserInfo(
+                    settings.redisAddress().orElse(Settings.DEFAULT_REDIS_ADDRESS)));
+            throw new ConfigException(property + " = \"" + value + "\": Redisson could not create a client from it ("
+                    + causes(e) + ")");
+        }
     }
 
     private static Config yaml(String location, ClassLoader loader) {
@@ -55,9 +67,28 @@ public final class RedissonClients {
                 return Config.fromYAML(in);
             }
         } catch (IOException | RuntimeException e) {
-            // The YAML may hold passwords: name the location and the kind of failure, never the content.
+            // The YAML may hold passwords, and parser messages quote it: name the location, the kind of
+            // failure and where it is, never the content.
             throw new ConfigException("sluice.redis.config = \"" + location
-                    + "\": expected a readable Redisson YAML file (" + e.getClass().getSimpleName() + ")");
+                    + "\": expected a readable Redisson YAML file (" + causes(e) + position(e) + ")");
         }
+    }
+
+    /** The class names of an exception and its causes, without their messages. */
+    private static String causes(Throwable e) {
+        StringBuilder names = new StringBuilder(e.getClass().getSimpleName());
+        for (Throwable c = e.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
+            names.append(" < ").append(c.getClass().getSimpleName());
+        }
+        return names.toString();
+    }
+
+    /** The line and column of the innermost YAML problem, if the parser marked one. */
+    private static String position(Throwable e) {
+        Mark mark = null;
+        for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof MarkedYAMLException m && m.getProblemMark() != null) mark = m.getProblemMark();
+        }
+        return mark == null ? "" : " at line " + (mark.getLine() + 1) + ", column " + (mark.getColumn() + 1);
     }
 }

@@ -212,7 +212,7 @@ public final class RuleParser {
     }
 
     /** Passwords in {@code redis://user:secret@host} (or {@code user:secret@host}) never reach a log. */
-    static String redactUserInfo(String address) {
+    public static String redactUserInfo(String address) {
         int at = address.lastIndexOf('@');
         if (at < 0) return address;
         int scheme = address.indexOf("://");

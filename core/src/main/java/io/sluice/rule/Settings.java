@@ -29,6 +29,6 @@ public record Settings(
         Duration maxClockSkew) {
 
     public static final String DEFAULT_REDIS_ADDRESS = "redis://127.0.0.1:6379";
-    public static final Duration DEFAULT_BACKEND_TIMEOUT = Duration.ofMillis(500);
+    public static final Duration DEFAULT_BACKEND_TIMEOUT = Duration.ofMillis(100);
     public static final Duration DEFAULT_MAX_CLOCK_SKEW = Duration.ofMillis(500);
 }

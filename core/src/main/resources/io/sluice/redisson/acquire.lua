@@ -13,11 +13,14 @@ if #expired > 0 then
   end
 end
 
+-- Free permits and live leases always add up to the limit. When they do not, one of the two keys was lost
+-- (first use, FLUSHALL, eviction, a stale replica): the live leases are the truth, so a lost lease set never
+-- leaves a count at 0 that every request keeps alive and that would deny forever.
 local value = redis.call('get', KEYS[1])
-if value == false then
-  -- First use, or state lost: permits still held by live leases stay taken.
-  value = limit - redis.call('zcard', KEYS[2])
-  if value < 0 then value = 0 end
+local free = limit - redis.call('zcard', KEYS[2])
+if free < 0 then free = 0 end
+if value == false or tonumber(value) ~= free then
+  value = free
   redis.call('set', KEYS[1], value)
 else
   value = tonumber(value)

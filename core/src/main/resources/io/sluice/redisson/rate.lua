@@ -59,6 +59,12 @@ else
       delta = released
     end
   end
+  -- The log was lost (eviction) but the counter was not: nothing is consumed in the window any more. Without
+  -- this, a counter at 0 that every request keeps alive would deny forever.
+  if current < rate and redis.call('zcard', KEYS[3]) == 0 then
+    current = rate
+    rewrite = true
+  end
 end
 
 local allowed = 0

@@ -62,7 +62,7 @@ class RuleParserTest {
         assertThat(s.trustedProxies().isEmpty()).isTrue();
         assertThat(s.trustedProxies().trusts("10.0.0.1")).isFalse();
         assertThat(s.headers()).isEqualTo(HeaderStyle.ALL);
-        assertThat(s.backendTimeout()).isEqualTo(Duration.ofMillis(500));
+        assertThat(s.backendTimeout()).isEqualTo(Duration.ofMillis(100));
     }
 
     @Test

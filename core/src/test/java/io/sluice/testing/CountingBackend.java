@@ -8,21 +8,31 @@ import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 
 import java.time.Clock;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 /**
- * An in-memory backend that counts decision calls, can be switched "down" (every decision fails), and can
- * hold its answers (and releases) until the test opens it, as a slow Redis would.
+ * An in-memory backend that counts decision calls and can be switched "down" (every decision fails) or "silent"
+ * (no decision is ever answered, until the test completes {@link #pendingAcquires} by hand); records releases;
+ * and can hold its answers (and releases) until the test opens it, as a slow Redis would.
  */
 public final class CountingBackend implements LimiterBackend {
     public final AtomicInteger calls = new AtomicInteger();
-    public final AtomicInteger releases = new AtomicInteger();
     public final AtomicBoolean down = new AtomicBoolean();
+    public final AtomicBoolean silent = new AtomicBoolean();
+    public final List<CompletableFuture<LeaseOutcome>> pendingAcquires = new CopyOnWriteArrayList<>();
+    public final List<String> released = new CopyOnWriteArrayList<>();
     private final InMemoryBackend memory;
     private volatile CompletableFuture<Void> gate = CompletableFuture.completedFuture(null);
+
+    public CountingBackend(Clock clock) {
+        this.memory = new InMemoryBackend(clock);
+    }
 
     /** From now on, answers wait for {@link #open()}. */
     public void hold() {
@@ -34,24 +44,26 @@ public final class CountingBackend implements LimiterBackend {
         gate.complete(null);
     }
 
-    private <T> CompletionStage<T> whenOpen(java.util.function.Supplier<CompletionStage<T>> answer) {
+    private <T> CompletionStage<T> whenOpen(Supplier<CompletionStage<T>> answer) {
         CompletableFuture<Void> g = gate;
         return g.isDone() ? answer.get() : g.thenCompose(ignored -> answer.get());
-    }
-
-    public CountingBackend(Clock clock) {
-        this.memory = new InMemoryBackend(clock);
     }
 
     @Override
     public CompletionStage<RateOutcome> tryConsume(RateRequest request) {
         calls.incrementAndGet();
+        if (silent.get()) return new CompletableFuture<>();
         return down.get() ? CompletableFuture.failedFuture(new IllegalStateException("down")) : whenOpen(() -> memory.tryConsume(request));
     }
 
     @Override
     public CompletionStage<LeaseOutcome> tryAcquire(LeaseRequest request) {
         calls.incrementAndGet();
+        if (silent.get()) {
+            CompletableFuture<LeaseOutcome> pending = new CompletableFuture<>();
+            pendingAcquires.add(pending);
+            return pending;
+        }
         return down.get() ? CompletableFuture.failedFuture(new IllegalStateException("down")) : whenOpen(() -> memory.tryAcquire(request));
     }
 
@@ -62,7 +74,7 @@ public final class CountingBackend implements LimiterBackend {
 
     @Override
     public CompletionStage<Boolean> release(LeaseRequest request, String permitId) {
-        releases.incrementAndGet();
+        released.add(permitId);
         return whenOpen(() -> memory.release(request, permitId));
     }
 

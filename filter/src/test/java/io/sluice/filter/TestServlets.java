@@ -117,9 +117,46 @@ final class TestServlets {
         }
     }
 
+    /**
+     * For app servers in separate JVMs ({@link AppServerMain}): appends {@code B|E <request id> <wall-clock
+     * micros>} to the file named by the system property {@code sluice.test.intervals} when the work begins and
+     * ends, so the test can merge the intervals of every process. Holds {@code ?ms=} milliseconds, or with
+     * {@code ?gate} until the file named by {@code sluice.test.gate} exists.
+     */
+    static final class Recorded extends HttpServlet {
+        private static final java.util.concurrent.atomic.AtomicLong ids = new java.util.concurrent.atomic.AtomicLong();
+
+        @Override
+        protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+            long id = ids.incrementAndGet();
+            record("B", id);
+            try {
+                if (req.getParameter("gate") != null) {
+                    java.nio.file.Path gate = java.nio.file.Path.of(System.getProperty("sluice.test.gate"));
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                    while (!java.nio.file.Files.exists(gate) && System.nanoTime() < deadline) {
+                        java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5)); // polling a file gate
+                    }
+                } else {
+                    java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(Long.parseLong(req.getParameter("ms"))));
+                }
+                resp.getWriter().write("done");
+            } finally {
+                record("E", id);
+            }
+        }
+
+        private static synchronized void record(String what, long id) throws IOException {
+            java.time.Instant now = java.time.Clock.systemUTC().instant();
+            long micros = now.getEpochSecond() * 1_000_000 + now.getNano() / 1_000;
+            java.nio.file.Files.writeString(java.nio.file.Path.of(System.getProperty("sluice.test.intervals")),
+                    what + " " + id + " " + micros + "\n", java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+        }
+    }
+
     static Map<String, HttpServlet> all() {
         return Map.of("/api/posts", new Ok(), "/dry", new Ok(), "/open", new Ok(),
                 "/slow", new Slow(), "/waiting", new Slow(), "/async", new AsyncSlow(), "/boom", new Boom(),
-                "/once/forward", new Forward(), "/once/target", new Ok());
+                "/once/forward", new Forward(), "/once/target", new Ok(), "/recorded", new Recorded());
     }
 }

@@ -1,0 +1,224 @@
+package io.sluice.failure;
+
+import io.sluice.Sluice;
+import io.sluice.Stats;
+import io.sluice.rule.Settings;
+import io.sluice.testing.ChaosProxy;
+import io.sluice.testing.EngineLoad;
+import io.sluice.testing.Latencies;
+import io.sluice.testing.RedisProcess;
+import io.sluice.testing.TestRedis;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The engine on a real redis-server behind a {@link ChaosProxy}, with the default {@code sluice.backend-timeout}
+ * (100 ms), under steady load while Redis is down, killed, shut down, stalled, paused, blackholed, reset or slow.
+ * Every case checks the same promises: no decision throws or hangs; each decision takes at most the deadline plus
+ * a margin for a loaded 2-core machine (p99 at most timeout + 100 ms); failure decisions follow each rule's
+ * {@code on-backend-failure}; and once Redis is back, limits are enforced exactly again within a few seconds.
+ */
+@Timeout(120)
+class RedisFailureIT {
+    private static final Duration TIMEOUT = Settings.DEFAULT_BACKEND_TIMEOUT;
+    /** A loaded 2-core CI box: the deadline plus scheduling noise. */
+    private static final double P99_BOUND_MILLIS = TIMEOUT.toMillis() + 100;
+    private static final Duration FAULT = Duration.ofSeconds(3);
+    private static final Map<String, String> FIGURES = new LinkedHashMap<>();
+
+    private final List<AutoCloseable> started = new ArrayList<>();
+
+    @AfterEach
+    void stopEverything() {
+        for (int i = started.size() - 1; i >= 0; i--) {
+            try {
+                started.get(i).close();
+            } catch (Exception e) {
+                System.out.println("could not stop " + started.get(i) + ": " + e); // and stop the rest
+            }
+        }
+    }
+
+    @AfterAll
+    static void printFigures() {
+        System.out.println("Failure figures (backend-timeout " + TIMEOUT.toMillis() + " ms):");
+        FIGURES.forEach((name, line) -> System.out.println("  " + name + ": " + line));
+    }
+
+    private <T extends AutoCloseable> T track(T resource) {
+        started.add(resource);
+        return resource;
+    }
+
+    /** Rules under load: one failing open, one failing closed, one concurrency rule; plus an exact rule to probe. */
+    private Sluice sluice(String address) {
+        Map<String, String> p = new LinkedHashMap<>();
+        p.put("sluice.redis.address", address);
+        p.put("sluice.rules.open.rate", "1000000/1m");
+        p.put("sluice.rules.closed.rate", "1000000/1m");
+        p.put("sluice.rules.closed.on-backend-failure", "deny");
+        p.put("sluice.rules.slots.concurrency", "1000");
+        p.put("sluice.rules.slots.lease", "5s");
+        p.put("sluice.rules.check.rate", "5/2s");
+        return track(Sluice.fromProperties(p));
+    }
+
+    /** Waits until limits are enforced exactly again; returns how long that took from {@code healedAt}. */
+    private long recoveryMillis(Sluice sluice, long healedAt) {
+        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50)).until(() -> Probe.exact(sluice, "check"));
+        return (System.nanoTime() - healedAt) / 1_000_000;
+    }
+
+    /**
+     * Runs load, injects the fault for {@link #FAULT}, heals it, and checks every promise. {@code inject} returns the
+     * action that heals (and waits for the heal when it is not instant).
+     */
+    private void survive(String name, Sluice sluice, java.util.function.Supplier<Runnable> inject) throws Exception {
+        await().atMost(Duration.ofSeconds(20)).until(() -> Probe.exact(sluice, "check"));
+        try (EngineLoad load = EngineLoad.start(sluice, 4, 20, "open", "closed", "slots")) {
+            await().atMost(Duration.ofSeconds(10)).until(() -> load.decided.get() > 100);
+            Stats before = sluice.stats();
+            long failuresBefore = load.backendFailures.get();
+            Latencies during = load.measure();
+            Runnable heal = inject.get();
+            Thread.sleep(FAULT.toMillis()); // the length of the outage, not a synchronisation
+            heal.run();
+            long healedAt = System.nanoTime();
+            Latencies after = load.measure();
+            long recovery = recoveryMillis(sluice, healedAt);
+            Stats stats = sluice.stats();
+            long skipped = stats.circuitOpenSkips() - before.circuitOpenSkips();
+            String figure = "during: " + during.summary() + "; recovered (exact enforcement) in " + recovery
+                    + " ms; circuit-skipped decisions " + skipped + "; after: " + after.summary();
+            FIGURES.put(name, figure);
+            System.out.println(name + ": " + figure);
+            assertThat(load.errors.get()).as("decisions that threw: " + load.firstError()).isZero();
+            assertThat(load.policyViolations.get()).as("failure decisions against on-backend-failure").isZero();
+            assertThat(load.backendFailures.get() - failuresBefore).as("the fault was felt").isPositive();
+            assertThat(skipped).as("the circuit opened").isPositive();
+            assertThat(during.p99()).as(name + " p99 ms").isLessThanOrEqualTo(P99_BOUND_MILLIS);
+            assertThat(during.maxMillis()).as(name + " max ms").isLessThan(2_000);
+            assertThat(recovery).as(name + " recovery ms").isLessThan(10_000);
+        }
+    }
+
+    @Test
+    void redisDownAtStartThenEnforcedOnceItAppearsWithoutRestart() throws Exception {
+        int port = TestRedis.freePort();
+        long start = System.nanoTime();
+        Sluice sluice = sluice("redis://127.0.0.1:" + port);
+        long buildMillis = (System.nanoTime() - start) / 1_000_000;
+        assertThat(buildMillis).as("building the engine never waits for Redis").isLessThan(2_000);
+        try (EngineLoad load = EngineLoad.start(sluice, 4, 20, "open", "closed", "slots")) {
+            Latencies during = load.measure();
+            Thread.sleep(FAULT.toMillis()); // Redis stays down this long
+            long decidedWhileDown = load.decided.get();
+            long failedWhileDown = load.backendFailures.get();
+            assertThat(sluice.clockSkew()).as("no skew measured without Redis").isEmpty();
+            RedisProcess redis = track(RedisProcess.start(port, false, List.of()));
+            long healedAt = System.nanoTime();
+            long recovery = recoveryMillis(sluice, healedAt);
+            // The skew measurement that failed at start is retried every second, not in a minute.
+            await().atMost(Duration.ofSeconds(5)).until(() -> sluice.clockSkew().isPresent());
+            assertThat(sluice.clockSkew().get().abs()).isLessThan(Duration.ofSeconds(1));
+            String figure = "engine built in " + buildMillis + " ms; while down: " + during.summary()
+                    + "; enforced " + recovery + " ms after Redis started";
+            FIGURES.put("down at start", figure);
+            System.out.println("down at start: " + figure);
+            assertThat(redis.isAlive()).isTrue();
+            assertThat(load.errors.get()).as("decisions that threw: " + load.firstError()).isZero();
+            assertThat(load.policyViolations.get()).isZero();
+            assertThat(decidedWhileDown).isZero();
+            assertThat(failedWhileDown).isPositive();
+            assertThat(sluice.stats().circuitOpenSkips()).isPositive();
+            assertThat(during.p99()).isLessThanOrEqualTo(P99_BOUND_MILLIS);
+            assertThat(recovery).isLessThan(10_000);
+        }
+    }
+
+    @Test
+    void redisKilledMidLoadAndRestarted() throws Exception {
+        RedisProcess redis = track(RedisProcess.start());
+        Sluice sluice = sluice(redis.address());
+        survive("killed (SIGKILL) and restarted", sluice, () -> {
+            redis.kill();
+            return redis::restart;
+        });
+    }
+
+    @Test
+    void redisShutDownAndRestarted() throws Exception {
+        RedisProcess redis = track(RedisProcess.start());
+        Sluice sluice = sluice(redis.address());
+        survive("SHUTDOWN NOSAVE and restarted", sluice, () -> {
+            redis.shutdown();
+            return redis::restart;
+        });
+    }
+
+    @Test
+    void redisStalledByDebugSleep() throws Exception {
+        RedisProcess redis = track(RedisProcess.start());
+        Sluice sluice = sluice(redis.address());
+        survive("stalled (DEBUG SLEEP 3)", sluice, () -> {
+            CompletableFuture<Object> sleeping = CompletableFuture.supplyAsync(() -> redis.command("DEBUG", "SLEEP", "3"));
+            return sleeping::join;
+        });
+    }
+
+    @Test
+    void redisPausedByClientPause() throws Exception {
+        RedisProcess redis = track(RedisProcess.start());
+        Sluice sluice = sluice(redis.address());
+        survive("paused (CLIENT PAUSE 3000)", sluice, () -> {
+            redis.command("CLIENT", "PAUSE", "3000");
+            // PING waits out the pause: the heal is the pause ending.
+            return () -> redis.command("PING");
+        });
+    }
+
+    @Test
+    void networkBlackhole() throws Exception {
+        RedisProcess redis = track(RedisProcess.start());
+        ChaosProxy proxy = track(ChaosProxy.to(redis.port()));
+        Sluice sluice = sluice(proxy.address());
+        survive("network blackhole", sluice, () -> {
+            proxy.blackhole();
+            return proxy::pass;
+        });
+    }
+
+    @Test
+    void connectionsReset() throws Exception {
+        RedisProcess redis = track(RedisProcess.start());
+        ChaosProxy proxy = track(ChaosProxy.to(redis.port()));
+        Sluice sluice = sluice(proxy.address());
+        survive("connections reset (RST)", sluice, () -> {
+            proxy.reset();
+            return proxy::pass;
+        });
+    }
+
+    @Test
+    void addedLatencyBeyondTheDeadline() throws Exception {
+        RedisProcess redis = track(RedisProcess.start());
+        ChaosProxy proxy = track(ChaosProxy.to(redis.port()));
+        Sluice sluice = sluice(proxy.address());
+        survive("300 ms added latency", sluice, () -> {
+            proxy.latency(Duration.ofMillis(300));
+            return proxy::pass;
+        });
+    }
+}

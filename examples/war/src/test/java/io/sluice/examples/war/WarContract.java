@@ -1,0 +1,254 @@
+package io.sluice.examples.war;
+
+import io.restassured.path.json.JsonPath;
+import io.restassured.response.Response;
+import io.sluice.testing.RateLimitHeaders;
+import io.sluice.testing.TestRedis;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.extension.TestWatcher;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The same HTTP checks of the unmodified example WAR on every container: the rate rule admits exactly its
+ * limit with every header, the concurrency rule lets exactly C reports run at once, sync or async, turns the
+ * rest away while they run, and gets every permit back. Run once per container by the {@code *IT} classes.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class WarContract {
+    /** The containers of the compatibility table, each with what it must report and how the WAR gets into it. */
+    enum Container {
+        TOMCAT_10_1("6.0", "Apache Tomcat/" + System.getProperty("it.tomcat10.version"),
+                settings -> StockContainers.tomcat("tomcat-10.1", StockContainers.property("it.tomcat10.home"), settings)),
+        TOMCAT_11("6.1", "Apache Tomcat/" + System.getProperty("it.tomcat11.version"),
+                settings -> StockContainers.tomcat("tomcat-11", StockContainers.property("it.tomcat11.home"), settings)),
+        JETTY_EE10("6.0", "jetty/" + System.getProperty("it.jetty.version"),
+                settings -> StockContainers.jetty("jetty-ee10", StockContainers.property("it.jetty.home"), "ee10", settings)),
+        // Servlet 5.0: the API the filter compiles against.
+        JETTY_EE9("5.0", "jetty/" + System.getProperty("it.jetty.version"),
+                settings -> StockContainers.jetty("jetty-ee9", StockContainers.property("it.jetty.home"), "ee9", settings)),
+        UNDERTOW("6.0", "Undertow - " + io.undertow.Version.getVersionString(),
+                settings -> EmbeddedUndertow.deploy(StockContainers.property("it.exploded-war"), settings));
+
+        final String servletVersion;
+        /** A part of the server info that names the container and its version. */
+        final String serverInfo;
+        /** Starts the container with the WAR, given the deployment's environment (Redis, key prefix). */
+        final Function<Map<String, String>, Deployed> deploy;
+
+        Container(String servletVersion, String serverInfo, Function<Map<String, String>, Deployed> deploy) {
+            this.servletVersion = servletVersion;
+            this.serverInfo = serverInfo;
+            this.deploy = deploy;
+        }
+    }
+
+    private static final int REPORTS_LIMIT = 3;
+    private static final int CLIENTS = 3 * REPORTS_LIMIT;
+
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(10)).build();
+    private final Container container;
+    private Deployed app;
+
+    WarContract(Container container) {
+        this.container = container;
+    }
+
+    @RegisterExtension
+    final TestWatcher printLogsOnFailure = new TestWatcher() {
+        @Override
+        public void testFailed(ExtensionContext context, Throwable cause) {
+            if (app != null) System.err.println(app.logs());
+        }
+    };
+
+    @BeforeAll
+    void start() {
+        String prefix = "war-" + getClass().getSimpleName() + "-" + UUID.randomUUID().toString().substring(0, 8);
+        long t0 = System.nanoTime();
+        app = container.deploy.apply(Map.of("SLUICE_REDIS_ADDRESS", TestRedis.address(), "SLUICE_KEY_PREFIX", prefix));
+        System.out.printf("%s: %s ready in %d ms%n", getClass().getSimpleName(), app.baseUrl(),
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
+    }
+
+    /** Stops the container; a stock Tomcat also checks that the application stopped every thread it started. */
+    @AfterAll
+    void stop() {
+        if (app != null) app.close();
+    }
+
+    private String url(String path) {
+        return app.baseUrl() + path;
+    }
+
+    private JsonPath probe() {
+        Response r = given().get(url("/probe"));
+        assertThat(r.statusCode()).isEqualTo(200);
+        return r.jsonPath();
+    }
+
+    @Test
+    void theWarRunsOnTheServletVersionOfThisContainerWithItsRulesLoaded() {
+        JsonPath probe = probe();
+        assertThat(probe.getString("servlet")).isEqualTo(container.servletVersion);
+        assertThat(probe.getString("server")).containsIgnoringCase(container.serverInfo);
+        assertThat(probe.getInt("free.reports")).isEqualTo(REPORTS_LIMIT);
+    }
+
+    @Test
+    void postsAdmitExactlyTheLimitPerUserThenRejectWithEveryHeader() {
+        String user = "alice-" + UUID.randomUUID();
+        long firstSent = System.nanoTime();
+        for (int remaining = 4; remaining >= 0; remaining--) {
+            Response created = given().header("X-User", user).post(url("/api/posts"));
+            assertThat(created.statusCode()).isEqualTo(201);
+            long reset = resetSince(created, firstSent);
+            assertThat(headerLines(created)).containsAll(lines(RateLimitHeaders.admitted("posts", 5, 3600, remaining, reset)));
+        }
+        Response rejected = given().header("X-User", user).post(url("/api/posts"));
+        assertThat(rejected.statusCode()).isEqualTo(429);
+        long retryAfter = resetSince(rejected, firstSent);
+        assertThat(headerLines(rejected)).containsAll(lines(RateLimitHeaders.rejected("posts", 5, 3600, retryAfter)));
+        assertThat(rejected.getContentType()).startsWith("application/problem+json");
+        assertThat(rejected.jsonPath().getMap("")).isEqualTo(Map.of("type", "about:blank", "title", "Too Many Requests",
+                "status", 429, "detail", "Request limit reached. Retry after " + retryAfter + " seconds.",
+                "violated-policies", List.of("posts")));
+        assertThat(rejected.asString()).doesNotContain(user);
+
+        // Another user has a budget of their own; reading posts and anonymous posts are not limited.
+        given().header("X-User", "bob-" + UUID.randomUUID()).post(url("/api/posts")).then()
+                .statusCode(201).header("X-RateLimit-Remaining", "4");
+        Response read = given().header("X-User", user).get(url("/api/posts"));
+        assertThat(read.statusCode()).isEqualTo(200);
+        assertThat(read.getHeader("RateLimit-Policy")).isNull();
+        for (int i = 0; i < 6; i++) {
+            Response anonymous = given().post(url("/api/posts"));
+            assertThat(anonymous.statusCode()).isEqualTo(201);
+            assertThat(anonymous.getHeader("X-RateLimit-Limit")).isNull();
+        }
+        assertDecidedByRedis();
+    }
+
+    @Test
+    void syncReportsPeakAtExactlyTheLimitAndReturnEveryPermit() {
+        assertBatchCapped(List.of("/reports/sync"));
+        assertBatchCapped(List.of("/reports/sync"));
+    }
+
+    @Test
+    void asyncReportsHoldTheirPermitsUntilTheyCompleteAndThenReturnThem() {
+        assertBatchCapped(List.of("/reports/async"));
+        assertBatchCapped(List.of("/reports/async"));
+    }
+
+    @Test
+    void syncAndAsyncReportsShareOneLimit() {
+        assertBatchCapped(List.of("/reports/sync", "/reports/async"));
+    }
+
+    /**
+     * Fires 3×C parallel reports that would run a minute: exactly C are admitted and held, everyone else is
+     * answered 429 while they run; once released, all C finish and every permit is free again.
+     */
+    private void assertBatchCapped(List<String> paths) {
+        given().post(url("/probe/reset")).then().statusCode(204);
+        List<CompletableFuture<HttpResponse<String>>> responses = new ArrayList<>();
+        for (int i = 0; i < CLIENTS; i++) {
+            HttpRequest request = HttpRequest.newBuilder(URI.create(url(paths.get(i % paths.size()) + "?seconds=60")))
+                    .timeout(Duration.ofSeconds(90)).GET().build();
+            responses.add(http.sendAsync(request, HttpResponse.BodyHandlers.ofString()));
+        }
+        try {
+            await("the excess rejected while " + REPORTS_LIMIT + " run").atMost(Duration.ofSeconds(60))
+                    .failFast("a report was answered before its release, not with 429",
+                            () -> responses.stream().anyMatch(f -> f.isDone() && f.join().statusCode() != 429))
+                    .untilAsserted(() -> {
+                assertThat(responses.stream().filter(f -> f.isDone() && f.join().statusCode() == 429).count())
+                        .isEqualTo(CLIENTS - REPORTS_LIMIT);
+                assertThat(probe().getInt("inFlight")).isEqualTo(REPORTS_LIMIT);
+            });
+            assertThat(responses.stream().filter(CompletableFuture::isDone).count())
+                    .as("only the rejected are answered; the admitted are still held").isEqualTo(CLIENTS - REPORTS_LIMIT);
+        } finally {
+            given().post(url("/probe/release")).then().statusCode(204);
+        }
+        CompletableFuture.allOf(responses.toArray(CompletableFuture[]::new)).orTimeout(60, TimeUnit.SECONDS).join();
+        List<HttpResponse<String>> all = responses.stream().map(CompletableFuture::join).toList();
+        assertThat(all).extracting(HttpResponse::statusCode).containsOnly(200, 429)
+                .filteredOn(s -> s == 200).hasSize(REPORTS_LIMIT);
+
+        HttpResponse<String> rejected = all.stream().filter(r -> r.statusCode() == 429).findFirst().orElseThrow();
+        RateLimitHeaders.concurrencyRejected("reports", 3).forEach((name, value) ->
+                assertThat(rejected.headers().firstValue(name)).as(name).hasValue(value));
+        assertThat(rejected.headers().firstValue("X-RateLimit-Limit")).isEmpty();
+        assertThat(rejected.headers().firstValue("Content-Type").orElseThrow()).startsWith("application/problem+json");
+        assertThat(rejected.body()).contains("\"violated-policies\":[\"reports\"]").contains("\"status\":429");
+        HttpResponse<String> admitted = all.stream().filter(r -> r.statusCode() == 200).findFirst().orElseThrow();
+        assertThat(admitted.body()).isEqualTo("report ready\n");
+        assertThat(admitted.headers().firstValue("RateLimit-Policy")).hasValue("\"reports\";q=3;qu=\"concurrent-requests\"");
+        assertThat(admitted.headers().firstValue("RateLimit").orElseThrow()).matches("\"reports\";r=[0-2]");
+
+        JsonPath probe = probe();
+        assertThat(probe.getInt("peak")).as("peak in flight").isEqualTo(REPORTS_LIMIT);
+        assertThat(probe.getInt("started")).isEqualTo(REPORTS_LIMIT);
+        assertThat(probe.getInt("finished")).isEqualTo(REPORTS_LIMIT);
+        assertThat(probe.getInt("inFlight")).isZero();
+        await("every permit back").atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(probe().getInt("free.reports")).isEqualTo(REPORTS_LIMIT));
+        assertDecidedByRedis();
+    }
+
+    /**
+     * The response's {@code X-RateLimit-Reset}: the seconds until the first post of the window frees, rounded up.
+     * 3600 while that post is less than a second old; a slow machine may have taken longer since, so the value
+     * is checked against the time the test measured, and the other headers against the value.
+     */
+    private static long resetSince(Response response, long firstSentNanos) {
+        long reset = Long.parseLong(response.getHeader("X-RateLimit-Reset"));
+        long elapsed = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - firstSentNanos) + 1;
+        assertThat(reset).as("X-RateLimit-Reset").isBetween(3600 - elapsed, 3600L);
+        return reset;
+    }
+
+    /** Headers as "name: value" lines, names in lower case: header names are case-insensitive. */
+    private static List<String> lines(Map<String, String> headers) {
+        return headers.entrySet().stream().map(e -> line(e.getKey(), e.getValue())).toList();
+    }
+
+    private static List<String> headerLines(Response response) {
+        return response.getHeaders().asList().stream().map(h -> line(h.getName(), h.getValue())).toList();
+    }
+
+    private static String line(String name, String value) {
+        return name.toLowerCase(Locale.ROOT) + ": " + value;
+    }
+
+    /** No decision fell back to on-backend-failure: every count above is Redis's. */
+    private void assertDecidedByRedis() {
+        JsonPath probe = probe();
+        assertThat(probe.getLong("failedOpen")).isZero();
+        assertThat(probe.getLong("failedClosed")).isZero();
+    }
+}

@@ -1,0 +1,188 @@
+package io.sluice.filter;
+
+import io.sluice.testing.ChaosProxy;
+import io.sluice.testing.Latencies;
+import io.sluice.testing.RedisProcess;
+import io.sluice.testing.TestRedis;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The filter in a real container while Redis is down at deployment, blackholed, or out of memory, with the default
+ * 100 ms deadline: the application deploys and serves, no request gets a 500, the time Sluice adds stays within the
+ * deadline, and the {@code posts} rule (5/1h per X-User) is enforced exactly again within seconds of Redis being back.
+ */
+@Timeout(120)
+class FilterUnderFailureIT {
+    private static final Map<String, String> FIGURES = new LinkedHashMap<>();
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    @AfterAll
+    static void printFigures() {
+        System.out.println("Filter failure figures (backend-timeout 100 ms):");
+        FIGURES.forEach((name, line) -> System.out.println("  " + name + ": " + line));
+    }
+
+    private static Map<String, String> params(String address, String onFailure) {
+        return Map.of("config", "classpath:sluice-test.properties",
+                "sluice.redis.address", address,
+                "sluice.key-prefix", "uf" + UUID.randomUUID().toString().substring(0, 8),
+                "sluice.backend-timeout", "100ms",
+                "sluice.on-backend-failure", onFailure);
+    }
+
+    private int post(int port, String user, Latencies latencies) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/posts"))
+                .timeout(Duration.ofSeconds(10)).header("X-User", user).POST(HttpRequest.BodyPublishers.noBody()).build();
+        long start = System.nanoTime();
+        HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+        if (latencies != null) latencies.record(System.nanoTime() - start);
+        assertThat(response.body()).doesNotContain("Exception").doesNotContain("redis").doesNotContain("Redis");
+        return response.statusCode();
+    }
+
+    /** A fresh user gets exactly 5 posts, then a 429. */
+    private boolean enforcesExactly(int port) throws Exception {
+        String user = "probe-" + UUID.randomUUID();
+        for (int i = 0; i < 6; i++) {
+            if (post(port, user, null) != (i < 5 ? 200 : 429)) return false;
+        }
+        return true;
+    }
+
+    /**
+     * Requests for {@code millis}, each from a user never seen before (so none is answered by the attack shield:
+     * each one is a decision Redis would make); returns their statuses; latencies recorded.
+     */
+    private Map<Integer, Integer> traffic(int port, long millis, Latencies latencies) throws Exception {
+        Map<Integer, Integer> statuses = new TreeMap<>();
+        long end = System.nanoTime() + millis * 1_000_000;
+        String users = UUID.randomUUID().toString();
+        int i = 0;
+        while (System.nanoTime() < end) statuses.merge(post(port, users + "-" + i++, latencies), 1, Integer::sum);
+        return statuses;
+    }
+
+    @Test
+    void redisDownAtDeploymentThenEnforcedOnceItAppears() throws Exception {
+        int port = TestRedis.freePort();
+        long start = System.nanoTime();
+        try (Containers.Running jetty = Containers.jetty(params("redis://127.0.0.1:" + port, "allow"))) {
+            long deployMillis = (System.nanoTime() - start) / 1_000_000;
+            Latencies baseline = new Latencies();
+            traffic(jetty.port(), 300, baseline); // warms the HTTP path; Redis is down
+            Latencies down = new Latencies();
+            Map<Integer, Integer> statuses = traffic(jetty.port(), 2_000, down);
+            try (RedisProcess redis = RedisProcess.start(port, false, List.of())) {
+                long healedAt = System.nanoTime();
+                await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50)).until(() -> enforcesExactly(jetty.port()));
+                long recovery = (System.nanoTime() - healedAt) / 1_000_000;
+                String figure = "deployed in " + deployMillis + " ms with Redis down; requests while down " + statuses
+                        + ", " + down.summary() + "; enforced " + recovery + " ms after Redis started";
+                FIGURES.put("down at deployment (Jetty)", figure);
+                assertThat(statuses.keySet()).containsOnly(200);
+                assertThat(down.p99()).isLessThanOrEqualTo(Math.max(baseline.p99(), 100) + 400);
+                assertThat(recovery).isLessThan(10_000);
+                assertThat(redis.isAlive()).isTrue();
+            }
+        }
+    }
+
+    /**
+     * Healthy traffic for a second, then 3 s with the fault, then the heal: every request of the fault is a 200
+     * (fail open), the median request costs what it costs with Redis healthy (the circuit is open), the p99 stays
+     * within the deadline plus a loaded machine's noise (the tight bound on the deadline itself is measured without
+     * HTTP in the engine suites), and the limit is exact again within seconds.
+     */
+    private void survive(String name, Containers.Running server, java.util.function.Supplier<Runnable> inject) throws Exception {
+        await().atMost(Duration.ofSeconds(20)).until(() -> enforcesExactly(server.port()));
+        Latencies healthy = new Latencies();
+        traffic(server.port(), 1_000, healthy);
+        Runnable heal = inject.get();
+        Latencies faulty = new Latencies();
+        Map<Integer, Integer> statuses = traffic(server.port(), 3_000, faulty);
+        heal.run();
+        long healedAt = System.nanoTime();
+        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50)).until(() -> enforcesExactly(server.port()));
+        long recovery = (System.nanoTime() - healedAt) / 1_000_000;
+        double added = faulty.p99() - healthy.p50();
+        FIGURES.put(name, "healthy " + healthy.summary() + "; during the fault " + faulty.summary() + " (p99 added "
+                + String.format(java.util.Locale.ROOT, "%.1f", added) + " ms), statuses " + statuses
+                + "; enforced " + recovery + " ms after the heal");
+        assertThat(statuses.keySet()).containsOnly(200);
+        assertThat(faulty.p50()).isLessThanOrEqualTo(healthy.p50() + 20);
+        assertThat(faulty.p99()).isLessThanOrEqualTo(Math.max(healthy.p99(), 100) + 400);
+        assertThat(recovery).isLessThan(10_000);
+    }
+
+    @Test
+    void blackholedRedis() throws Exception {
+        try (RedisProcess redis = RedisProcess.start();
+             ChaosProxy proxy = ChaosProxy.to(redis.port());
+             Containers.Running tomcat = Containers.tomcat(params(proxy.address(), "allow"))) {
+            survive("blackhole (Tomcat)", tomcat, () -> {
+                proxy.blackhole();
+                return proxy::pass;
+            });
+        }
+    }
+
+    @Test
+    void redisKilledAndRestarted() throws Exception {
+        try (RedisProcess redis = RedisProcess.start();
+             Containers.Running jetty = Containers.jetty(params(redis.address(), "allow"))) {
+            survive("SIGKILL and restart (Jetty)", jetty, () -> {
+                redis.kill();
+                return redis::restart;
+            });
+        }
+    }
+
+    @Test
+    void redisStalled() throws Exception {
+        try (RedisProcess redis = RedisProcess.start();
+             Containers.Running tomcat = Containers.tomcat(params(redis.address(), "allow"))) {
+            survive("DEBUG SLEEP 3 (Tomcat)", tomcat, () -> {
+                java.util.concurrent.CompletableFuture<Object> sleeping =
+                        java.util.concurrent.CompletableFuture.supplyAsync(() -> redis.command("DEBUG", "SLEEP", "3"));
+                return sleeping::join;
+            });
+        }
+    }
+
+    @Test
+    void outOfMemoryRedisNeverMeansA500() throws Exception {
+        try (RedisProcess redis = RedisProcess.start("maxmemory-policy noeviction");
+             Containers.Running open = Containers.jetty(params(redis.address(), "allow"));
+             Containers.Running closed = Containers.tomcat(params(redis.address(), "deny"))) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> enforcesExactly(open.port()) && enforcesExactly(closed.port()));
+            redis.command("CONFIG", "SET", "maxmemory", "1");
+            Latencies latencies = new Latencies();
+            Map<Integer, Integer> allowed = traffic(open.port(), 1_500, latencies);
+            Map<Integer, Integer> denied = traffic(closed.port(), 1_500, latencies);
+            redis.command("CONFIG", "SET", "maxmemory", "0");
+            long healedAt = System.nanoTime();
+            await().atMost(Duration.ofSeconds(20)).until(() -> enforcesExactly(open.port()) && enforcesExactly(closed.port()));
+            long recovery = (System.nanoTime() - healedAt) / 1_000_000;
+            FIGURES.put("out of memory (Jetty allow, Tomcat deny)", "statuses " + allowed + " and " + denied + ", "
+                    + latencies.summary() + "; enforced " + recovery + " ms after memory was freed");
+            assertThat(allowed.keySet()).containsOnly(200);
+            assertThat(denied.keySet()).containsOnly(429);
+        }
+    }
+}
