@@ -59,12 +59,17 @@ else
       delta = released
     end
   end
-  -- The log was lost (eviction) but the counter was not: nothing is consumed in the window any more. Without
-  -- this, a counter at 0 that every request keeps alive would deny forever.
-  if current < rate and redis.call('zcard', KEYS[3]) == 0 then
-    current = rate
-    rewrite = true
-  end
+end
+
+-- The oldest entry still in the window: the reset header's base, and the sign of a lost log, read once.
+local first = redis.call('zrange', KEYS[3], 0, 0, 'withscores')
+local oldest = nil
+if first[2] ~= nil then oldest = tonumber(first[2]) end
+-- The log was lost (eviction) but the counter was not: nothing is consumed in the window any more. Without
+-- this, a counter at 0 that every request keeps alive would deny forever.
+if oldest == nil and current < rate then
+  current = rate
+  rewrite = true
 end
 
 local allowed = 0
@@ -74,6 +79,7 @@ if current >= want then
   current = current - want
   delta = delta - want
   allowed = 1
+  if oldest == nil then oldest = now end
 else
   -- Walk the log from the oldest entry until enough permits would be free again.
   local needed = want - current
@@ -95,8 +101,7 @@ elseif delta ~= 0 then
 end
 
 local reset = 0
-local first = redis.call('zrange', KEYS[3], 0, 0, 'withscores')
-if first[2] ~= nil then reset = interval - (now - tonumber(first[2])) end
+if oldest ~= nil then reset = interval - (now - oldest) end
 if reset < 0 then reset = 0 end
 if wait < 0 then wait = 0 end
 
