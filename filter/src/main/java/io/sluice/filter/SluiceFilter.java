@@ -5,6 +5,7 @@ import io.sluice.ConfigException;
 import io.sluice.Sluice;
 import io.sluice.rule.ConfigLoader;
 import io.sluice.rule.Rule;
+import io.sluice.servlet.ServletRequestView;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;

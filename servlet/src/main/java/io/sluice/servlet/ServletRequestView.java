@@ -1,4 +1,4 @@
-package io.sluice.filter;
+package io.sluice.servlet;
 
 import io.sluice.key.RequestView;
 import jakarta.servlet.http.Cookie;
@@ -10,11 +10,14 @@ import java.util.Collections;
 import java.util.Enumeration;
 import java.util.List;
 
-/** An {@link HttpServletRequest} as key resolution sees it. Never creates a session, never reads the body. */
-final class ServletRequestView implements RequestView {
+/**
+ * An {@link HttpServletRequest} as key resolution sees it, shared by the filter and the CDI interceptor.
+ * Never creates a session, never reads the body. Not thread-safe beyond what the request itself is.
+ */
+public final class ServletRequestView implements RequestView {
     private final HttpServletRequest request;
 
-    ServletRequestView(HttpServletRequest request) {
+    public ServletRequestView(HttpServletRequest request) {
         this.request = request;
     }
 
