@@ -81,6 +81,7 @@ public final class Sluice implements AutoCloseable {
     private final CircuitBreaker breaker;
     private final Duration maxClockSkew;
     private volatile Duration clockSkew;
+    private final java.util.concurrent.atomic.AtomicBoolean skewRetryPending = new java.util.concurrent.atomic.AtomicBoolean();
     private final java.util.concurrent.atomic.LongAdder backendCalls = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder failedOpen = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder failedClosed = new java.util.concurrent.atomic.LongAdder();
@@ -165,10 +166,15 @@ public final class Sluice implements AutoCloseable {
         long before = clock.millis();
         backend.serverTimeMillis().whenComplete((server, e) -> {
             if (e != null) {
-                // Redis down or slow at start: measure again soon rather than in a minute.
-                if (clockSkew == null && !scheduler.isShutdown()) {
+                // Redis down or slow at start: measure again soon rather than in a minute. One retry pending
+                // at a time: the minutely measurement fails too while Redis is down, and must not start a
+                // second chain of retries each minute.
+                if (clockSkew == null && !scheduler.isShutdown() && skewRetryPending.compareAndSet(false, true)) {
                     try {
-                        scheduler.schedule(this::measureClockSkew, 1, TimeUnit.SECONDS);
+                        scheduler.schedule(() -> {
+                            skewRetryPending.set(false);
+                            measureClockSkew();
+                        }, 1, TimeUnit.SECONDS);
                     } catch (java.util.concurrent.RejectedExecutionException closed) {
                         // closing
                     }
