@@ -12,13 +12,17 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>When that time has passed, one caller (the probe) asks the backend and every other caller of the key
  * waits for its answer instead of asking too: if the key is exhausted again, they are rejected here, so an
  * attacked key costs the backend one call per retry-after per server. Bounded: past {@code maxEntries} it
- * drops expired entries, and if still full it stops remembering (and so only stops shielding). Thread-safe.
+ * drops expired entries (at most once a second), and if still full it stops remembering (and so only stops
+ * shielding). Thread-safe.
  */
 public final class DenyCache {
     private static final Check FREE = new Check(0, null, false);
 
     private final Map<String, Entry> entries = new ConcurrentHashMap<>();
+    private static final long SWEEP_INTERVAL_MILLIS = 1_000;
+
     private final int maxEntries;
+    private volatile long nextSweep = Long.MIN_VALUE;
 
     /** Denied until {@code until}; while {@code probe} is set, one caller is asking the backend again. */
     private record Entry(long until, CompletableFuture<Void> probe) {
@@ -51,7 +55,12 @@ public final class DenyCache {
     public void deny(String key, long now, long millis) {
         if (millis <= 0) return;
         if (entries.size() >= maxEntries) {
-            entries.values().removeIf(e -> e.probe() == null && e.until() <= now);
+            // A full scan at most once a second: under a flood of distinct keys every request would otherwise
+            // scan the whole map on its way to Redis.
+            if (now >= nextSweep) {
+                nextSweep = now + SWEEP_INTERVAL_MILLIS;
+                entries.values().removeIf(e -> e.probe() == null && e.until() <= now);
+            }
             if (entries.size() >= maxEntries) return;
         }
         entries.merge(key, new Entry(now + millis, null), (old, neu) -> new Entry(Math.max(old.until(), neu.until()), old.probe()));
