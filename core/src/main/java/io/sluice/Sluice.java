@@ -94,7 +94,7 @@ public final class Sluice implements AutoCloseable {
         this.clock = clock;
         this.breaker = new CircuitBreaker(clock, 5, 1_000);
         this.maxClockSkew = rules.settings().maxClockSkew();
-        this.resolver = new KeyResolver(rules.settings().trustedProxies());
+        this.resolver = new KeyResolver(rules.settings().trustedProxies(), rules.settings().clientAddressHeader());
         this.timeout = rules.settings().backendTimeout();
         this.keyPrefix = rules.settings().keyPrefix();
         java.util.concurrent.ScheduledThreadPoolExecutor timers = new java.util.concurrent.ScheduledThreadPoolExecutor(1, r -> {

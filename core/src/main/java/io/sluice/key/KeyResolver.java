@@ -20,9 +20,17 @@ public final class KeyResolver {
     public static final String GLOBAL = "*";
 
     private final TrustedProxies trustedProxies;
+    private final ClientAddressHeader clientAddressHeader;
 
+    /** Client addresses behind the trusted proxies, read from {@code X-Forwarded-For}. */
     public KeyResolver(TrustedProxies trustedProxies) {
+        this(trustedProxies, ClientAddressHeader.X_FORWARDED_FOR);
+    }
+
+    /** Client addresses behind the trusted proxies, read from that header only. */
+    public KeyResolver(TrustedProxies trustedProxies, ClientAddressHeader clientAddressHeader) {
         this.trustedProxies = trustedProxies;
+        this.clientAddressHeader = clientAddressHeader;
     }
 
     /** The resolved key value, or null when a part is missing (such as {@code user} for an anonymous request). */
@@ -40,7 +48,7 @@ public final class KeyResolver {
     private String part(KeySpec.Part p, RequestView request) {
         String v = switch (p.kind()) {
             case GLOBAL -> KeyResolver.GLOBAL;
-            case IP -> ClientAddress.resolve(request, trustedProxies);
+            case IP -> ClientAddress.resolve(request, trustedProxies, clientAddressHeader);
             case USER -> request.userName();
             case SESSION -> request.sessionId();
             case HEADER -> request.header(p.name());

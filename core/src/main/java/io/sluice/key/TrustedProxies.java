@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The peers whose {@code X-Forwarded-For} and {@code Forwarded} headers are believed: addresses and
+ * The peers whose {@code sluice.client-address-header} is believed: addresses and
  * CIDR blocks such as {@code 10.0.0.0/8, ::1}. Immutable and thread-safe.
  */
 public final class TrustedProxies {

@@ -10,14 +10,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.function.UnaryOperator;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Finds and reads the rules file. Location, first found wins: an explicit location (the filter's
@@ -25,15 +21,13 @@ import java.util.regex.Pattern;
  * {@code SLUICE_CONFIG}, then {@code classpath:sluice.properties}. A location is {@code classpath:PATH},
  * {@code file:PATH} or a plain file path. Overrides (such as {@code sluice.*} init-params) win over the file.
  *
- * <p>A value may name deployment settings as {@code ${NAME}} or {@code ${NAME:default}}: the system property
- * {@code NAME}, else the environment variable {@code NAME}, else the default. So one packaged rules file (in a
- * WAR, say) serves every environment. A placeholder with neither a value nor a default is an error.
+ * <p>Values are returned as written: {@code ${NAME}} placeholders are resolved by {@link RuleParser}, which
+ * keeps the written form for its messages.
  */
 public final class ConfigLoader {
     public static final String SYSTEM_PROPERTY = "sluice.config";
     public static final String ENVIRONMENT_VARIABLE = "SLUICE_CONFIG";
     public static final String DEFAULT_LOCATION = "classpath:sluice.properties";
-    private static final Pattern PLACEHOLDER = Pattern.compile("\\$\\{([A-Za-z0-9_.-]+)(?::([^}]*))?}");
 
     private ConfigLoader() {
     }
@@ -60,31 +54,6 @@ public final class ConfigLoader {
             if (fallback != null) out.putAll(fallback);
         }
         out.putAll(overrides);
-        return resolvePlaceholders(out, systemProperties, environment);
-    }
-
-    /** Replaces every {@code ${NAME}} and {@code ${NAME:default}}; reports all unresolved ones at once. */
-    static Map<String, String> resolvePlaceholders(Map<String, String> properties, UnaryOperator<String> systemProperties,
-                                                   UnaryOperator<String> environment) {
-        Map<String, String> out = new LinkedHashMap<>();
-        List<String> problems = new ArrayList<>();
-        properties.forEach((name, value) -> {
-            Matcher m = PLACEHOLDER.matcher(value);
-            StringBuilder resolved = new StringBuilder();
-            while (m.find()) {
-                String replacement = firstNonNull(systemProperties.apply(m.group(1)), environment.apply(m.group(1)), m.group(2));
-                if (replacement == null) {
-                    // Only the placeholder is named: the rest of the value may hold a secret.
-                    problems.add(name + " = \"" + m.group() + "\": expected a system property or environment variable "
-                            + m.group(1) + ", or a default as in ${" + m.group(1) + ":value}");
-                    replacement = m.group();
-                }
-                m.appendReplacement(resolved, Matcher.quoteReplacement(replacement));
-            }
-            m.appendTail(resolved);
-            out.put(name, resolved.toString());
-        });
-        if (!problems.isEmpty()) throw new ConfigException(problems);
         return out;
     }
 
@@ -123,11 +92,6 @@ public final class ConfigLoader {
         if (!required) return null;
         throw new ConfigException("rules file = \"" + location
                 + "\": expected an existing file, as classpath:PATH, file:PATH or a plain file path");
-    }
-
-    private static String firstNonNull(String... values) {
-        for (String v : values) if (v != null) return v;
-        return null;
     }
 
     private static String firstNonBlank(String... values) {

@@ -4,6 +4,7 @@ import io.sluice.key.KeySpec;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 
@@ -55,13 +56,23 @@ public record Rule(
         return mode == Mode.DRY_RUN;
     }
 
-    /** Whether the filter applies this rule to a request with this method and path inside the application. */
+    /**
+     * Whether the filter applies this rule to a request with this method and path inside the application.
+     * Methods match case-insensitively, and a rule that lists {@code GET} also applies to {@code HEAD}:
+     * servlets answer HEAD by running their GET handler.
+     */
     public boolean matches(String method, String path) {
         if (paths.isEmpty()) return false;
-        if (!methods.isEmpty() && !methods.contains(method)) return false;
+        if (!methods.isEmpty() && !appliesTo(method)) return false;
         for (PathPattern p : paths) {
             if (p.matches(path)) return true;
         }
         return false;
+    }
+
+    private boolean appliesTo(String method) {
+        // toUpperCase returns the same string, without copying, when it is upper case already.
+        String m = method.toUpperCase(Locale.ROOT);
+        return methods.contains(m) || m.equals("HEAD") && methods.contains("GET");
     }
 }

@@ -1,11 +1,13 @@
 package io.sluice.rule;
 
 import io.sluice.ConfigException;
+import io.sluice.key.ClientAddressHeader;
 import io.sluice.key.KeySpec;
 import io.sluice.key.TrustedProxies;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -32,7 +34,7 @@ public final class RuleParser {
     private static final Pattern METHOD = Pattern.compile("[A-Za-z]{1,20}");
     private static final Set<String> GLOBALS = Set.of(
             "sluice.redis.address", "sluice.redis.config", "sluice.key-prefix", "sluice.on-backend-failure",
-            "sluice.trusted-proxies", "sluice.headers", "sluice.backend-timeout", "sluice.max-clock-skew");
+            "sluice.trusted-proxies", "sluice.client-address-header", "sluice.headers", "sluice.backend-timeout", "sluice.max-clock-skew");
     private static final Set<String> RULE_PROPERTIES = Set.of(
             "rate", "concurrency", "lease", "wait", "paths", "methods", "key", "on-missing-key", "status", "mode",
             "on-backend-failure");
@@ -40,19 +42,34 @@ public final class RuleParser {
     static final Duration MIN_LEASE = Duration.ofSeconds(1);
 
     private final List<String> problems = new ArrayList<>();
-    private final Map<String, String> props;
+    /** The {@code sluice.*} entries with their placeholders resolved. */
+    private final Map<String, String> props = new TreeMap<>();
+    /** The same entries as written, for messages: a placeholder's value is never shown. */
+    private final Map<String, String> written = new TreeMap<>();
+    /** Entries with a placeholder that nothing resolves: reported once, not again as a bad value. */
+    private final Set<String> unresolved = new HashSet<>();
 
-    private RuleParser(Map<String, String> props) {
-        this.props = props;
+    private RuleParser(Map<String, String> properties, Placeholders placeholders) {
+        properties.forEach((k, v) -> {
+            if (!k.startsWith(PREFIX)) return;
+            String value = v == null ? "" : v.trim();
+            written.put(k, value);
+            int before = problems.size();
+            props.put(k, placeholders.resolve(k, value, problems));
+            if (problems.size() > before) unresolved.add(k);
+        });
     }
 
-    /** Parses the {@code sluice.*} entries; entries outside {@code sluice.} are ignored. */
+    /**
+     * Parses the {@code sluice.*} entries, resolving {@code ${NAME}} and {@code ${NAME:default}} placeholders
+     * from system properties and environment variables; entries outside {@code sluice.} are ignored.
+     */
     public static RuleSet parse(Map<String, String> properties) {
-        Map<String, String> own = new TreeMap<>();
-        properties.forEach((k, v) -> {
-            if (k.startsWith(PREFIX)) own.put(k, v == null ? "" : v.trim());
-        });
-        return new RuleParser(own).parse();
+        return parse(properties, Placeholders.SYSTEM);
+    }
+
+    static RuleSet parse(Map<String, String> properties, Placeholders placeholders) {
+        return new RuleParser(properties, placeholders).parse();
     }
 
     private RuleSet parse() {
@@ -72,7 +89,7 @@ public final class RuleParser {
                     byRule.computeIfAbsent(name, n -> new TreeMap<>()).put(property, e.getValue());
                 }
             } else {
-                problem(k, redactUserInfo(e.getValue()), "a known property: one of " + new TreeSet<>(GLOBALS)
+                problem(k, e.getValue(), "a known property: one of " + new TreeSet<>(GLOBALS)
                         + " or sluice.rules.<name>.<property>");
             }
         }
@@ -87,7 +104,7 @@ public final class RuleParser {
         Optional<String> address = Optional.ofNullable(props.get("sluice.redis.address"));
         address.ifPresent(a -> {
             if (!a.matches("rediss?://[^\\s]+")) {
-                problem("sluice.redis.address", redactUserInfo(a), "redis://host:port or rediss://host:port");
+                problem("sluice.redis.address", a, "redis://host:port or rediss://host:port");
             }
         });
         Optional<String> config = Optional.ofNullable(props.get("sluice.redis.config"));
@@ -99,13 +116,15 @@ public final class RuleParser {
         FailurePolicy failure = value("sluice.on-backend-failure", FailurePolicy.ALLOW, RuleParser::failurePolicy, "allow or deny");
         TrustedProxies proxies = value("sluice.trusted-proxies", TrustedProxies.NONE,
                 s -> TrustedProxies.parse(s).orElse(null), TrustedProxies.EXPECTED);
+        ClientAddressHeader clientAddressHeader = value("sluice.client-address-header", ClientAddressHeader.X_FORWARDED_FOR,
+                s -> ClientAddressHeader.parse(s).orElse(null), ClientAddressHeader.EXPECTED);
         HeaderStyle headers = value("sluice.headers", HeaderStyle.ALL,
                 s -> enumValue(HeaderStyle.class, s), "all, ietf, legacy or none");
         Duration timeout = value("sluice.backend-timeout", Settings.DEFAULT_BACKEND_TIMEOUT,
                 s -> Durations.parse(s).filter(d -> d.toMillis() >= 1).orElse(null), "a positive duration such as 100ms");
         Duration skew = value("sluice.max-clock-skew", Settings.DEFAULT_MAX_CLOCK_SKEW,
                 s -> Durations.parse(s).orElse(null), "a duration such as 500ms");
-        return new Settings(address, config, prefix, failure, proxies, headers, timeout, skew);
+        return new Settings(address, config, prefix, failure, proxies, clientAddressHeader, headers, timeout, skew);
     }
 
     private Optional<Rule> rule(String name, Map<String, String> p, Settings settings) {
@@ -207,8 +226,15 @@ public final class RuleParser {
         return parsed;
     }
 
+    /**
+     * One problem: the property, its value as written (a value that holds a placeholder is shown with the
+     * placeholder, never resolved; credentials in an address are masked), and the expected form.
+     */
     private void problem(String property, String value, String expected) {
-        problems.add(property + " = \"" + printable(value) + "\": expected " + expected);
+        if (unresolved.contains(property)) return;
+        String asWritten = written.get(property);
+        String shown = Placeholders.present(asWritten) ? asWritten : value;
+        problems.add(property + " = \"" + printable(redactUserInfo(shown)) + "\": expected " + expected);
     }
 
     /** Passwords in {@code redis://user:secret@host} (or {@code user:secret@host}) never reach a log. */

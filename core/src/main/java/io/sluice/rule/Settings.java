@@ -1,5 +1,6 @@
 package io.sluice.rule;
 
+import io.sluice.key.ClientAddressHeader;
 import io.sluice.key.TrustedProxies;
 
 import java.time.Duration;
@@ -12,7 +13,8 @@ import java.util.Optional;
  * @param redisConfig      {@code sluice.redis.config}: location of Redisson's own YAML; wins over the address
  * @param keyPrefix        {@code sluice.key-prefix}: namespace of every Redis key
  * @param onBackendFailure {@code sluice.on-backend-failure}: the default of every rule
- * @param trustedProxies   {@code sluice.trusted-proxies}: peers whose forwarding headers are believed
+ * @param trustedProxies   {@code sluice.trusted-proxies}: peers whose forwarding header is believed
+ * @param clientAddressHeader {@code sluice.client-address-header}: the one header those peers set for the client
  * @param headers          {@code sluice.headers}: which rate-limit headers are written
  * @param backendTimeout   {@code sluice.backend-timeout}: the deadline of one decision (extension)
  * @param maxClockSkew     {@code sluice.max-clock-skew}: tolerated difference between this server's clock and
@@ -24,6 +26,7 @@ public record Settings(
         String keyPrefix,
         FailurePolicy onBackendFailure,
         TrustedProxies trustedProxies,
+        ClientAddressHeader clientAddressHeader,
         HeaderStyle headers,
         Duration backendTimeout,
         Duration maxClockSkew) {

@@ -12,8 +12,19 @@ class ClientAddressTest {
         return TrustedProxies.parse(text).orElseThrow(() -> new AssertionError("not a list: " + text));
     }
 
+    private static final ClientAddressHeader FORWARDED = header("Forwarded");
+    private static final ClientAddressHeader X_REAL_IP = header("X-Real-IP");
+
+    private static ClientAddressHeader header(String name) {
+        return ClientAddressHeader.parse(name).orElseThrow(() -> new AssertionError("not a header name: " + name));
+    }
+
     private static String resolve(FakeRequest r, TrustedProxies trusted) {
-        return ClientAddress.resolve(r, trusted);
+        return ClientAddress.resolve(r, trusted, ClientAddressHeader.X_FORWARDED_FOR);
+    }
+
+    private static String resolve(FakeRequest r, TrustedProxies trusted, ClientAddressHeader header) {
+        return ClientAddress.resolve(r, trusted, header);
     }
 
     @Test
@@ -72,27 +83,68 @@ class ClientAddressTest {
     }
 
     @Test
-    void forwardedIsPreferredOverXForwardedFor() {
+    void byDefaultOnlyXForwardedForIsReadAndAClientsOwnForwardedHeaderIsIgnored() {
+        // nginx and cloud load balancers append to X-Forwarded-For and pass the client's Forwarded through.
+        FakeRequest spoof = FakeRequest.from("10.0.0.1").header("X-Forwarded-For", "9.9.9.9")
+                .header("Forwarded", "for=1.1.1.1").header("X-Real-IP", "2.2.2.2");
+        assertThat(resolve(spoof, TEN)).isEqualTo("9.9.9.9");
+        FakeRequest empty = FakeRequest.from("10.0.0.1").header("X-Forwarded-For", "9.9.9.9").header("Forwarded", "");
+        assertThat(resolve(empty, TEN)).isEqualTo("9.9.9.9");
+        // Every spoofed Forwarded value lands on the same key: no fresh limit per request.
+        for (int i = 0; i < 20; i++) {
+            FakeRequest r = FakeRequest.from("10.0.0.1").header("X-Forwarded-For", "9.9.9.9")
+                    .header("Forwarded", "for=203.0.113." + i);
+            assertThat(resolve(r, TEN)).isEqualTo("9.9.9.9");
+        }
+    }
+
+    @Test
+    void withForwardedConfiguredOnlyForwardedIsRead() {
         FakeRequest r = FakeRequest.from("10.0.0.1")
                 .header("X-Forwarded-For", "9.9.9.9")
                 .header("Forwarded", "for=192.0.2.60;proto=http, for=\"[2001:db8:cafe::17]:4711\"");
-        assertThat(resolve(r, TEN)).isEqualTo("2001:db8:cafe:0::/64");
+        assertThat(resolve(r, TEN, FORWARDED)).isEqualTo("2001:db8:cafe:0::/64");
         TrustedProxies withV6 = proxies("10.0.0.0/8, 2001:db8:cafe::/48");
-        assertThat(resolve(r, withV6)).isEqualTo("192.0.2.60");
+        assertThat(resolve(r, withV6, FORWARDED)).isEqualTo("192.0.2.60");
+        // Without a Forwarded header the proxy itself is the best we know; X-Forwarded-For is never a fallback.
+        FakeRequest xffOnly = FakeRequest.from("10.0.0.1").header("X-Forwarded-For", "9.9.9.9");
+        assertThat(resolve(xffOnly, TEN, FORWARDED)).isEqualTo("10.0.0.1");
+    }
+
+    @Test
+    void aSingleAddressHeaderIsReadAlone() {
+        FakeRequest r = FakeRequest.from("10.0.0.1").header("X-Real-IP", "198.51.100.7")
+                .header("X-Forwarded-For", "9.9.9.9").header("Forwarded", "for=1.1.1.1");
+        assertThat(resolve(r, TEN, X_REAL_IP)).isEqualTo("198.51.100.7");
+        assertThat(resolve(FakeRequest.from("10.0.0.1").header("X-Forwarded-For", "9.9.9.9"), TEN, X_REAL_IP))
+                .isEqualTo("10.0.0.1");
+        // From an untrusted peer it is ignored like any forwarding header.
+        assertThat(resolve(FakeRequest.from("203.0.113.9").header("X-Real-IP", "198.51.100.7"), TEN, X_REAL_IP))
+                .isEqualTo("203.0.113.9");
+    }
+
+    @Test
+    void headerNamesParseCaseInsensitivelyAndBadNamesAreRefused() {
+        assertThat(ClientAddressHeader.parse("x-forwarded-for")).containsSame(ClientAddressHeader.X_FORWARDED_FOR);
+        FakeRequest r = FakeRequest.from("10.0.0.1").header("Forwarded", "For=192.0.2.43");
+        assertThat(resolve(r, TEN, header("FORWARDED"))).isEqualTo("192.0.2.43");
+        for (String bad : new String[]{"", " ", "X Forwarded", "X-Real-IP:", "a\r\nb", "x".repeat(65)}) {
+            assertThat(ClientAddressHeader.parse(bad)).as(bad).isEmpty();
+        }
     }
 
     @Test
     void forwardedParametersInAnyOrderAndCase() {
         FakeRequest r = FakeRequest.from("10.0.0.1")
                 .header("Forwarded", "proto=https;For=\"192.0.2.43:47011\";by=10.0.0.1");
-        assertThat(resolve(r, TEN)).isEqualTo("192.0.2.43");
+        assertThat(resolve(r, TEN, FORWARDED)).isEqualTo("192.0.2.43");
     }
 
     @Test
     void forwardedElementWithoutForStopsTheWalk() {
         FakeRequest r = FakeRequest.from("10.0.0.1").header("Forwarded", "for=1.2.3.4, proto=https")
                 .header("X-Forwarded-For", "9.9.9.9");
-        assertThat(resolve(r, TEN)).isEqualTo("10.0.0.1");
+        assertThat(resolve(r, TEN, FORWARDED)).isEqualTo("10.0.0.1");
     }
 
     @Test
@@ -104,9 +156,9 @@ class ClientAddressTest {
         // A name that DNS would resolve (to 127.0.0.1) must not be looked up.
         assertThat(resolve(FakeRequest.from("10.0.0.1").header("X-Forwarded-For", "localhost"), TEN))
                 .isEqualTo("10.0.0.1");
-        assertThat(resolve(FakeRequest.from("10.0.0.1").header("Forwarded", "for=unknown"), TEN))
+        assertThat(resolve(FakeRequest.from("10.0.0.1").header("Forwarded", "for=unknown"), TEN, FORWARDED))
                 .isEqualTo("10.0.0.1");
-        assertThat(resolve(FakeRequest.from("10.0.0.1").header("Forwarded", "for=\"_hidden\", for=10.0.0.4"), TEN))
+        assertThat(resolve(FakeRequest.from("10.0.0.1").header("Forwarded", "for=\"_hidden\", for=10.0.0.4"), TEN, FORWARDED))
                 .isEqualTo("10.0.0.4");
         assertThat(resolve(FakeRequest.from("10.0.0.1").header("X-Forwarded-For", "1.2.3.4, ,10.0.0.2"), TEN))
                 .isEqualTo("10.0.0.2");
@@ -118,9 +170,12 @@ class ClientAddressTest {
                 "fe80::1%eth0%x", "\u0000", "\r\n1.2.3.4", "x".repeat(10_000), "1.2.3.4, ".repeat(5_000),
                 "for=\"", "for=;for=", "\uD800", "::ffff:999.1.1.1"};
         for (String h : hostile) {
-            FakeRequest r = FakeRequest.from("10.0.0.1").header("X-Forwarded-For", h).header("Forwarded", h);
-            assertThatCode(() -> resolve(r, TEN)).as("header %s", h.length() > 40 ? h.substring(0, 40) : h)
-                    .doesNotThrowAnyException();
+            FakeRequest r = FakeRequest.from("10.0.0.1").header("X-Forwarded-For", h).header("Forwarded", h)
+                    .header("X-Real-IP", h);
+            for (ClientAddressHeader header : new ClientAddressHeader[]{ClientAddressHeader.X_FORWARDED_FOR, FORWARDED, X_REAL_IP}) {
+                assertThatCode(() -> resolve(r, TEN, header)).as("%s: %s", header, h.length() > 40 ? h.substring(0, 40) : h)
+                        .doesNotThrowAnyException();
+            }
         }
     }
 

@@ -19,7 +19,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 class RuleParserTest {
     private static final String RULE_PROPERTIES =
             "[concurrency, key, lease, methods, mode, on-backend-failure, on-missing-key, paths, rate, status, wait]";
-    private static final String GLOBALS = "[sluice.backend-timeout, sluice.headers, sluice.key-prefix, "
+    private static final String GLOBALS = "[sluice.backend-timeout, sluice.client-address-header, sluice.headers, sluice.key-prefix, "
             + "sluice.max-clock-skew, sluice.on-backend-failure, sluice.redis.address, sluice.redis.config, "
             + "sluice.trusted-proxies]";
     private static final String RATE = "expected <permits>/<period> such as 10/1h, 40/1m, 5/10s, 100/s or 2/500ms";
@@ -61,6 +61,7 @@ class RuleParserTest {
         assertThat(s.trustedProxies()).isSameAs(io.sluice.key.TrustedProxies.NONE);
         assertThat(s.trustedProxies().isEmpty()).isTrue();
         assertThat(s.trustedProxies().trusts("10.0.0.1")).isFalse();
+        assertThat(s.clientAddressHeader()).isSameAs(io.sluice.key.ClientAddressHeader.X_FORWARDED_FOR);
         assertThat(s.headers()).isEqualTo(HeaderStyle.ALL);
         assertThat(s.backendTimeout()).isEqualTo(Duration.ofMillis(100));
     }
@@ -81,6 +82,7 @@ class RuleParserTest {
                 "sluice.key-prefix", "app:prod.v1_x-y",
                 "sluice.on-backend-failure", "deny",
                 "sluice.trusted-proxies", "10.0.0.0/8, ::1",
+                "sluice.client-address-header", "X-Real-IP",
                 "sluice.headers", "ietf",
                 "sluice.backend-timeout", "150ms").settings();
         assertThat(s.redisAddress()).contains("rediss://user:pw@redis.example:6380");
@@ -91,6 +93,7 @@ class RuleParserTest {
         assertThat(s.trustedProxies().trusts("10.255.0.1")).isTrue();
         assertThat(s.trustedProxies().trusts("::1")).isTrue();
         assertThat(s.trustedProxies().trusts("11.0.0.1")).isFalse();
+        assertThat(s.clientAddressHeader().name()).isEqualTo("X-Real-IP");
         assertThat(s.headers()).isEqualTo(HeaderStyle.IETF);
         assertThat(s.backendTimeout()).isEqualTo(Duration.ofMillis(150));
     }
@@ -118,6 +121,9 @@ class RuleParserTest {
         assertThat(problems("sluice.trusted-proxies", "10.0.0.0/33")).containsExactly(
                 "sluice.trusted-proxies = \"10.0.0.0/33\": expected a comma-separated list of IP addresses or CIDR "
                         + "blocks such as 10.0.0.0/8, ::1");
+        assertThat(problems("sluice.client-address-header", "X-Forwarded-For, Forwarded")).containsExactly(
+                "sluice.client-address-header = \"X-Forwarded-For, Forwarded\": expected a header name such as "
+                        + "X-Forwarded-For (the default), Forwarded or X-Real-IP");
         assertThat(problems("sluice.headers", "both")).containsExactly(
                 "sluice.headers = \"both\": expected all, ietf, legacy or none");
         assertThat(problems("sluice.backend-timeout", "0ms")).containsExactly(
@@ -306,6 +312,32 @@ class RuleParserTest {
         assertThat(set.matching("GET", "/api/posts")).isEmpty();
         assertThat(set.matching("GET", "/api/images/1")).containsExactly(images);
         assertThat(set.get("nope")).isEmpty();
+    }
+
+    @Test
+    void methodsMatchCaseInsensitivelyAndAGetRuleAlsoCoversHead() {
+        RuleSet set = RuleParser.parse(Map.of(
+                "sluice.rules.reads.paths", "/m",
+                "sluice.rules.reads.methods", "get",
+                "sluice.rules.reads.rate", "10/1h",
+                "sluice.rules.writes.paths", "/m",
+                "sluice.rules.writes.methods", "POST, Put",
+                "sluice.rules.writes.rate", "10/1h"));
+        Rule reads = set.get("reads").orElseThrow();
+        Rule writes = set.get("writes").orElseThrow();
+        for (String m : List.of("GET", "get", "Get", "HEAD", "head")) {
+            assertThat(set.matching(m, "/m")).as(m).containsExactly(reads);
+        }
+        for (String m : List.of("POST", "post", "PUT", "pUt")) {
+            assertThat(set.matching(m, "/m")).as(m).containsExactly(writes);
+        }
+        // HEAD is covered by GET only, never by another method, and GET is not covered by HEAD.
+        RuleSet headOnly = RuleParser.parse(Map.of("sluice.rules.h.paths", "/m", "sluice.rules.h.methods", "HEAD",
+                "sluice.rules.h.rate", "1/1h"));
+        assertThat(headOnly.matching("GET", "/m")).isEmpty();
+        assertThat(headOnly.matching("head", "/m")).hasSize(1);
+        assertThat(set.matching("DELETE", "/m")).isEmpty();
+        assertThat(set.matching("OPTIONS", "/m")).isEmpty();
     }
 
     @Test
@@ -528,7 +560,8 @@ class RuleParserTest {
         assertThat(post).containsExactly("a-jpg", "m-posts", "z-all");
         assertThat(set.matching("PUT", "/api/posts")).extracting(Rule::name).containsExactly("m-posts", "z-all");
         assertThat(set.matching("GET", "/api/posts/1")).extracting(Rule::name).containsExactly("z-all");
-        assertThat(set.matching("post", "/api/posts/1")).extracting(Rule::name).containsExactly("z-all");
+        // Methods match case-insensitively (the contract's Evaluation).
+        assertThat(set.matching("post", "/api/posts/1")).extracting(Rule::name).containsExactly("m-posts", "z-all");
         assertThat(set.matching("GET", "/img/x.jpg")).extracting(Rule::name).containsExactly("a-jpg", "z-all");
     }
 

@@ -27,9 +27,8 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Applies the rules of a Sluice rules file to HTTP requests, on any Jakarta Servlet 5.0+ container.
@@ -40,14 +39,12 @@ import java.util.concurrent.atomic.AtomicReference;
  * Any other init-param, and any problem in the rules, fails {@code init}, so an application never starts
  * unprotected by mistake.
  *
- * <p>Applies once per request, however often the request is forwarded, included or dispatched. A
- * concurrency permit is returned exactly once, when the request really ends: when {@code doFilter}
- * returns or throws, or for an async request when it completes, fails or times out.
- *
- * <p>No container thread waits for Redis: when the decision is not known at once and the request supports
- * async, the request is suspended ({@code startAsync}) until Redis answers (or a concurrency permit frees
- * within the rule's {@code wait}), then rejected from a container thread or dispatched again to its
- * resource. Otherwise (async unsupported along the chain) the filter waits on the request's thread.
+ * <p>Applies once per request, however often the request is forwarded, included or dispatched. It never
+ * changes which filters, servlets and listeners run after it, nor the dispatcher type they see: the decision
+ * is made on the request's own thread (bounded by {@code sluice.backend-timeout}, plus a concurrency rule's
+ * {@code wait}), then the chain goes on as it would without Sluice. A concurrency permit is returned exactly
+ * once, when the request really ends: when {@code doFilter} returns or throws, or, for a request the
+ * application puts in async mode, when it completes, fails or times out.
  *
  * <p>Thread-safe. The {@link Sluice} it builds is published as the servlet context attribute
  * {@link #CONTEXT_ATTRIBUTE} so other parts of the application can share it.
@@ -55,7 +52,9 @@ import java.util.concurrent.atomic.AtomicReference;
 public class SluiceFilter implements Filter {
     /** The servlet context attribute under which the filter publishes its {@link Sluice}. */
     public static final String CONTEXT_ATTRIBUTE = Sluice.class.getName();
-    private static final String APPLIED = SluiceFilter.class.getName() + ".applied";
+    private static final AtomicInteger INSTANCES = new AtomicInteger();
+    /** Marks a request this filter has decided: a second SluiceFilter in the chain still applies its own rules. */
+    private final String applied = SluiceFilter.class.getName() + ".applied." + INSTANCES.incrementAndGet();
     private static final Logger LOG = LoggerFactory.getLogger(SluiceFilter.class);
 
     private volatile Sluice sluice;
@@ -83,7 +82,8 @@ public class SluiceFilter implements Filter {
                 String value = config.getInitParameter(name);
                 if (name.equals("config")) location = value;
                 else if (name.startsWith("sluice.")) overrides.put(name, value);
-                else problems.add("init-param " + name + " = \"" + value + "\": expected config or a sluice.* property");
+                // The value is not shown: a misnamed parameter may well hold a password.
+                else problems.add("init-param " + name + " = (value not shown): expected config or a sluice.* property");
             }
             if (!problems.isEmpty()) throw new ConfigException(problems);
             ClassLoader loader = config.getServletContext().getClassLoader();
@@ -106,31 +106,24 @@ public class SluiceFilter implements Filter {
 
     @Override
     public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
-        // Applied already: a forward, an include, or the dispatch back after the request was suspended.
+        // Applied already: a forward, an include, an error page or an async dispatch of the same request.
         if (!(req instanceof HttpServletRequest request) || !(res instanceof HttpServletResponse response)
-                || req.getAttribute(APPLIED) != null) {
+                || req.getAttribute(applied) != null) {
             chain.doFilter(req, res);
             return;
         }
-        request.setAttribute(APPLIED, Boolean.TRUE);
+        request.setAttribute(applied, Boolean.TRUE);
         List<Rule> rules = sluice.rules().matching(request.getMethod(), pathInApplication(request));
         if (rules.isEmpty()) {
             chain.doFilter(req, res);
             return;
         }
-        CompletableFuture<Admission> deciding;
-        try {
-            deciding = sluice.admit(rules, sluice.keysOf(new ServletRequestView(request))).toCompletableFuture();
-        } catch (RuntimeException e) {
-            undecided(e);
-            chain.doFilter(req, res);
-            return;
-        }
-        if (!deciding.isDone() && request.isAsyncSupported() && suspend(request, response, rules, deciding)) return;
-        // Decided already (the attack shield, an in-memory backend), or the request cannot be suspended: wait here.
         Admission admission;
         try {
-            admission = deciding.join();
+            // Decided on this thread: suspending the request and dispatching it again would turn the rest of it
+            // into an ASYNC dispatch, which every REQUEST-only filter after this one (authentication...) skips.
+            // Sluice's own deadlines bound the wait: the backend timeout, plus a concurrency rule's wait.
+            admission = sluice.admit(rules, sluice.keysOf(new ServletRequestView(request))).toCompletableFuture().join();
         } catch (RuntimeException e) {
             undecided(e);
             chain.doFilter(req, res);
@@ -148,52 +141,6 @@ public class SluiceFilter implements Filter {
             releaseLater = wrapped.listening() || wrapped.listenIfAsyncStartedElsewhere();
         } finally {
             if (!releaseLater) admission.close();
-        }
-    }
-
-    /**
-     * Frees the container thread while Redis decides (or while a concurrency rule's {@code wait} runs). A
-     * rejection is written on a container thread and completes the request; an admitted request is
-     * dispatched again to the same resource, with its headers written and a listener that returns its
-     * permits when it really ends. This works whether or not the filter is mapped for ASYNC dispatches: when
-     * it is, the filter sees the dispatch and lets it through.
-     */
-    private boolean suspend(HttpServletRequest request, HttpServletResponse response, List<Rule> rules,
-                            CompletableFuture<Admission> deciding) {
-        AsyncContext async;
-        try {
-            async = request.startAsync(request, response);
-        } catch (IllegalStateException e) {
-            return false; // this container cannot suspend the request here after all: decide on this thread
-        }
-        // Every decision is bounded by Sluice's own deadlines; this only guards against a bug leaving it hanging.
-        long bound = 10_000;
-        for (Rule r : rules) bound += sluice.rules().settings().backendTimeout().toMillis() + r.waitTime().toMillis();
-        async.setTimeout(bound);
-        Suspension suspension = new Suspension();
-        async.addListener(suspension);
-        deciding.whenComplete((admission, error) -> {
-            if (error != null) {
-                undecided(error);
-                if (suspension.resume(Admission.none())) async.dispatch();
-            } else if (!admission.allowed()) {
-                admission.close();
-                if (suspension.resume(Admission.none())) async.start(() -> rejectAndComplete(admission, response, async));
-            } else if (suspension.resume(admission)) {
-                writer.headers(admission, response);
-                async.dispatch();
-            }
-        });
-        return true;
-    }
-
-    private void rejectAndComplete(Admission admission, HttpServletResponse response, AsyncContext async) {
-        try {
-            writer.reject(admission, response);
-        } catch (IOException | RuntimeException e) {
-            LOG.debug("Could not write a rejection", e);
-        } finally {
-            async.complete();
         }
     }
 
@@ -257,48 +204,6 @@ public class SluiceFilter implements Filter {
             } catch (IllegalStateException e) {
                 return false;
             }
-        }
-    }
-
-    /**
-     * A request suspended while it is decided. Holds the admission once decided and returns its permits when
-     * the request really ends (the application may start async again after the dispatch: it keeps listening).
-     * If the container gives up on the request first (timeout, error), a late admission is returned at once.
-     */
-    private static final class Suspension implements AsyncListener {
-        private static final Admission ENDED = Admission.none();
-        private final AtomicReference<Admission> admission = new AtomicReference<>();
-
-        /** Records the decision; false (and returns its permits) when the request has already ended. */
-        boolean resume(Admission decided) {
-            if (admission.compareAndSet(null, decided)) return true;
-            decided.close();
-            return false;
-        }
-
-        private void end() {
-            Admission held = admission.getAndSet(ENDED);
-            if (held != null) held.close();
-        }
-
-        @Override
-        public void onComplete(AsyncEvent event) {
-            end();
-        }
-
-        @Override
-        public void onError(AsyncEvent event) {
-            end();
-        }
-
-        @Override
-        public void onTimeout(AsyncEvent event) {
-            end();
-        }
-
-        @Override
-        public void onStartAsync(AsyncEvent event) {
-            event.getAsyncContext().addListener(this);
         }
     }
 
