@@ -320,20 +320,48 @@ public final class Sluice implements AutoCloseable {
             return CompletableFuture.completedFuture(
                     backendFailure(rule, Decision.Kind.CONCURRENCY, rule.concurrency(), CIRCUIT_OPEN));
         }
-        CompletionStage<LeaseOutcome> acquiring = backend.tryAcquire(request);
-        CompletableFuture<LeaseOutcome> bounded = guarded(acquiring, timeout.plus(rule.waitTime()));
-        // A permit granted after we gave up on it must not stay taken until its lease runs out.
-        acquiring.whenComplete((o, e) -> {
-            if (o != null && o.acquired() && bounded.isCompletedExceptionally()) {
-                backend.release(request, o.permitId());
-            }
-        });
-        return bounded.handle((LeaseOutcome o, Throwable e) -> {
+        CompletionStage<LeaseOutcome> acquired = request.waitTime().isZero()
+                ? acquire(request, timeout, true) : waitThenTryOnceMore(request);
+        return acquired.handle((LeaseOutcome o, Throwable e) -> {
             if (e != null) return backendFailure(rule, Decision.Kind.CONCURRENCY, rule.concurrency(), e);
             if (o.acquired()) p.held.add(hold(request, o.permitId()));
             return new Decision(rule, Decision.Kind.CONCURRENCY, o.acquired(), rule.concurrency(), o.available(),
                     Duration.ZERO, o.acquired() ? Duration.ZERO : REJECTED_CONCURRENCY_RETRY, Decision.Outcome.DECIDED);
         });
+    }
+
+    /** One acquire under a deadline; a permit granted after the deadline must not stay taken until its lease ends. */
+    private CompletableFuture<LeaseOutcome> acquire(LeaseRequest request, Duration limit, boolean toBreaker) {
+        CompletionStage<LeaseOutcome> acquiring = backend.tryAcquire(request);
+        CompletableFuture<LeaseOutcome> bounded = guarded(acquiring, limit, toBreaker);
+        acquiring.whenComplete((o, e) -> {
+            if (o != null && o.acquired() && bounded.isCompletedExceptionally()) {
+                backend.release(request, o.permitId());
+            }
+        });
+        return bounded;
+    }
+
+    /**
+     * A waiting acquire whose deadline (timeout + wait) passes before the backend's own wait has ended (a
+     * loaded machine, a late wake-up) is not a backend failure: with {@code on-backend-failure=allow} it would
+     * admit the request without a permit. It gets one last immediate try instead, and only a backend that
+     * cannot answer that one either follows the failure policy.
+     */
+    private CompletionStage<LeaseOutcome> waitThenTryOnceMore(LeaseRequest request) {
+        return acquire(request, timeout.plus(request.waitTime()), false).handle((o, e) -> {
+            Throwable cause = unwrap(e);
+            if (cause == null) breaker.onSuccess();
+            else if (!(cause instanceof TimeoutException)) breaker.onFailure();
+            if (cause == null) return CompletableFuture.completedFuture(o);
+            if (!(cause instanceof TimeoutException)) return CompletableFuture.<LeaseOutcome>failedFuture(cause);
+            LeaseRequest now = new LeaseRequest(request.key(), request.limit(), request.lease(), Duration.ZERO);
+            return acquire(now, timeout, true);
+        }).thenCompose(last -> last);
+    }
+
+    private static Throwable unwrap(Throwable e) {
+        return e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
     }
 
     private Held hold(LeaseRequest request, String permitId) {
@@ -358,7 +386,7 @@ public final class Sluice implements AutoCloseable {
     }
 
     private Decision backendFailure(Rule rule, Decision.Kind kind, long limit, Throwable e) {
-        Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
+        Throwable cause = unwrap(e);
         boolean allow = rule.onBackendFailure() == FailurePolicy.ALLOW;
         (allow ? failedOpen : failedClosed).increment();
         if (cause == CIRCUIT_OPEN) circuitOpenSkips.increment();
@@ -391,8 +419,13 @@ public final class Sluice implements AutoCloseable {
 
     /** A decision call under the deadline, reporting its outcome to the circuit breaker. */
     private <T> CompletableFuture<T> guarded(CompletionStage<T> stage, Duration limit) {
+        return guarded(stage, limit, true);
+    }
+
+    private <T> CompletableFuture<T> guarded(CompletionStage<T> stage, Duration limit, boolean toBreaker) {
         backendCalls.increment();
         CompletableFuture<T> bounded = deadline(stage, limit);
+        if (!toBreaker) return bounded;
         bounded.whenComplete((v, e) -> {
             if (e == null) breaker.onSuccess();
             else breaker.onFailure();

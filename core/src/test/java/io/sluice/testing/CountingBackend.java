@@ -25,6 +25,8 @@ public final class CountingBackend implements LimiterBackend {
     public final AtomicInteger calls = new AtomicInteger();
     public final AtomicBoolean down = new AtomicBoolean();
     public final AtomicBoolean silent = new AtomicBoolean();
+    /** Waiting acquires (a wait above zero) are never answered, as a wait the backend ends too late; others are. */
+    public final AtomicBoolean waitsNeverEnd = new AtomicBoolean();
     public final List<CompletableFuture<LeaseOutcome>> pendingAcquires = new CopyOnWriteArrayList<>();
     public final List<String> released = new CopyOnWriteArrayList<>();
     private final InMemoryBackend memory;
@@ -59,7 +61,7 @@ public final class CountingBackend implements LimiterBackend {
     @Override
     public CompletionStage<LeaseOutcome> tryAcquire(LeaseRequest request) {
         calls.incrementAndGet();
-        if (silent.get()) {
+        if (silent.get() || waitsNeverEnd.get() && !request.waitTime().isZero()) {
             CompletableFuture<LeaseOutcome> pending = new CompletableFuture<>();
             pendingAcquires.add(pending);
             return pending;
