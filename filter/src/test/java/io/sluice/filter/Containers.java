@@ -1,8 +1,20 @@
 package io.sluice.filter;
 
+import io.undertow.Handlers;
+import io.undertow.UndertowOptions;
+import io.undertow.Undertow;
+import io.undertow.servlet.Servlets;
+import io.undertow.servlet.api.DeploymentInfo;
+import io.undertow.servlet.api.DeploymentManager;
+import io.undertow.servlet.api.FilterInfo;
+import io.undertow.servlet.api.ServletInfo;
+import io.undertow.servlet.util.ImmediateInstanceFactory;
 import jakarta.servlet.DispatcherType;
+import jakarta.servlet.Filter;
+import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServlet;
 import org.apache.catalina.Context;
+import org.apache.catalina.LifecycleException;
 import org.apache.catalina.connector.Connector;
 import org.apache.catalina.startup.Tomcat;
 import org.apache.tomcat.util.descriptor.web.FilterDef;
@@ -10,18 +22,29 @@ import org.apache.tomcat.util.descriptor.web.FilterMap;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Map;
+import java.util.function.IntSupplier;
 
 /** Real embedded servlet containers, each on a free loopback port, with the filter registered their own way. */
 final class Containers {
+    /** Room for the 10 KB hostile header values the tests send (the containers' default is 8 KB). */
+    private static final int MAX_HEADER_BYTES = 65536;
+    private static final String SLUICE = "sluice";
+
     private Containers() {
     }
 
@@ -34,15 +57,39 @@ final class Containers {
         void close();
     }
 
+    /** A filter of the application, mapped on {@code /*} after Sluice for REQUEST dispatches only (the default). */
+    record AppFilter(String name, Filter filter, Map<String, String> initParams) {
+        AppFilter(String name, Filter filter) {
+            this(name, filter, Map.of());
+        }
+    }
+
     /**
-     * How a container is set up: its most threads for requests (0: the container's default) and whether the
-     * filter also sees ASYNC, FORWARD, INCLUDE and ERROR dispatches or only REQUEST ones.
+     * How a container is set up: its most threads for requests (0: the container's default), whether Sluice
+     * also sees ASYNC, FORWARD, INCLUDE and ERROR dispatches or only REQUEST ones, and the application's own
+     * filters after it.
      */
-    record Setup(int maxThreads, boolean requestDispatchesOnly) {
+    record Setup(int maxThreads, boolean requestDispatchesOnly, List<AppFilter> after) {
         static final Setup DEFAULT = new Setup(0, false);
+
+        Setup(int maxThreads, boolean requestDispatchesOnly) {
+            this(maxThreads, requestDispatchesOnly, List.of());
+        }
 
         EnumSet<DispatcherType> dispatcherTypes() {
             return requestDispatchesOnly ? EnumSet.of(DispatcherType.REQUEST) : EnumSet.allOf(DispatcherType.class);
+        }
+
+        /** Sluice first, then the application's filters, in order. */
+        List<AppFilter> chain(SluiceFilter sluice, Map<String, String> initParams) {
+            List<AppFilter> all = new ArrayList<>();
+            all.add(new AppFilter(SLUICE, sluice, initParams));
+            all.addAll(after);
+            return all;
+        }
+
+        EnumSet<DispatcherType> dispatcherTypes(AppFilter f) {
+            return f.name().equals(SLUICE) ? dispatcherTypes() : EnumSet.of(DispatcherType.REQUEST);
         }
     }
 
@@ -58,6 +105,12 @@ final class Containers {
             Running start(Map<String, String> initParams, Setup setup) {
                 return tomcat(initParams, setup);
             }
+        },
+        UNDERTOW {
+            @Override
+            Running start(Map<String, String> initParams, Setup setup) {
+                return undertow(initParams, setup);
+            }
         };
 
         Running start(Map<String, String> initParams) {
@@ -71,7 +124,7 @@ final class Containers {
         void stop() throws Exception;
     }
 
-    private static Running running(java.util.function.IntSupplier port, SluiceFilter filter, Stopper stopper) {
+    private static Running running(IntSupplier port, SluiceFilter filter, Stopper stopper) {
         return new Running() {
             @Override
             public int port() {
@@ -100,23 +153,22 @@ final class Containers {
 
     static Running jetty(Map<String, String> initParams, Setup setup) {
         try {
-            Server server = setup.maxThreads() > 0
-                    ? new Server(new org.eclipse.jetty.util.thread.QueuedThreadPool(setup.maxThreads(), 2))
-                    : new Server();
-            // Room for the 10 KB hostile header values the tests send (Jetty's default is 8 KB).
-            org.eclipse.jetty.server.HttpConfiguration http = new org.eclipse.jetty.server.HttpConfiguration();
-            http.setRequestHeaderSize(65536);
-            ServerConnector connector = new ServerConnector(server, new org.eclipse.jetty.server.HttpConnectionFactory(http));
+            Server server = setup.maxThreads() > 0 ? new Server(new QueuedThreadPool(setup.maxThreads(), 2)) : new Server();
+            HttpConfiguration http = new HttpConfiguration();
+            http.setRequestHeaderSize(MAX_HEADER_BYTES);
+            ServerConnector connector = new ServerConnector(server, new HttpConnectionFactory(http));
             connector.setHost("127.0.0.1");
             connector.setPort(0);
             server.addConnector(connector);
             ServletContextHandler context = new ServletContextHandler("/");
-            SluiceFilter filter = new SluiceFilter();
-            FilterHolder holder = new FilterHolder(filter);
-            holder.setInitParameters(initParams);
-            holder.setAsyncSupported(true);
-            // By default every dispatcher type: the filter itself must apply once per request.
-            context.addFilter(holder, "/*", setup.dispatcherTypes());
+            SluiceFilter sluice = new SluiceFilter();
+            for (AppFilter f : setup.chain(sluice, initParams)) {
+                FilterHolder holder = new FilterHolder(f.filter());
+                holder.setName(f.name());
+                holder.setInitParameters(f.initParams());
+                holder.setAsyncSupported(true);
+                context.addFilter(holder, "/*", setup.dispatcherTypes(f));
+            }
             for (Map.Entry<String, HttpServlet> e : TestServlets.all().entrySet()) {
                 ServletHolder sh = new ServletHolder(e.getValue());
                 sh.setAsyncSupported(true);
@@ -124,7 +176,7 @@ final class Containers {
             }
             server.setHandler(context);
             server.start();
-            return running(connector::getLocalPort, filter, server::stop);
+            return running(connector::getLocalPort, sluice, server::stop);
         } catch (Exception e) {
             throw new IllegalStateException("Jetty did not start", e);
         }
@@ -142,8 +194,7 @@ final class Containers {
             Connector connector = new Connector();
             connector.setPort(0);
             connector.setProperty("address", "127.0.0.1");
-            // Room for the 10 KB hostile header values the tests send (Tomcat's default is 8 KB).
-            connector.setProperty("maxHttpRequestHeaderSize", "65536");
+            connector.setProperty("maxHttpRequestHeaderSize", Integer.toString(MAX_HEADER_BYTES));
             if (setup.maxThreads() > 0) {
                 connector.setProperty("maxThreads", Integer.toString(setup.maxThreads()));
                 connector.setProperty("minSpareThreads", "1");
@@ -151,18 +202,20 @@ final class Containers {
             tomcat.getService().addConnector(connector);
             tomcat.setConnector(connector);
             Context context = tomcat.addContext("", base.toString());
-            SluiceFilter filter = new SluiceFilter();
-            FilterDef def = new FilterDef();
-            def.setFilterName("sluice");
-            def.setFilter(filter);
-            def.setAsyncSupported("true");
-            initParams.forEach(def::addInitParameter);
-            context.addFilterDef(def);
-            FilterMap map = new FilterMap();
-            map.setFilterName("sluice");
-            map.addURLPattern("/*");
-            for (DispatcherType type : setup.dispatcherTypes()) map.setDispatcher(type.name());
-            context.addFilterMap(map);
+            SluiceFilter sluice = new SluiceFilter();
+            for (AppFilter f : setup.chain(sluice, initParams)) {
+                FilterDef def = new FilterDef();
+                def.setFilterName(f.name());
+                def.setFilter(f.filter());
+                def.setAsyncSupported("true");
+                f.initParams().forEach(def::addInitParameter);
+                context.addFilterDef(def);
+                FilterMap map = new FilterMap();
+                map.setFilterName(f.name());
+                map.addURLPattern("/*");
+                for (DispatcherType type : setup.dispatcherTypes(f)) map.setDispatcher(type.name());
+                context.addFilterMap(map);
+            }
             int i = 0;
             for (Map.Entry<String, HttpServlet> e : TestServlets.all().entrySet()) {
                 String name = "servlet" + i++;
@@ -175,14 +228,51 @@ final class Containers {
                 tomcat.destroy();
                 throw new IllegalStateException("Tomcat context did not start");
             }
-            return running(connector::getLocalPort, filter, () -> {
+            return running(connector::getLocalPort, sluice, () -> {
                 tomcat.stop();
                 tomcat.destroy();
             });
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        } catch (org.apache.catalina.LifecycleException e) {
+        } catch (LifecycleException e) {
             throw new IllegalStateException("Tomcat did not start", e);
+        }
+    }
+
+    static Running undertow(Map<String, String> initParams, Setup setup) {
+        try {
+            DeploymentInfo info = Servlets.deployment().setClassLoader(Containers.class.getClassLoader())
+                    .setContextPath("/").setDeploymentName("sluice-test.war");
+            SluiceFilter sluice = new SluiceFilter();
+            for (AppFilter f : setup.chain(sluice, initParams)) {
+                FilterInfo filter = Servlets.filter(f.name(), f.filter().getClass(), new ImmediateInstanceFactory<>(f.filter()))
+                        .setAsyncSupported(true);
+                f.initParams().forEach(filter::addInitParam);
+                info.addFilter(filter);
+                for (DispatcherType type : setup.dispatcherTypes(f)) info.addFilterUrlMapping(f.name(), "/*", type);
+            }
+            int i = 0;
+            for (Map.Entry<String, HttpServlet> e : TestServlets.all().entrySet()) {
+                ServletInfo servlet = Servlets.servlet("servlet" + i++, e.getValue().getClass(),
+                        new ImmediateInstanceFactory<>(e.getValue())).addMapping(e.getKey()).setAsyncSupported(true);
+                info.addServlet(servlet);
+            }
+            DeploymentManager manager = Servlets.defaultContainer().addDeployment(info);
+            manager.deploy();
+            Undertow.Builder builder = Undertow.builder().addHttpListener(0, "127.0.0.1")
+                    .setServerOption(UndertowOptions.MAX_HEADER_SIZE, MAX_HEADER_BYTES)
+                    .setHandler(Handlers.path().addPrefixPath("/", manager.start()));
+            if (setup.maxThreads() > 0) builder.setWorkerThreads(setup.maxThreads());
+            Undertow server = builder.build();
+            server.start();
+            int port = ((InetSocketAddress) server.getListenerInfo().get(0).getAddress()).getPort();
+            return running(() -> port, sluice, () -> {
+                server.stop();
+                manager.stop();
+                manager.undeploy();
+            });
+        } catch (ServletException e) {
+            throw new IllegalStateException("Undertow did not start", e);
         }
     }
 }

@@ -1,6 +1,7 @@
 package io.sluice.filter;
 
 import jakarta.servlet.AsyncContext;
+import jakarta.servlet.DispatcherType;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
@@ -154,9 +155,111 @@ final class TestServlets {
         }
     }
 
+    /** Counts the requests that reach it and the dispatcher types it sees (an admitted request must see REQUEST). */
+    static final class Probe extends HttpServlet {
+        static final AtomicInteger calls = new AtomicInteger();
+        static final java.util.Queue<DispatcherType> dispatches = new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+        static void reset() {
+            calls.set(0);
+            dispatches.clear();
+        }
+
+        @Override
+        protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+            calls.incrementAndGet();
+            dispatches.add(req.getDispatcherType());
+            resp.setContentType("text/plain");
+            resp.getWriter().write("probe");
+        }
+    }
+
+    /**
+     * Streams one byte every {@link #STEP_MS} for {@code ?ms=} milliseconds, flushing each, so a client that went
+     * away shows as a broken pipe within a step or two. Records when each stream ends, however it ends.
+     */
+    static final class Stream extends HttpServlet {
+        static final long STEP_MS = 100;
+        static final AtomicInteger started = new AtomicInteger();
+        static final AtomicInteger ended = new AtomicInteger();
+        static final AtomicInteger broken = new AtomicInteger();
+
+        static void reset() {
+            started.set(0);
+            ended.set(0);
+            broken.set(0);
+        }
+
+        @Override
+        protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+            started.incrementAndGet();
+            try {
+                stream(resp, Long.parseLong(req.getParameter("ms")));
+            } finally {
+                ended.incrementAndGet();
+            }
+        }
+
+        static void stream(HttpServletResponse resp, long ms) throws IOException {
+            resp.setContentType("text/plain");
+            var out = resp.getOutputStream();
+            long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
+            try {
+                while (System.nanoTime() < end) {
+                    out.write('.');
+                    out.flush();
+                    java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(STEP_MS));
+                }
+            } catch (IOException e) {
+                broken.incrementAndGet();
+                throw e;
+            }
+        }
+    }
+
+    /** As {@link Stream}, from a thread of the application's own after {@code startAsync}. */
+    static final class AsyncStream extends HttpServlet {
+        private final ExecutorService workers = Executors.newCachedThreadPool();
+
+        @Override
+        protected void doGet(HttpServletRequest req, HttpServletResponse resp) {
+            Stream.started.incrementAndGet();
+            long ms = Long.parseLong(req.getParameter("ms"));
+            AsyncContext async = req.startAsync();
+            async.setTimeout(60_000);
+            workers.execute(() -> {
+                try {
+                    Stream.stream((HttpServletResponse) async.getResponse(), ms);
+                } catch (IOException | RuntimeException e) {
+                    // the client went away: what an application does is end the request
+                } finally {
+                    Stream.ended.incrementAndGet();
+                    async.complete();
+                }
+            });
+        }
+
+        @Override
+        public void destroy() {
+            workers.shutdownNow();
+        }
+    }
+
     static Map<String, HttpServlet> all() {
-        return Map.of("/api/posts", new Ok(), "/dry", new Ok(), "/open", new Ok(),
-                "/slow", new Slow(), "/waiting", new Slow(), "/async", new AsyncSlow(), "/boom", new Boom(),
-                "/once/forward", new Forward(), "/once/target", new Ok(), "/recorded", new Recorded());
+        return Map.ofEntries(
+                Map.entry("/api/posts", new Ok()),
+                Map.entry("/dry", new Ok()),
+                Map.entry("/open", new Ok()),
+                Map.entry("/slow", new Slow()),
+                Map.entry("/waiting", new Slow()),
+                Map.entry("/async", new AsyncSlow()),
+                Map.entry("/boom", new Boom()),
+                Map.entry("/once/forward", new Forward()),
+                Map.entry("/once/target", new Ok()),
+                Map.entry("/recorded", new Recorded()),
+                Map.entry("/m", new Probe()),
+                Map.entry("/stream", new Stream()),
+                Map.entry("/astream", new AsyncStream()),
+                Map.entry("/wstream", new Stream()));
     }
 }
