@@ -59,7 +59,7 @@ class FilterInitTest {
         server.start();
         try {
             assertThat(context.getServletContext().getAttribute(SluiceFilter.CONTEXT_ATTRIBUTE)).isSameAs(filter.sluice());
-            assertThat(filter.sluice().rules().all()).extracting(r -> r.name()).containsExactly("dry", "once", "posts", "slow", "waiting");
+            assertThat(filter.sluice().rules().all()).extracting(r -> r.name()).containsExactly("dry", "m", "once", "posts", "slow", "stream", "waiting", "wstream");
         } finally {
             server.stop();
         }

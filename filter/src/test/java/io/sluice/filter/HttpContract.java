@@ -101,6 +101,26 @@ abstract class HttpContract {
         assertThat(rejected.asString()).doesNotContain(user).doesNotContain("127.0.0.1").doesNotContain(prefix);
     }
 
+    /** Servlets answer HEAD by running their GET handler, so a GET rule must count HEAD too (the contract). */
+    @Test
+    void aGetRuleAlsoCountsHeadRequests() {
+        String user = "head-" + UUID.randomUUID();
+        TestServlets.Probe.reset();
+        for (int remaining = 4; remaining >= 2; remaining--) {
+            Response head = given().header("X-User", user).head(url("/m"));
+            assertThat(head.statusCode()).isEqualTo(200);
+            assertThat(head.getHeader("X-RateLimit-Remaining")).isEqualTo(Integer.toString(remaining));
+        }
+        for (int remaining = 1; remaining >= 0; remaining--) {
+            given().header("X-User", user).get(url("/m")).then().statusCode(200)
+                    .header("X-RateLimit-Remaining", Integer.toString(remaining));
+        }
+        Response rejected = given().header("X-User", user).head(url("/m"));
+        assertThat(rejected.statusCode()).isEqualTo(429);
+        assertThat(rejected.getHeader("Retry-After")).isEqualTo("3600");
+        assertThat(TestServlets.Probe.calls).hasValue(5);
+    }
+
     @Test
     void keysAreIndependentAndOtherMethodsAndPathsAreNotLimited() {
         String a = "a-" + UUID.randomUUID();

@@ -1,5 +1,6 @@
 package io.sluice.examples.war;
 
+import jakarta.servlet.DispatcherType;
 import jakarta.servlet.ServletContext;
 import jakarta.servlet.ServletContextEvent;
 import jakarta.servlet.ServletContextListener;
@@ -28,6 +29,8 @@ public final class Workload {
     private final AtomicInteger peak = new AtomicInteger();
     private final AtomicInteger started = new AtomicInteger();
     private final AtomicInteger finished = new AtomicInteger();
+    private final AtomicInteger audited = new AtomicInteger();
+    private final AtomicInteger auditedAsOther = new AtomicInteger();
     private final AtomicReference<CompletableFuture<Void>> gate = new AtomicReference<>(new CompletableFuture<>());
     private final Queue<Thread> timerThreads = new ConcurrentLinkedQueue<>();
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -63,16 +66,25 @@ public final class Workload {
         gate.getAndSet(new CompletableFuture<>()).complete(null);
     }
 
+    /** Counts a request the application's audit filter saw, and whether it came as anything but REQUEST. */
+    void audit(DispatcherType type) {
+        audited.incrementAndGet();
+        if (type != DispatcherType.REQUEST) auditedAsOther.incrementAndGet();
+    }
+
     /** Starts a new measurement: the peak becomes the number in flight now, the counts zero. */
     void reset() {
         started.set(0);
         finished.set(0);
+        audited.set(0);
+        auditedAsOther.set(0);
         peak.set(inFlight.get());
     }
 
     String json() {
         return "\"inFlight\":" + inFlight.get() + ",\"peak\":" + peak.get() + ",\"started\":" + started.get()
-                + ",\"finished\":" + finished.get();
+                + ",\"finished\":" + finished.get() + ",\"audited\":" + audited.get()
+                + ",\"auditedAsOther\":" + auditedAsOther.get();
     }
 
     /** Creates the application's workload at start-up and stops its timer at shutdown. */

@@ -151,6 +151,27 @@ abstract class WarContract {
         assertDecidedByRedis();
     }
 
+    /** The application's REQUEST-only filters after Sluice run once for every admitted request; none is skipped. */
+    @Test
+    void theApplicationsOwnFiltersRunForEveryAdmittedRequest() {
+        given().post(url("/probe/reset")).then().statusCode(204);
+        String user = "carol-" + UUID.randomUUID();
+        for (int i = 0; i < 3; i++) {
+            given().header("X-User", "mallory-" + UUID.randomUUID()).get(url("/secure/data")).then().statusCode(401);
+        }
+        for (int remaining = 4; remaining >= 0; remaining--) {
+            given().header("X-User", user).header("Authorization", "Bearer demo").get(url("/secure/data")).then()
+                    .statusCode(200).header("X-RateLimit-Remaining", Integer.toString(remaining));
+        }
+        given().header("X-User", user).header("Authorization", "Bearer demo").get(url("/secure/data")).then().statusCode(429);
+        given().header("X-User", user).head(url("/secure/data")).then().statusCode(429);
+        JsonPath probe = probe();
+        // 3 refused by the authentication filter after Sluice had admitted them, 5 served; the 429s never got past Sluice.
+        assertThat(probe.getInt("audited")).isEqualTo(5);
+        assertThat(probe.getInt("auditedAsOther")).isZero();
+        assertDecidedByRedis();
+    }
+
     @Test
     void syncReportsPeakAtExactlyTheLimitAndReturnEveryPermit() {
         assertBatchCapped(List.of("/reports/sync"));
@@ -215,6 +236,8 @@ abstract class WarContract {
         assertThat(probe.getInt("started")).isEqualTo(REPORTS_LIMIT);
         assertThat(probe.getInt("finished")).isEqualTo(REPORTS_LIMIT);
         assertThat(probe.getInt("inFlight")).isZero();
+        assertThat(probe.getInt("audited")).as("the audit filter after Sluice saw each admitted report").isEqualTo(REPORTS_LIMIT);
+        assertThat(probe.getInt("auditedAsOther")).isZero();
         await("every permit back").atMost(Duration.ofSeconds(10))
                 .untilAsserted(() -> assertThat(probe().getInt("free.reports")).isEqualTo(REPORTS_LIMIT));
         assertDecidedByRedis();

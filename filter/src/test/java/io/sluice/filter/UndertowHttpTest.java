@@ -1,0 +1,7 @@
+package io.sluice.filter;
+
+class UndertowHttpTest extends HttpContract {
+    UndertowHttpTest() {
+        super(Containers.Kind.UNDERTOW);
+    }
+}
