@@ -26,22 +26,22 @@ public final class Admission implements AutoCloseable {
         this.release = release;
     }
 
-    /** An admission of a request no rule applied to. */
+    /** {@return an admission of a request no rule applied to: allowed, no decisions, no permits} */
     public static Admission none() {
         return NONE;
     }
 
-    /** Whether the request may go on. */
+    /** {@return whether the request may go on} */
     public boolean allowed() {
         return rejection == null;
     }
 
-    /** The decision that rejected the request, if one did. */
+    /** {@return the decision that rejected the request, if one did} */
     public Optional<Decision> rejection() {
         return Optional.ofNullable(rejection);
     }
 
-    /** Every decision made, in the order made. */
+    /** {@return every decision made, in the order made} */
     public List<Decision> decisions() {
         return decisions;
     }
@@ -50,6 +50,8 @@ public final class Admission implements AutoCloseable {
      * The decision to advertise in headers: the rejection, or else the most restrictive rate decision
      * (fewest remaining, then latest reset), or else the tightest concurrency decision. Decisions made
      * without the backend carry no counts and are never advertised.
+     *
+     * @return the decision to advertise, or empty when none carries counts
      */
     public Optional<Decision> headline() {
         if (rejection != null) return Optional.of(rejection);
@@ -61,7 +63,12 @@ public final class Admission implements AutoCloseable {
         return decisions.stream().filter(d -> d.kind() == Decision.Kind.CONCURRENCY && d.hasCounts()).min(tightest);
     }
 
-    /** Throws {@link LimitExceededException} when rejected; otherwise returns this admission. */
+    /**
+     * Turns a rejection into an exception, for code that calls the engine directly.
+     *
+     * @return this admission, when it allows the request
+     * @throws LimitExceededException when it rejects the request, carrying the rejecting rule and its retry-after
+     */
     public Admission orThrow() {
         if (rejection != null) throw LimitExceededException.of(rejection);
         return this;

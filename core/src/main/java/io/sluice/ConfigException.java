@@ -9,18 +9,29 @@ import java.util.List;
  * <p>Immutable and thread-safe.
  */
 public final class ConfigException extends RuntimeException {
+    /** One line per problem. */
     private final List<String> problems;
 
+    /**
+     * A configuration with these problems.
+     *
+     * @param problems one line per problem, each naming the property, the value as written and the expected form
+     */
     public ConfigException(List<String> problems) {
         super(format(problems));
         this.problems = List.copyOf(problems);
     }
 
+    /**
+     * A configuration with one problem.
+     *
+     * @param problem the property, the value as written and the expected form
+     */
     public ConfigException(String problem) {
         this(List.of(problem));
     }
 
-    /** One line per problem, in the order of the properties. */
+    /** {@return one line per problem, in the order of the properties} */
     public List<String> problems() {
         return problems;
     }

@@ -21,7 +21,12 @@ public record Decision(Rule rule, Kind kind, boolean allowed, long limit, long r
                        Duration retryAfter, Outcome outcome) {
 
     /** Which limit of the rule decided. */
-    public enum Kind { RATE, CONCURRENCY }
+    public enum Kind {
+        /** The rule's {@code rate}. */
+        RATE,
+        /** The rule's {@code concurrency}. */
+        CONCURRENCY
+    }
 
     /** Where a decision came from. */
     public enum Outcome {
@@ -33,38 +38,38 @@ public record Decision(Rule rule, Kind kind, boolean allowed, long limit, long r
         MISSING_KEY
     }
 
-    /** The rule's name. */
+    /** {@return the rule's name} */
     public String ruleName() {
         return rule.name();
     }
 
-    /** Whether the rule would reject but is in dry-run, so the request goes on. */
+    /** {@return whether the rule would reject but is in dry-run, so the request goes on} */
     public boolean dryRunRejection() {
         return !allowed && rule.dryRun();
     }
 
-    /** Whether this decision rejects the request. */
+    /** {@return whether this decision rejects the request} */
     public boolean rejects() {
         return !allowed && !rule.dryRun();
     }
 
-    /** The window of the rate, or zero for concurrency. */
+    /** {@return the window of the rate, or zero for concurrency} */
     public Duration window() {
         return kind == Kind.RATE ? rule.rate().map(r -> r.period()).orElse(Duration.ZERO) : Duration.ZERO;
     }
 
-    /** Whether the numbers come from the backend, so they may be advertised in headers. */
+    /** {@return whether the numbers come from the backend, so they may be advertised in headers} */
     public boolean hasCounts() {
         return outcome == Outcome.DECIDED;
     }
 
-    /** {@code Retry-After} in whole seconds: at least 1, and never earlier than the reset. */
+    /** {@return {@code Retry-After} in whole seconds: at least 1, and never earlier than the reset} */
     public long retryAfterSeconds() {
         long ms = Math.max(retryAfter.toMillis(), reset.toMillis());
         return Math.max(1, ceilSeconds(ms));
     }
 
-    /** The reset in whole seconds, rounded up. */
+    /** {@return the reset in whole seconds, rounded up} */
     public long resetSeconds() {
         return ceilSeconds(reset.toMillis());
     }

@@ -8,10 +8,20 @@ import io.sluice.rule.Rule;
  */
 @FunctionalInterface
 public interface KeySource {
-    /** The raw key value for the rule, or null when it cannot be resolved. Hashed before it reaches a backend. */
+    /**
+     * The raw key value for a rule. Hashed before it reaches a backend.
+     *
+     * @param rule a rule that applies to the request or call
+     * @return the key value, or null when it cannot be resolved
+     */
     String keyFor(Rule rule);
 
-    /** The same value for every rule, as from a {@code @LimitKey} parameter; rules keyed {@code global} stay global. */
+    /**
+     * The same value for every rule, as from a {@code @LimitKey} parameter; rules keyed {@code global} stay global.
+     *
+     * @param value the key value, or null for a missing key
+     * @return a source that answers {@code value} for every rule not keyed {@code global}
+     */
     static KeySource fixed(String value) {
         return rule -> rule.key().global() ? io.sluice.key.KeyResolver.GLOBAL : value;
     }

@@ -7,11 +7,23 @@ import java.time.Duration;
  * {@link Admission#orThrow()}. Carries the rule and when to try again; never a key or an address.
  */
 public class LimitExceededException extends RuntimeException {
+    /** The name of the rule that rejected. */
     private final String rule;
+    /** When a retry may succeed. */
     private final Duration retryAfter;
+    /** The rule's limit. */
     private final long limit;
+    /** Permits left at the rejection. */
     private final long remaining;
 
+    /**
+     * A rejection by one rule.
+     *
+     * @param rule       the name of the rule that rejected
+     * @param retryAfter when a retry may succeed
+     * @param limit      the rule's limit: permits per window, or requests in flight
+     * @param remaining  permits left when the request was rejected
+     */
     public LimitExceededException(String rule, Duration retryAfter, long limit, long remaining) {
         super("Limit of rule '" + rule + "' exceeded; retry after " + Math.max(1, (retryAfter.toMillis() + 999) / 1000) + "s");
         this.rule = rule;
@@ -20,26 +32,33 @@ public class LimitExceededException extends RuntimeException {
         this.remaining = remaining;
     }
 
+    /**
+     * The exception for a rejecting decision; its retry-after is the decision's {@code Retry-After}, in whole
+     * seconds.
+     *
+     * @param d a decision that rejects
+     * @return the exception to throw
+     */
     public static LimitExceededException of(Decision d) {
         return new LimitExceededException(d.ruleName(), Duration.ofSeconds(d.retryAfterSeconds()), d.limit(), d.remaining());
     }
 
-    /** The name of the rule that rejected. */
+    /** {@return the name of the rule that rejected} */
     public String rule() {
         return rule;
     }
 
-    /** When a retry may succeed, at least one second. */
+    /** {@return when a retry may succeed, at least one second} */
     public Duration retryAfter() {
         return retryAfter;
     }
 
-    /** The rule's limit: permits per window, or requests in flight. */
+    /** {@return the rule's limit: permits per window, or requests in flight} */
     public long limit() {
         return limit;
     }
 
-    /** Permits left when the request was rejected (usually 0). */
+    /** {@return permits left when the request was rejected (usually 0)} */
     public long remaining() {
         return remaining;
     }

@@ -30,7 +30,7 @@ import java.lang.annotation.Target;
 @Retention(RetentionPolicy.RUNTIME)
 @Target({ElementType.TYPE, ElementType.METHOD})
 public @interface Limited {
-    /** Names of rules in the rules file ({@code sluice.rules.<name>.*}). */
+    /** {@return names of rules in the rules file ({@code sluice.rules.<name>.*}); none exempts a method} */
     @Nonbinding
     String[] value();
 }

@@ -36,16 +36,27 @@ public class LimitedInterceptor implements Serializable {
     private static final long serialVersionUID = 1L;
     private static final boolean SERVLET_PRESENT = classPresent("jakarta.servlet.http.HttpServletRequest");
 
+    /** The application's engine: {@link SluiceProducer}'s, or an enabled alternative. */
     @Inject
     Instance<Sluice> sluices;
+    /** The caller principal, for rules keyed {@code user} outside an HTTP request. */
     @Inject
     Instance<Principal> principals;
+    /** Finds the {@link SluiceExtension} that holds the per-method plans. */
     @Inject
     BeanManager beanManager;
 
     private transient volatile Sluice sluice;
     private transient volatile SluiceExtension extension;
 
+    /**
+     * Admits the call by the method's rules, or throws before it runs.
+     *
+     * @param ctx the intercepted call
+     * @return what the method returns
+     * @throws io.sluice.LimitExceededException when a rule rejects the call
+     * @throws Exception whatever the method throws
+     */
     @AroundInvoke
     public Object limit(InvocationContext ctx) throws Exception {
         Plan plan = extension()

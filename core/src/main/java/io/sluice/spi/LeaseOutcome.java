@@ -7,6 +7,7 @@ package io.sluice.spi;
  * @param available permits still free afterwards
  */
 public record LeaseOutcome(String permitId, int available) {
+    /** {@return whether a permit was acquired} */
     public boolean acquired() {
         return permitId != null;
     }

@@ -11,24 +11,53 @@ import java.util.concurrent.CompletionStage;
  */
 public interface LimiterBackend extends AutoCloseable {
 
-    /** Takes {@code cost} permits if that many are free, and reports what is left. */
+    /**
+     * Takes the request's {@code cost} permits if that many are free, and reports what is left.
+     *
+     * @param request the rate, its key and the cost
+     * @return allowed, remaining, reset and retry-after, in one answer
+     */
     CompletionStage<RateOutcome> tryConsume(RateRequest request);
 
-    /** Takes one concurrency permit with a lease, waiting up to {@code wait} for one. */
+    /**
+     * Takes one concurrency permit with a lease, waiting up to the request's {@code wait} for one.
+     *
+     * @param request the semaphore's key, its limit, the lease and the wait
+     * @return the permit acquired, or none, and the permits still free
+     */
     CompletionStage<LeaseOutcome> tryAcquire(LeaseRequest request);
 
-    /** Extends a held permit's lease by another {@code lease}; false when the permit is gone. */
+    /**
+     * Extends a held permit's lease by another {@code lease}.
+     *
+     * @param request  the request the permit was acquired with
+     * @param permitId the permit, from {@link LeaseOutcome#permitId()}
+     * @return true when renewed, false when the permit is gone (released or expired)
+     */
     CompletionStage<Boolean> renew(LeaseRequest request, String permitId);
 
-    /** Returns a permit; true the first time, false for a permit already returned or expired. */
+    /**
+     * Returns a permit.
+     *
+     * @param request  the request the permit was acquired with
+     * @param permitId the permit, from {@link LeaseOutcome#permitId()}
+     * @return true the first time, false for a permit already returned or expired
+     */
     CompletionStage<Boolean> release(LeaseRequest request, String permitId);
 
-    /** Permits of the semaphore that are free now (for monitoring and tests). */
+    /**
+     * Permits of the semaphore that are free now (for monitoring and tests).
+     *
+     * @param request the semaphore's key and limit
+     * @return the free permits
+     */
     CompletionStage<Integer> available(LeaseRequest request);
 
     /**
      * The store's own clock in epoch milliseconds, to measure this server's skew against it; completes with
      * null when the store has no clock of its own (such as an in-JVM store).
+     *
+     * @return the store's time, or null
      */
     default CompletionStage<Long> serverTimeMillis() {
         return java.util.concurrent.CompletableFuture.completedFuture(null);

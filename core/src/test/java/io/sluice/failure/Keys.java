@@ -5,7 +5,7 @@ import io.sluice.key.KeyResolver;
 import io.sluice.rule.Rate;
 import io.sluice.rule.Rule;
 
-/** The Redis keys Sluice writes for a rule and a raw key value, as the README documents them. */
+/** The Redis keys Sluice writes for a rule and a raw key value, as docs/storage-and-failures.md documents them. */
 final class Keys {
     private Keys() {
     }

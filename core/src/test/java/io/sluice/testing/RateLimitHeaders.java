@@ -4,7 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The headers the README's "Responses" section promises, to compare with what a server sent: for a rate rule,
+ * The headers docs/http-responses.md promises, to compare with what a server sent: for a rate rule,
  * legacy {@code X-RateLimit-*} and the IETF draft {@code RateLimit-Policy} / {@code RateLimit}; for a
  * concurrency rule, the IETF draft ones only.
  */

@@ -116,7 +116,7 @@ class FailoverIT {
         }
     }
 
-    /** Sluice's Redis key of a rate rule (the layout the README documents); checked against Redis below. */
+    /** Sluice's Redis key of a rate rule (the layout docs/storage-and-failures.md documents); checked against Redis below. */
     private static String rateKey(String prefix, String rule, String rate, String raw) {
         return prefix + ":" + rule + ":r" + rate + ":" + KeyResolver.hash(raw);
     }

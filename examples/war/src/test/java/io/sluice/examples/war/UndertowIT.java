@@ -18,8 +18,8 @@ class UndertowIT extends WarContract {
     }
 
     /**
-     * What the README says happens when the filter is declared without {@code <async-supported>}: the container
-     * refuses {@code startAsync()} behind it, so async endpoints fail at once (500); synchronous ones still work,
+     * What docs/servlet-containers.md says happens when the filter is declared without
+     * {@code <async-supported>}: the container refuses {@code startAsync()} behind it, so async endpoints fail at once (500); synchronous ones still work,
      * and no permit is lost. (Tomcat and Jetty refuse the same way; seen by hand, not asserted for each.)
      */
     @Test
