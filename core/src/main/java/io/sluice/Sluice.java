@@ -3,6 +3,8 @@ package io.sluice;
 import io.sluice.internal.CircuitBreaker;
 import io.sluice.internal.Deadlines;
 import io.sluice.internal.DenyCache;
+import io.sluice.internal.Log;
+import io.sluice.internal.Ticker;
 import io.sluice.internal.ThrottledLog;
 import io.sluice.key.KeyResolver;
 import io.sluice.key.RequestView;
@@ -20,8 +22,6 @@ import io.sluice.spi.LimiterBackend;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 import org.redisson.api.RedissonClient;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -53,7 +53,7 @@ import java.util.concurrent.TimeoutException;
  * <p>Thread-safe; build one per application and {@link #close()} it on shutdown.
  */
 public final class Sluice implements AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(Sluice.class);
+    private static final Log LOG = Log.of(Sluice.class);
     private static final Duration REJECTED_CONCURRENCY_RETRY = Duration.ofSeconds(1);
     private static final Throwable CIRCUIT_OPEN = new IllegalStateException("circuit open: backend skipped after repeated failures") {
         @Override
@@ -71,12 +71,15 @@ public final class Sluice implements AutoCloseable {
     private final ScheduledExecutorService scheduler;
     /** The scheduler's threads, so that {@link #close} can wait until they have really ended. */
     private final Queue<Thread> schedulerThreads = new ConcurrentLinkedQueue<>();
-    private final ThrottledLog throttledLog = new ThrottledLog(LOG, 10_000);
+    private final ThrottledLog throttledLog;
+    /** The wall clock: only for what Redis stores and for comparing with Redis's own clock. */
     private final Clock clock;
+    /** Monotonic time for everything measured here: the breaker, the shield, deadlines, log throttling. */
+    private final Ticker ticker;
     /** Keys a rate rule rejected, until their retry-after: answered here without a Redis round trip. */
     private final DenyCache denied = new DenyCache(100_000);
     /** Decision deadlines, swept by the scheduler thread. */
-    private final Deadlines deadlines = new Deadlines();
+    private final Deadlines deadlines;
     /** After 5 failures in a row, decisions skip Redis for a second at a time until a probe succeeds. */
     private final CircuitBreaker breaker;
     private final Duration maxClockSkew;
@@ -88,11 +91,14 @@ public final class Sluice implements AutoCloseable {
     private final java.util.concurrent.atomic.LongAdder circuitOpenSkips = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder shielded = new java.util.concurrent.atomic.LongAdder();
 
-    private Sluice(RuleSet rules, LimiterBackend backend, Clock clock) {
+    private Sluice(RuleSet rules, LimiterBackend backend, Clock clock, Ticker ticker) {
         this.rules = rules;
         this.backend = backend;
         this.clock = clock;
-        this.breaker = new CircuitBreaker(clock, 5, 1_000);
+        this.ticker = ticker;
+        this.throttledLog = new ThrottledLog(LOG, 10_000, ticker);
+        this.deadlines = new Deadlines(ticker);
+        this.breaker = new CircuitBreaker(ticker, 5, 1_000);
         this.maxClockSkew = rules.settings().maxClockSkew();
         this.resolver = new KeyResolver(rules.settings().trustedProxies(), rules.settings().clientAddressHeader());
         this.timeout = rules.settings().backendTimeout();
@@ -283,7 +289,7 @@ public final class Sluice implements AutoCloseable {
         String key = rateKey(rule, raw);
         // Dry-run rules always ask the backend: they exist to measure, and never reject anyway.
         if (rule.dryRun()) return askRate(rule, key, limit, false);
-        DenyCache.Check check = denied.check(key, clock.millis());
+        DenyCache.Check check = denied.check(key, ticker.millis());
         if (check.deniedMillis() > 0) {
             shielded.increment();
             Duration wait = Duration.ofMillis(check.deniedMillis());
@@ -294,7 +300,7 @@ public final class Sluice implements AutoCloseable {
         if (check.pending() != null) return check.pending().thenCompose(ignored -> rate(rule, raw));
         CompletionStage<Decision> asked = askRate(rule, key, limit, true);
         if (!check.probe()) return asked;
-        return asked.whenComplete((d, e) -> denied.settle(key, clock.millis()));
+        return asked.whenComplete((d, e) -> denied.settle(key, ticker.millis()));
     }
 
     private CompletionStage<Decision> askRate(Rule rule, String key, long limit, boolean shield) {
@@ -302,7 +308,7 @@ public final class Sluice implements AutoCloseable {
         if (!breaker.allows()) {
             return CompletableFuture.completedFuture(backendFailure(rule, Decision.Kind.RATE, limit, CIRCUIT_OPEN));
         }
-        long asked = clock.millis();
+        long asked = ticker.millis();
         return guarded(backend.tryConsume(request), timeout).handle((RateOutcome o, Throwable e) -> {
             if (e != null) return backendFailure(rule, Decision.Kind.RATE, limit, e);
             Duration reset = Duration.ofMillis(o.resetMillis());
@@ -464,6 +470,7 @@ public final class Sluice implements AutoCloseable {
         private LimiterBackend backend;
         private RedissonClient redisson;
         private Clock clock = Clock.systemUTC();
+        private Ticker ticker = Ticker.SYSTEM;
         private ClassLoader classLoader;
         private boolean inMemory;
 
@@ -505,6 +512,12 @@ public final class Sluice implements AutoCloseable {
             return this;
         }
 
+        /** The monotonic time of everything measured locally; for tests (package-private: not an API). */
+        Builder ticker(Ticker ticker) {
+            this.ticker = Objects.requireNonNull(ticker);
+            return this;
+        }
+
         /** Where {@code classpath:} locations (such as {@code sluice.redis.config}) are looked up. */
         public Builder classLoader(ClassLoader loader) {
             this.classLoader = loader;
@@ -520,7 +533,7 @@ public final class Sluice implements AutoCloseable {
                 b = new RedissonBackend(RedissonClients.create(rules.settings(), classLoader), true, clock,
                         rules.settings().backendTimeout());
             }
-            return new Sluice(rules, b, clock);
+            return new Sluice(rules, b, clock, ticker);
         }
     }
 }

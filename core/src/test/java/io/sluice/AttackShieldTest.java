@@ -22,7 +22,7 @@ class AttackShieldTest {
     private Sluice sluice(String... props) {
         Map<String, String> p = new java.util.HashMap<>();
         for (int i = 0; i < props.length; i += 2) p.put(props[i], props[i + 1]);
-        return Sluice.builder().properties(p).backend(backend).clock(clock).build();
+        return Sluice.builder().properties(p).backend(backend).clock(clock).ticker(clock).build();
     }
 
     private static CompletableFuture<Admission> admit(Sluice s, String rule, String key) {

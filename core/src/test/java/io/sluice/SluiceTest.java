@@ -28,7 +28,7 @@ class SluiceTest {
     private Sluice sluice(String... props) {
         Map<String, String> p = new HashMap<>();
         for (int i = 0; i < props.length; i += 2) p.put(props[i], props[i + 1]);
-        return Sluice.builder().properties(p).inMemory().clock(clock).build();
+        return Sluice.builder().properties(p).inMemory().clock(clock).ticker(clock).build();
     }
 
     private static Admission admit(Sluice s, KeySource keys, String... rules) {
@@ -189,7 +189,7 @@ class SluiceTest {
         down.set(true);
         Sluice s = Sluice.builder().properties(Map.of("sluice.rules.r.rate", "2/1m",
                 "sluice.rules.c.concurrency", "1", "sluice.rules.c.on-backend-failure", "deny"))
-                .backend(flaky).clock(clock).build();
+                .backend(flaky).clock(clock).ticker(clock).build();
         for (int i = 0; i < 5; i++) assertThat(admit(s, KeySource.fixed("k"), "r").allowed()).isTrue();
         assertThat(calls.get()).isEqualTo(5);
         for (int i = 0; i < 50; i++) {

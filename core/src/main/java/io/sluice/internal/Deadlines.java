@@ -12,6 +12,7 @@ import java.util.concurrent.TimeoutException;
  * {@link #sweep()} (run every few milliseconds by the owner's timer thread) fails the late ones and drops
  * the answered ones. Unlike a scheduled task per call, starting and ending a call wakes no thread and takes
  * no lock, which matters when every request makes one. A deadline fires up to one sweep period late.
+ * Deadlines run on the monotonic {@link Ticker}, never on the wall clock.
  * Thread-safe.
  */
 public final class Deadlines {
@@ -19,6 +20,15 @@ public final class Deadlines {
     }
 
     private final ConcurrentLinkedQueue<Pending> pending = new ConcurrentLinkedQueue<>();
+    private final Ticker ticker;
+
+    public Deadlines() {
+        this(Ticker.SYSTEM);
+    }
+
+    public Deadlines(Ticker ticker) {
+        this.ticker = ticker;
+    }
 
     /** The stage, or a {@link TimeoutException} once {@code limit} has passed without an answer. */
     public <T> CompletableFuture<T> bound(CompletionStage<T> stage, Duration limit) {
@@ -27,13 +37,13 @@ public final class Deadlines {
             if (e != null) bounded.completeExceptionally(e);
             else bounded.complete(v);
         });
-        if (!bounded.isDone()) pending.add(new Pending(bounded, System.nanoTime() + limit.toNanos(), limit.toMillis()));
+        if (!bounded.isDone()) pending.add(new Pending(bounded, ticker.nanos() + limit.toNanos(), limit.toMillis()));
         return bounded;
     }
 
     /** Fails every call past its deadline and forgets every answered one. */
     public void sweep() {
-        long now = System.nanoTime();
+        long now = ticker.nanos();
         for (Iterator<Pending> it = pending.iterator(); it.hasNext(); ) {
             Pending p = it.next();
             if (p.future().isDone()) {

@@ -5,6 +5,7 @@ import io.sluice.spi.LeaseRequest;
 import io.sluice.spi.LimiterBackend;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
+import org.redisson.Redisson;
 import org.redisson.api.RPermitExpirableSemaphore;
 import org.redisson.api.RRateLimiter;
 import org.redisson.api.RScript;
@@ -21,6 +22,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ThreadLocalRandom;
@@ -78,6 +80,8 @@ public final class RedissonBackend implements LimiterBackend {
 
     private static final long RECONNECT_SPACING_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final String PING = "return 1";
+    /** Tells the scripts to wake waiters with both PUBLISH and (where Redis has it) SPUBLISH. */
+    private static final String PUBLISH_BOTH = "both";
 
     /** Runs {@code call} now when connected; otherwise once the (background) first connection succeeds. */
     private <T> CompletionStage<T> whenConnected(Supplier<CompletionStage<T>> call) {
@@ -149,7 +153,10 @@ public final class RedissonBackend implements LimiterBackend {
             // Redisson's own waiting acquire sleeps on the semaphore's channel, woken by every release.
             RPermitExpirableSemaphore semaphore = semaphore(r.key(), r.waitTime().plus(timeout));
             return semaphore.tryAcquireAsync(r.waitTime().toMillis(), r.lease().toMillis(), TimeUnit.MILLISECONDS)
-                    .thenApply(id -> new LeaseOutcome(id, 0));
+                    .thenCompose(id -> id != null
+                            ? CompletableFuture.completedFuture(new LeaseOutcome(id, 0))
+                            // The wait is over: one last try, so a permit freed at its very end is not missed.
+                            : acquireNow(r, randomId()));
         });
     }
 
@@ -159,7 +166,7 @@ public final class RedissonBackend implements LimiterBackend {
         CompletionStage<List<Long>> result = scripts.evalAsync(name, RScript.Mode.READ_WRITE, ACQUIRE, RScript.ReturnType.LIST,
                 List.<Object>of(name, suffix(name, "timeout"), channel(name)),
                 Integer.toString(r.limit()), Long.toString(now + r.lease().toMillis()), Long.toString(now), permitId,
-                Long.toString(keyTtl(r)));
+                Long.toString(keyTtl(r)), publishCommand());
         return result.thenApply(v -> new LeaseOutcome(v.get(0) == 1L ? permitId : null, v.get(1).intValue()));
     }
 
@@ -176,7 +183,8 @@ public final class RedissonBackend implements LimiterBackend {
     public CompletionStage<Boolean> release(LeaseRequest r, String permitId) {
         String name = r.key();
         return whenConnected(() -> scripts.<Long>evalAsync(name, RScript.Mode.READ_WRITE, RELEASE, RScript.ReturnType.LONG,
-                List.<Object>of(name, suffix(name, "timeout"), channel(name)), permitId, Integer.toString(r.limit())))
+                List.<Object>of(name, suffix(name, "timeout"), channel(name)), permitId, Integer.toString(r.limit()),
+                publishCommand()))
                 .thenApply(v -> v == 1L);
     }
 
@@ -206,6 +214,19 @@ public final class RedissonBackend implements LimiterBackend {
     /** The channel Redisson's waiting acquirers listen on. */
     static String channel(String name) {
         return "redisson_sc:{" + name + "}";
+    }
+
+    /**
+     * How the scripts wake Redisson's waiting acquirers: the way Redisson's own semaphore does. On a Redis 7
+     * Cluster Redisson subscribes them with {@code SSUBSCRIBE} (sharded pub/sub, detected when it connects),
+     * and a plain {@code PUBLISH} never reaches a sharded subscriber; elsewhere it is {@code PUBLISH}. A client
+     * that is not Redisson's own class cannot be asked: then the scripts send both.
+     */
+    private String publishCommand() {
+        if (redisson instanceof Redisson r) {
+            return r.getCommandExecutor().getConnectionManager().getSubscribeService().getPublishCommand().toLowerCase(Locale.ROOT);
+        }
+        return PUBLISH_BOTH;
     }
 
     private static String randomId() {

@@ -1,7 +1,21 @@
 -- Sluice concurrency acquire over the state of Redisson's RPermitExpirableSemaphore, in one round trip.
 -- KEYS[1] available count, KEYS[2] {name}:timeout (permit id -> lease expiry), KEYS[3] wake-up channel.
--- ARGV[1] limit, ARGV[2] lease expiry (ms), ARGV[3] now (ms), ARGV[4] permit id (hex), ARGV[5] key TTL (ms).
+-- ARGV[1] limit, ARGV[2] lease expiry (ms), ARGV[3] now (ms), ARGV[4] permit id (hex), ARGV[5] key TTL (ms),
+-- ARGV[6] how to wake waiters (see wake).
 -- Returns {acquired (1|0), permits available afterwards}.
+-- Wakes Redisson's waiting acquirers the way Redisson's own semaphore does: ARGV[6] is 'publish', or
+-- 'spublish' where Redisson subscribed them to sharded channels (a Redis 7 Cluster), or 'both' when the client
+-- could not say (SPUBLISH is unknown before Redis 7: pcall ignores that).
+local function wake(channel, value, how)
+  if how == 'spublish' then
+    redis.call('spublish', channel, value)
+  elseif how == 'both' then
+    redis.call('publish', channel, value)
+    pcall(redis.call, 'spublish', channel, value)
+  else
+    redis.call('publish', channel, value)
+  end
+end
 local limit = tonumber(ARGV[1])
 local now = tonumber(ARGV[3])
 
@@ -33,7 +47,7 @@ if value >= 1 then
   value = redis.call('decrby', KEYS[1], 1)
   acquired = 1
 elseif #expired > 0 then
-  redis.call('publish', KEYS[3], value)
+  wake(KEYS[3], value, ARGV[6])
 end
 redis.call('pexpire', KEYS[1], ARGV[5])
 if redis.call('exists', KEYS[2]) == 1 then redis.call('pexpire', KEYS[2], ARGV[5]) end

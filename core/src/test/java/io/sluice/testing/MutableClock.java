@@ -1,5 +1,7 @@
 package io.sluice.testing;
 
+import io.sluice.internal.Ticker;
+
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -7,8 +9,12 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** A clock tests move by hand, so no test sleeps to cross a window. Thread-safe. */
-public final class MutableClock extends Clock {
+/**
+ * A clock tests move by hand, so no test sleeps to cross a window. Thread-safe. It is a {@link Ticker} too, for
+ * tests where local and Redis time move together; tests of a wall clock that jumps use a separate
+ * {@link ManualTicker}.
+ */
+public final class MutableClock extends Clock implements Ticker {
     private final AtomicLong millis;
 
     public MutableClock(long startMillis) {
@@ -27,6 +33,11 @@ public final class MutableClock extends Clock {
     @Override
     public long millis() {
         return millis.get();
+    }
+
+    @Override
+    public long nanos() {
+        return millis.get() * 1_000_000L;
     }
 
     @Override

@@ -5,6 +5,7 @@ import org.awaitility.core.ConditionTimeoutException;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -21,7 +22,7 @@ import java.util.stream.Collectors;
  */
 public final class RedisCluster implements AutoCloseable {
     public static final int SLOTS = 16384;
-    private static RedisCluster shared;
+    private static final Map<RedisVersion, RedisCluster> SHARED = new EnumMap<>(RedisVersion.class);
 
     private final List<RedisProcess> nodes = new ArrayList<>();
     private final int masterCount;
@@ -30,23 +31,38 @@ public final class RedisCluster implements AutoCloseable {
         this.masterCount = masterCount;
     }
 
-    /** One 3-master cluster for this JVM, started on first use and killed at exit. Do not break it. */
-    public static synchronized RedisCluster shared() {
-        if (shared == null) shared = start(3, 0, Duration.ofSeconds(2));
-        return shared;
+    /** One 3-master Redis 6.2 cluster for this JVM, started on first use and killed at exit. Do not break it. */
+    public static RedisCluster shared() {
+        return shared(RedisVersion.REDIS_6_2);
+    }
+
+    /** One 3-master cluster of {@code version} for this JVM, started on first use and killed at exit. Do not break it. */
+    public static synchronized RedisCluster shared(RedisVersion version) {
+        RedisCluster cluster = SHARED.get(version);
+        if (cluster == null) {
+            cluster = start(version, 3, 0, Duration.ofSeconds(2));
+            SHARED.put(version, cluster);
+        }
+        return cluster;
+    }
+
+    /** {@link #start(RedisVersion, int, int, Duration)} on Redis 6.2. */
+    public static RedisCluster start(int masters, int replicasPerMaster, Duration nodeTimeout) {
+        return start(RedisVersion.REDIS_6_2, masters, replicasPerMaster, nodeTimeout);
     }
 
     /**
-     * Starts {@code masters} masters and {@code replicasPerMaster} replicas of each, and waits until the cluster
+     * Starts {@code masters} masters of {@code version} and {@code replicasPerMaster} replicas of each, and waits until the cluster
      * is healthy. {@code nodeTimeout} is {@code cluster-node-timeout}: how long a silent master takes to be
      * declared failed (and its replica promoted).
      */
-    public static RedisCluster start(int masters, int replicasPerMaster, Duration nodeTimeout) {
+    public static RedisCluster start(RedisVersion version, int masters, int replicasPerMaster, Duration nodeTimeout) {
+        version.binary(); // skips or fails before anything is started
         RedisCluster cluster = new RedisCluster(masters);
         try {
             int total = masters * (1 + replicasPerMaster);
             for (int i = 0; i < total; i++) {
-                cluster.nodes.add(RedisProcess.start("cluster-enabled yes", "cluster-config-file nodes.conf",
+                cluster.nodes.add(RedisProcess.start(version, "cluster-enabled yes", "cluster-config-file nodes.conf",
                         "cluster-node-timeout " + nodeTimeout.toMillis(),
                         // Failover tests kill masters: a replica promotes whatever it had, however stale.
                         "cluster-replica-validity-factor 0"));

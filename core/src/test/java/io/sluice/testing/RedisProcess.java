@@ -18,10 +18,10 @@ import java.util.stream.Stream;
 
 /**
  * A real {@code redis-server} process for tests that need to stop, kill, pause, restart or reconfigure
- * Redis, or run several of them (cluster, Sentinel). Runs the binary named by the environment variable
- * {@code SLUICE_REDIS_SERVER}, or else the Linux binary that the embedded-redis artifact ships (Redis 6.2,
- * with cluster, Sentinel, ACL and TLS support). Each process has its own working directory, configuration
- * file and log; every process still running is killed when the test JVM exits.
+ * Redis, or run several of them (cluster, Sentinel). Runs the binary of a {@link RedisVersion}: by default
+ * the Linux binary that the embedded-redis artifact ships (Redis 6.2, with cluster, Sentinel, ACL and TLS
+ * support). Each process has its own working directory, configuration file and log; every process still
+ * running is killed when the test JVM exits.
  *
  * <p>Admin commands go over a plain connection ({@link #command}) so tests need no {@code redis-cli}.
  */
@@ -34,34 +34,47 @@ public final class RedisProcess implements AutoCloseable {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> RUNNING.forEach(RedisProcess::kill)));
     }
 
+    private final RedisVersion version;
     private final int port;
     private final boolean sentinel;
     private final List<String> config;
     private final Path dir;
     private volatile Process process;
 
-    private RedisProcess(int port, boolean sentinel, List<String> config, Path dir) {
+    private RedisProcess(RedisVersion version, int port, boolean sentinel, List<String> config, Path dir) {
+        this.version = version;
         this.port = port;
         this.sentinel = sentinel;
         this.config = List.copyOf(config);
         this.dir = dir;
     }
 
-    /** Starts a server on a free port with no persistence and the given extra configuration lines. */
+    /** Starts a Redis 6.2 server on a free port with no persistence and the given extra configuration lines. */
     public static RedisProcess start(String... configLines) {
-        return start(TestRedis.freePort(), false, List.of(configLines));
+        return start(RedisVersion.REDIS_6_2, configLines);
     }
 
-    /** Starts a Sentinel on a free port with the given configuration lines (such as {@code sentinel monitor ...}). */
-    public static RedisProcess startSentinel(String... configLines) {
-        return start(TestRedis.freePort(), true, List.of(configLines));
+    /** Starts a server of {@code version} on a free port with no persistence and the given extra configuration lines. */
+    public static RedisProcess start(RedisVersion version, String... configLines) {
+        return start(version, TestRedis.freePort(), false, List.of(configLines));
     }
 
-    /** Starts a server or Sentinel on the given port; waits until it answers PING. */
+    /** Starts a Sentinel of {@code version} on a free port with the given lines (such as {@code sentinel monitor ...}). */
+    public static RedisProcess startSentinel(RedisVersion version, String... configLines) {
+        return start(version, TestRedis.freePort(), true, List.of(configLines));
+    }
+
+    /** Starts a Redis 6.2 server or Sentinel on the given port; waits until it answers PING. */
     public static RedisProcess start(int port, boolean sentinel, List<String> configLines) {
+        return start(RedisVersion.REDIS_6_2, port, sentinel, configLines);
+    }
+
+    /** Starts a server or Sentinel of {@code version} on the given port; waits until it answers PING. */
+    public static RedisProcess start(RedisVersion version, int port, boolean sentinel, List<String> configLines) {
+        version.binary(); // skips or fails before anything is started
         try {
             Path dir = Files.createTempDirectory("sluice-redis-" + port + "-");
-            RedisProcess redis = new RedisProcess(port, sentinel, configLines, dir);
+            RedisProcess redis = new RedisProcess(version, port, sentinel, configLines, dir);
             redis.launch();
             return redis;
         } catch (IOException e) {
@@ -71,6 +84,10 @@ public final class RedisProcess implements AutoCloseable {
 
     public int port() {
         return port;
+    }
+
+    public RedisVersion version() {
+        return version;
     }
 
     /** {@code redis://127.0.0.1:port}, the address Sluice and Redisson take. */
@@ -154,12 +171,13 @@ public final class RedisProcess implements AutoCloseable {
             if (!sentinel) {
                 lines.add("save \"\"");
                 lines.add("appendonly no");
+                lines.addAll(version.defaults());
             }
             lines.addAll(config);
             Path conf = dir.resolve(sentinel ? "sentinel.conf" : "redis.conf");
             // Sentinel rewrites its own file; write it only the first time.
             if (!sentinel || !Files.exists(conf)) Files.write(conf, lines, StandardCharsets.UTF_8);
-            List<String> command = new ArrayList<>(List.of(binary().toString(), conf.toString()));
+            List<String> command = new ArrayList<>(List.of(version.binary().toString(), conf.toString()));
             if (sentinel) command.add("--sentinel");
             process = new ProcessBuilder(command)
                     .directory(dir.toFile())
@@ -213,11 +231,9 @@ public final class RedisProcess implements AutoCloseable {
         }
     }
 
-    /** The redis-server binary: {@code SLUICE_REDIS_SERVER}, or the one embedded-redis ships, extracted once. */
-    public static synchronized Path binary() {
+    /** The Redis 6.2 binary the embedded-redis artifact ships, extracted once. */
+    static synchronized Path embeddedBinary() {
         if (binary != null) return binary;
-        String named = System.getenv("SLUICE_REDIS_SERVER");
-        if (named != null && !named.isBlank()) return binary = Path.of(named);
         try (InputStream in = RedisProcess.class.getResourceAsStream("/" + EMBEDDED_BINARY)) {
             if (in == null) throw new IllegalStateException(EMBEDDED_BINARY + " not on the test classpath (embedded-redis)");
             Path file = Files.createTempFile("sluice-redis-server-", "");

@@ -24,13 +24,18 @@ public final class RedisSentinel implements AutoCloseable {
 
     /** Starts everything and waits until each Sentinel sees the replica and every other Sentinel. */
     public static RedisSentinel start(int sentinelCount, Duration downAfter) {
-        RedisProcess master = RedisProcess.start();
+        return start(RedisVersion.REDIS_6_2, sentinelCount, downAfter);
+    }
+
+    /** {@link #start(int, Duration)} with every process of {@code version}. */
+    public static RedisSentinel start(RedisVersion version, int sentinelCount, Duration downAfter) {
+        RedisProcess master = version.start();
         RedisSentinel setup = null;
         try {
-            setup = new RedisSentinel(master, RedisProcess.start("replicaof 127.0.0.1 " + master.port()));
+            setup = new RedisSentinel(master, version.start("replicaof 127.0.0.1 " + master.port()));
             int quorum = sentinelCount / 2 + 1;
             for (int i = 0; i < sentinelCount; i++) {
-                setup.sentinels.add(RedisProcess.startSentinel(
+                setup.sentinels.add(RedisProcess.startSentinel(version,
                         "sentinel monitor " + MASTER_NAME + " 127.0.0.1 " + master.port() + " " + quorum,
                         "sentinel down-after-milliseconds " + MASTER_NAME + " " + downAfter.toMillis(),
                         "sentinel failover-timeout " + MASTER_NAME + " 10000",

@@ -5,6 +5,8 @@ import redis.embedded.RedisServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
+import java.util.EnumMap;
+import java.util.Map;
 
 /**
  * The Redis the integration tests talk to: the one named by the environment variable
@@ -15,6 +17,17 @@ public final class TestRedis {
     private static String address;
 
     private TestRedis() {
+    }
+
+    private static final Map<RedisVersion, RedisProcess> OTHERS = new EnumMap<>(RedisVersion.class);
+
+    /**
+     * A Redis of {@code version} shared by this JVM: {@link #address()} for 6.2 (so {@code SLUICE_TEST_REDIS}
+     * still applies), a {@link RedisProcess} started on first use for the others.
+     */
+    public static synchronized String address(RedisVersion version) {
+        if (version == RedisVersion.REDIS_6_2) return address();
+        return OTHERS.computeIfAbsent(version, RedisVersion::start).address();
     }
 
     public static synchronized String address() {

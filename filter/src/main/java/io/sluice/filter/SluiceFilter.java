@@ -3,6 +3,7 @@ package io.sluice.filter;
 import io.sluice.Admission;
 import io.sluice.ConfigException;
 import io.sluice.Sluice;
+import io.sluice.internal.Log;
 import io.sluice.rule.ConfigLoader;
 import io.sluice.rule.Rule;
 import io.sluice.servlet.ServletRequestView;
@@ -18,8 +19,6 @@ import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -52,10 +51,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 public class SluiceFilter implements Filter {
     /** The servlet context attribute under which the filter publishes its {@link Sluice}. */
     public static final String CONTEXT_ATTRIBUTE = Sluice.class.getName();
+    private static final Log LOG = Log.of(SluiceFilter.class);
     private static final AtomicInteger INSTANCES = new AtomicInteger();
     /** Marks a request this filter has decided: a second SluiceFilter in the chain still applies its own rules. */
     private final String applied = SluiceFilter.class.getName() + ".applied." + INSTANCES.incrementAndGet();
-    private static final Logger LOG = LoggerFactory.getLogger(SluiceFilter.class);
 
     private volatile Sluice sluice;
     private volatile boolean ownsSluice;
