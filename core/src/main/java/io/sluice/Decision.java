@@ -28,6 +28,87 @@ public record Decision(Rule rule, Kind kind, boolean allowed, long limit, long r
         CONCURRENCY
     }
 
+    /**
+     * The backend's answer: allowed, with what is left.
+     *
+     * @param rule      the rule
+     * @param kind      its rate or its concurrency
+     * @param limit     the rate's permits per window, or the concurrency limit
+     * @param remaining permits left after this request
+     * @param reset     until a permit frees again (zero for concurrency)
+     * @return the decision
+     */
+    public static Decision allowed(Rule rule, Kind kind, long limit, long remaining, Duration reset) {
+        return new Decision(rule, kind, true, limit, remaining, reset, Duration.ZERO, Outcome.DECIDED);
+    }
+
+    /**
+     * The backend's answer: rejected.
+     *
+     * @param rule       the rule
+     * @param kind       its rate or its concurrency
+     * @param limit      the rate's permits per window, or the concurrency limit
+     * @param remaining  permits left (normally zero)
+     * @param reset      until a permit frees again (zero for concurrency)
+     * @param retryAfter when the request may be tried again
+     * @return the decision
+     */
+    public static Decision rejected(Rule rule, Kind kind, long limit, long remaining, Duration reset, Duration retryAfter) {
+        return new Decision(rule, kind, false, limit, remaining, reset, retryAfter, Outcome.DECIDED);
+    }
+
+    /**
+     * A rate rejection answered locally by the attack shield: the backend said so for this key, and nothing
+     * frees before {@code wait} has passed.
+     *
+     * @param rule  the rule
+     * @param limit the rate's permits per window
+     * @param wait  until the backend may admit the key again
+     * @return the decision
+     */
+    public static Decision shielded(Rule rule, long limit, Duration wait) {
+        return rejected(rule, Kind.RATE, limit, 0, wait, wait);
+    }
+
+    /**
+     * The backend could not answer in time and the rule's {@code on-backend-failure} is {@code allow}: admitted,
+     * with no counts to advertise.
+     *
+     * @param rule  the rule
+     * @param kind  its rate or its concurrency
+     * @param limit the rate's permits per window, or the concurrency limit
+     * @return the decision
+     */
+    public static Decision failedOpen(Rule rule, Kind kind, long limit) {
+        return new Decision(rule, kind, true, limit, limit, Duration.ZERO, Duration.ZERO, Outcome.BACKEND_FAILURE);
+    }
+
+    /**
+     * The backend could not answer in time and the rule's {@code on-backend-failure} is {@code deny}.
+     *
+     * @param rule       the rule
+     * @param kind       its rate or its concurrency
+     * @param limit      the rate's permits per window, or the concurrency limit
+     * @param retryAfter when the request may be tried again
+     * @return the decision
+     */
+    public static Decision failedClosed(Rule rule, Kind kind, long limit, Duration retryAfter) {
+        return new Decision(rule, kind, false, limit, 0, Duration.ZERO, retryAfter, Outcome.BACKEND_FAILURE);
+    }
+
+    /**
+     * The key could not be resolved and the rule's {@code on-missing-key} is {@code deny}.
+     *
+     * @param rule       the rule
+     * @param kind       its rate or its concurrency
+     * @param limit      the rate's permits per window, or the concurrency limit
+     * @param retryAfter when the request may be tried again
+     * @return the decision
+     */
+    public static Decision missingKey(Rule rule, Kind kind, long limit, Duration retryAfter) {
+        return new Decision(rule, kind, false, limit, 0, Duration.ZERO, retryAfter, Outcome.MISSING_KEY);
+    }
+
     /** Where a decision came from. */
     public enum Outcome {
         /** The backend answered. */

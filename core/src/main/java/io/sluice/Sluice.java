@@ -1,43 +1,29 @@
 package io.sluice;
 
-import io.sluice.internal.CircuitBreaker;
-import io.sluice.internal.Deadlines;
-import io.sluice.internal.DenyCache;
 import io.sluice.internal.Log;
-import io.sluice.internal.Ticker;
 import io.sluice.internal.ThrottledLog;
+import io.sluice.internal.Ticker;
 import io.sluice.key.KeyResolver;
 import io.sluice.key.RequestView;
 import io.sluice.memory.InMemoryBackend;
 import io.sluice.redisson.RedissonBackend;
 import io.sluice.redisson.RedissonClients;
-import io.sluice.rule.FailurePolicy;
-import io.sluice.rule.MissingKeyPolicy;
 import io.sluice.rule.Rule;
 import io.sluice.rule.RuleParser;
 import io.sluice.rule.RuleSet;
-import io.sluice.spi.LeaseOutcome;
-import io.sluice.spi.LeaseRequest;
 import io.sluice.spi.LimiterBackend;
-import io.sluice.spi.RateOutcome;
-import io.sluice.spi.RateRequest;
 import org.redisson.api.RedissonClient;
 
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Properties;
-import java.util.Queue;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * The engine: a parsed rules file and a backend that stores the limits. Adapters (the servlet filter,
@@ -54,95 +40,80 @@ import java.util.concurrent.TimeoutException;
  */
 public final class Sluice implements AutoCloseable {
     private static final Log LOG = Log.of(Sluice.class);
-    private static final Duration REJECTED_CONCURRENCY_RETRY = Duration.ofSeconds(1);
-    private static final Throwable CIRCUIT_OPEN = new IllegalStateException("circuit open: backend skipped after repeated failures") {
-        @Override
-        public synchronized Throwable fillInStackTrace() {
-            return this;
-        }
-    };
+    /** A warning of one topic (a rule's backend failures, say) is logged at most this often. */
+    private static final long WARN_AT_MOST_EVERY_MILLIS = 10_000;
+    /** How often decisions past their deadline are failed: a deadline fires at most this late. */
+    private static final long DEADLINE_SWEEP_MILLIS = 10;
 
     private final RuleSet rules;
     private final LimiterBackend backend;
     private final KeyResolver resolver;
-    private final Duration timeout;
-    private final String keyPrefix;
-    /** Lease renewals and decision deadlines: Sluice's own daemon thread, stopped by {@link #close()}. */
-    private final ScheduledExecutorService scheduler;
-    /** The scheduler's threads, so that {@link #close} can wait until they have really ended. */
-    private final Queue<Thread> schedulerThreads = new ConcurrentLinkedQueue<>();
-    private final ThrottledLog throttledLog;
-    /** The wall clock: only for what Redis stores and for comparing with Redis's own clock. */
-    private final Clock clock;
-    /** Monotonic time for everything measured here: the breaker, the shield, deadlines, log throttling. */
-    private final Ticker ticker;
-    /** Keys a rate rule rejected, until their retry-after: answered here without a Redis round trip. */
-    private final DenyCache denied = new DenyCache(100_000);
-    /** Decision deadlines, swept by the scheduler thread. */
-    private final Deadlines deadlines;
-    /** After 5 failures in a row, decisions skip Redis for a second at a time until a probe succeeds. */
-    private final CircuitBreaker breaker;
-    private final Duration maxClockSkew;
-    private volatile Duration clockSkew;
-    private final java.util.concurrent.atomic.AtomicBoolean skewRetryPending = new java.util.concurrent.atomic.AtomicBoolean();
-    private final java.util.concurrent.atomic.LongAdder backendCalls = new java.util.concurrent.atomic.LongAdder();
-    private final java.util.concurrent.atomic.LongAdder failedOpen = new java.util.concurrent.atomic.LongAdder();
-    private final java.util.concurrent.atomic.LongAdder failedClosed = new java.util.concurrent.atomic.LongAdder();
-    private final java.util.concurrent.atomic.LongAdder circuitOpenSkips = new java.util.concurrent.atomic.LongAdder();
-    private final java.util.concurrent.atomic.LongAdder shielded = new java.util.concurrent.atomic.LongAdder();
+    private final EngineScheduler scheduler = new EngineScheduler();
+    private final StatsRecorder stats = new StatsRecorder();
+    private final Admitter admitter;
+    private final Leases leases;
+    private final ClockSkewMonitor clockSkew;
 
     private Sluice(RuleSet rules, LimiterBackend backend, Clock clock, Ticker ticker) {
         this.rules = rules;
         this.backend = backend;
-        this.clock = clock;
-        this.ticker = ticker;
-        this.throttledLog = new ThrottledLog(LOG, 10_000, ticker);
-        this.deadlines = new Deadlines(ticker);
-        this.breaker = new CircuitBreaker(ticker, 5, 1_000);
-        this.maxClockSkew = rules.settings().maxClockSkew();
         this.resolver = new KeyResolver(rules.settings().trustedProxies(), rules.settings().clientAddressHeader());
-        this.timeout = rules.settings().backendTimeout();
-        this.keyPrefix = rules.settings().keyPrefix();
-        java.util.concurrent.ScheduledThreadPoolExecutor timers = new java.util.concurrent.ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "sluice-scheduler");
-            t.setDaemon(true);
-            schedulerThreads.add(t);
-            return t;
-        });
-        // Lease renewals are cancelled when their request ends; drop them from the queue at once.
-        timers.setRemoveOnCancelPolicy(true);
-        this.scheduler = timers;
-        scheduler.scheduleWithFixedDelay(this::measureClockSkew, 0, 60, TimeUnit.SECONDS);
-        scheduler.scheduleWithFixedDelay(deadlines::sweep, 10, 10, TimeUnit.MILLISECONDS);
+        ThrottledLog log = new ThrottledLog(LOG, WARN_AT_MOST_EVERY_MILLIS, ticker);
+        KeyNaming naming = new KeyNaming(rules.settings().keyPrefix());
+        BackendGuard guard = new BackendGuard(rules.settings().backendTimeout(), ticker, stats, log);
+        this.leases = new Leases(backend, guard, naming, scheduler, log, stats);
+        this.admitter = new Admitter(new RateDecider(backend, guard, naming, ticker, stats), leases, stats, log);
+        this.clockSkew = new ClockSkewMonitor(backend, clock, rules.settings().maxClockSkew(), scheduler, log);
+        clockSkew.start();
+        scheduler.withFixedDelay(guard::sweep, DEADLINE_SWEEP_MILLIS, DEADLINE_SWEEP_MILLIS);
     }
 
-    /** A Sluice for the properties of a rules file, on the Redis they name. */
+    /**
+     * A Sluice for the properties of a rules file, on the Redis they name.
+     *
+     * @param properties the {@code sluice.*} properties
+     * @return the engine; close it on shutdown
+     */
     public static Sluice fromProperties(Map<String, String> properties) {
         return builder().properties(properties).build();
     }
 
-    /** A Sluice for the properties of a rules file, on the Redis they name. */
+    /**
+     * A Sluice for the properties of a rules file, on the Redis they name.
+     *
+     * @param properties the {@code sluice.*} properties
+     * @return the engine; close it on shutdown
+     */
     public static Sluice fromProperties(Properties properties) {
-        Map<String, String> map = new java.util.LinkedHashMap<>();
+        Map<String, String> map = new LinkedHashMap<>();
         for (String name : properties.stringPropertyNames()) map.put(name, properties.getProperty(name));
         return fromProperties(map);
     }
 
+    /**
+     * A builder, to choose the backend, the clock or the class loader.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** The parsed rules file. */
+    /**
+     * The parsed rules file.
+     *
+     * @return the rules and global settings
+     */
     public RuleSet rules() {
         return rules;
     }
 
-    /** The backend the limits are stored in. */
-    public LimiterBackend backend() {
-        return backend;
-    }
-
-    /** Key values of a request, resolved by each rule's {@code key}. */
+    /**
+     * Key values of a request, resolved by each rule's {@code key}.
+     *
+     * @param request the request, as an adapter sees it
+     * @return the key of each rule for this request
+     */
     public KeySource keysOf(RequestView request) {
         return rule -> resolver.resolve(rule.key(), request);
     }
@@ -150,302 +121,44 @@ public final class Sluice implements AutoCloseable {
     /**
      * Decides a request under the given rules (in name order). The returned admission must be closed when
      * the request ends, rejected or not. The stage never completes exceptionally for backend failures.
+     *
+     * @param applicable the rules that apply, in name order
+     * @param keys       the key value of each rule
+     * @return the admission, once every rule has decided
      */
     public CompletionStage<Admission> admit(List<Rule> applicable, KeySource keys) {
-        if (applicable.isEmpty()) return CompletableFuture.completedFuture(Admission.none());
-        List<Step> steps = new ArrayList<>(applicable.size() + 1);
-        for (Rule r : applicable) if (r.limitsRate()) steps.add(new Step(r, Decision.Kind.RATE));
-        for (Rule r : applicable) if (r.limitsConcurrency()) steps.add(new Step(r, Decision.Kind.CONCURRENCY));
-        return run(steps, 0, new Progress(keys));
+        return admitter.admit(applicable, keys);
     }
 
     /**
      * This server's clock minus the backend's, as last measured (at start and every minute), or empty before
      * the first measurement or for a backend without a clock. Both Redisson primitives trust this server's
      * clock, so a skew beyond {@code sluice.max-clock-skew} is logged.
+     *
+     * @return the last measured skew
      */
-    public java.util.Optional<Duration> clockSkew() {
-        return java.util.Optional.ofNullable(clockSkew);
+    public Optional<Duration> clockSkew() {
+        return clockSkew.skew();
     }
 
-    private void measureClockSkew() {
-        long before = clock.millis();
-        backend.serverTimeMillis().whenComplete((server, e) -> {
-            if (e != null) {
-                // Redis down or slow at start: measure again soon rather than in a minute. One retry pending
-                // at a time: the minutely measurement fails too while Redis is down, and must not start a
-                // second chain of retries each minute.
-                if (clockSkew == null && !scheduler.isShutdown() && skewRetryPending.compareAndSet(false, true)) {
-                    try {
-                        scheduler.schedule(() -> {
-                            skewRetryPending.set(false);
-                            measureClockSkew();
-                        }, 1, TimeUnit.SECONDS);
-                    } catch (java.util.concurrent.RejectedExecutionException closed) {
-                        // closing
-                    }
-                }
-                return;
-            }
-            if (server == null) return; // a store without a clock of its own
-            long after = clock.millis();
-            Duration skew = Duration.ofMillis((before + after) / 2 - server);
-            clockSkew = skew;
-            if (skew.abs().compareTo(maxClockSkew) > 0) {
-                throttledLog.warn("clock-skew", "This server's clock differs from Redis's by " + skew.toMillis()
-                        + " ms, more than sluice.max-clock-skew (" + maxClockSkew.toMillis()
-                        + " ms): windows and leases are measured with each server's own clock");
-            }
-        });
-    }
-
-    /** Counts of decisions since this engine started. */
+    /**
+     * Counts of decisions since this engine started.
+     *
+     * @return a snapshot of the counts
+     */
     public Stats stats() {
-        return new Stats(backendCalls.sum(), failedOpen.sum(), failedClosed.sum(), circuitOpenSkips.sum(), shielded.sum());
+        return stats.snapshot();
     }
 
-    /** Concurrency permits of the rule that are free now for the raw key value (for monitoring and tests). */
+    /**
+     * Concurrency permits of the rule that are free now for the raw key value (for monitoring and tests).
+     *
+     * @param rule   a concurrency rule
+     * @param rawKey the key value as resolved ({@code *} for {@code global})
+     * @return the free permits
+     */
     public CompletionStage<Integer> availablePermits(Rule rule, String rawKey) {
-        return backend.available(leaseRequest(rule, rawKey));
-    }
-
-    private record Step(Rule rule, Decision.Kind kind) {
-    }
-
-    private record Held(LeaseRequest request, String permitId, ScheduledFuture<?> renewal) {
-    }
-
-    /** What one admission has decided and taken so far. Confined to one admission's chain of stages. */
-    private static final class Progress {
-        private static final String UNRESOLVED = new String("unresolved");
-        final KeySource keys;
-        final List<Decision> decisions = new ArrayList<>(2);
-        final List<Held> held = new ArrayList<>(1);
-        private final java.util.Map<Rule, String> resolved = new java.util.IdentityHashMap<>(2);
-
-        Progress(KeySource keys) {
-            this.keys = keys;
-        }
-
-        /** A rule with both a rate and a concurrency limit resolves its key once per request. */
-        String keyFor(Rule rule) {
-            String v = resolved.computeIfAbsent(rule, r -> {
-                String k = keys.keyFor(r);
-                return k == null ? UNRESOLVED : k;
-            });
-            return v == UNRESOLVED ? null : v;
-        }
-    }
-
-    private CompletionStage<Admission> run(List<Step> steps, int from, Progress p) {
-        for (int i = from; i < steps.size(); i++) {
-            Step step = steps.get(i);
-            String raw = p.keyFor(step.rule());
-            if (raw == null) {
-                if (step.rule().onMissingKey() == MissingKeyPolicy.SKIP) continue;
-                Decision d = missingKey(step);
-                p.decisions.add(d);
-                if (d.rejects()) return CompletableFuture.completedFuture(finish(p, d));
-                continue;
-            }
-            CompletableFuture<Decision> decided = (step.kind() == Decision.Kind.RATE
-                    ? rate(step.rule(), raw) : concurrency(step.rule(), raw, p)).toCompletableFuture();
-            // Answered already (the attack shield, an in-memory backend): go on without another stage.
-            if (decided.isDone() && !decided.isCompletedExceptionally()) {
-                Decision d = decided.join();
-                if (record(p, d)) return CompletableFuture.completedFuture(finish(p, d));
-                continue;
-            }
-            int next = i + 1;
-            return decided.thenCompose(d -> record(p, d)
-                    ? CompletableFuture.completedFuture(finish(p, d)) : run(steps, next, p));
-        }
-        return CompletableFuture.completedFuture(finish(p, null));
-    }
-
-    /** Adds a decision to the request's; whether it rejects the request. */
-    private boolean record(Progress p, Decision d) {
-        p.decisions.add(d);
-        if (d.rejects()) return true;
-        if (d.dryRunRejection()) {
-            throttledLog.warn("dry-run:" + d.ruleName(), "Dry-run rule '" + d.ruleName()
-                    + "' would have rejected a request (" + d.kind().name().toLowerCase() + " limit " + d.limit() + ")");
-        }
-        return false;
-    }
-
-    private Admission finish(Progress p, Decision rejection) {
-        List<Held> held = List.copyOf(p.held);
-        if (rejection != null) {
-            held.forEach(this::release);
-            return new Admission(p.decisions, rejection, () -> { });
-        }
-        if (held.isEmpty()) return new Admission(p.decisions, null, () -> { });
-        return new Admission(p.decisions, null, () -> held.forEach(this::release));
-    }
-
-    private CompletionStage<Decision> rate(Rule rule, String raw) {
-        long limit = rule.rate().orElseThrow().permits();
-        String key = rateKey(rule, raw);
-        // Dry-run rules always ask the backend: they exist to measure, and never reject anyway.
-        if (rule.dryRun()) return askRate(rule, key, limit, false);
-        DenyCache.Check check = denied.check(key, ticker.millis());
-        if (check.deniedMillis() > 0) {
-            shielded.increment();
-            Duration wait = Duration.ofMillis(check.deniedMillis());
-            return CompletableFuture.completedFuture(
-                    new Decision(rule, Decision.Kind.RATE, false, limit, 0, wait, wait, Decision.Outcome.DECIDED));
-        }
-        // Another request is asking the backend about this key right now: its answer decides for us too.
-        if (check.pending() != null) return check.pending().thenCompose(ignored -> rate(rule, raw));
-        CompletionStage<Decision> asked = askRate(rule, key, limit, true);
-        if (!check.probe()) return asked;
-        return asked.whenComplete((d, e) -> denied.settle(key, ticker.millis()));
-    }
-
-    private CompletionStage<Decision> askRate(Rule rule, String key, long limit, boolean shield) {
-        RateRequest request = new RateRequest(key, limit, rule.rate().get().period(), 1);
-        if (!breaker.allows()) {
-            return CompletableFuture.completedFuture(backendFailure(rule, Decision.Kind.RATE, limit, CIRCUIT_OPEN));
-        }
-        long asked = ticker.millis();
-        return guarded(backend.tryConsume(request), timeout).handle((RateOutcome o, Throwable e) -> {
-            if (e != null) return backendFailure(rule, Decision.Kind.RATE, limit, e);
-            Duration reset = Duration.ofMillis(o.resetMillis());
-            Duration retry = o.allowed() ? Duration.ZERO : Duration.ofMillis(Math.max(o.retryAfterMillis(), o.resetMillis()));
-            // Rejected, or just took the last permit: no permit frees before the oldest one leaves the window.
-            if (shield && !o.allowed()) denied.deny(key, asked, retry.toMillis());
-            if (shield && o.allowed() && o.remaining() <= 0) denied.deny(key, asked, o.resetMillis());
-            return new Decision(rule, Decision.Kind.RATE, o.allowed(), limit, o.remaining(), reset, retry, Decision.Outcome.DECIDED);
-        });
-    }
-
-    private CompletionStage<Decision> concurrency(Rule rule, String raw, Progress p) {
-        LeaseRequest request = leaseRequest(rule, raw);
-        if (!breaker.allows()) {
-            return CompletableFuture.completedFuture(
-                    backendFailure(rule, Decision.Kind.CONCURRENCY, rule.concurrency(), CIRCUIT_OPEN));
-        }
-        CompletionStage<LeaseOutcome> acquired = request.waitTime().isZero()
-                ? acquire(request, timeout, true) : waitThenTryOnceMore(request);
-        return acquired.handle((LeaseOutcome o, Throwable e) -> {
-            if (e != null) return backendFailure(rule, Decision.Kind.CONCURRENCY, rule.concurrency(), e);
-            if (o.acquired()) p.held.add(hold(request, o.permitId()));
-            return new Decision(rule, Decision.Kind.CONCURRENCY, o.acquired(), rule.concurrency(), o.available(),
-                    Duration.ZERO, o.acquired() ? Duration.ZERO : REJECTED_CONCURRENCY_RETRY, Decision.Outcome.DECIDED);
-        });
-    }
-
-    /** One acquire under a deadline; a permit granted after the deadline must not stay taken until its lease ends. */
-    private CompletableFuture<LeaseOutcome> acquire(LeaseRequest request, Duration limit, boolean toBreaker) {
-        CompletionStage<LeaseOutcome> acquiring = backend.tryAcquire(request);
-        CompletableFuture<LeaseOutcome> bounded = guarded(acquiring, limit, toBreaker);
-        acquiring.whenComplete((o, e) -> {
-            if (o != null && o.acquired() && bounded.isCompletedExceptionally()) {
-                backend.release(request, o.permitId());
-            }
-        });
-        return bounded;
-    }
-
-    /**
-     * A waiting acquire whose deadline (timeout + wait) passes before the backend's own wait has ended (a
-     * loaded machine, a late wake-up) is not a backend failure: with {@code on-backend-failure=allow} it would
-     * admit the request without a permit. It gets one last immediate try instead, and only a backend that
-     * cannot answer that one either follows the failure policy.
-     */
-    private CompletionStage<LeaseOutcome> waitThenTryOnceMore(LeaseRequest request) {
-        return acquire(request, timeout.plus(request.waitTime()), false).handle((o, e) -> {
-            Throwable cause = unwrap(e);
-            if (cause == null) breaker.onSuccess();
-            else if (!(cause instanceof TimeoutException)) breaker.onFailure();
-            if (cause == null) return CompletableFuture.completedFuture(o);
-            if (!(cause instanceof TimeoutException)) return CompletableFuture.<LeaseOutcome>failedFuture(cause);
-            LeaseRequest now = new LeaseRequest(request.key(), request.limit(), request.lease(), Duration.ZERO);
-            return acquire(now, timeout, true);
-        }).thenCompose(last -> last);
-    }
-
-    private static Throwable unwrap(Throwable e) {
-        return e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
-    }
-
-    private Held hold(LeaseRequest request, String permitId) {
-        long every = Math.max(100, request.lease().toMillis() / 3);
-        ScheduledFuture<?> renewal = scheduler.scheduleAtFixedRate(() -> backend.renew(request, permitId).whenComplete((ok, e) -> {
-            if (e != null || !Boolean.TRUE.equals(ok)) {
-                throttledLog.warn("renew", "Could not renew a concurrency lease"
-                        + (e != null ? " (" + e.getClass().getSimpleName() + ")" : " (permit expired)"));
-            }
-        }), every, every, TimeUnit.MILLISECONDS);
-        return new Held(request, permitId, renewal);
-    }
-
-    private void release(Held h) {
-        h.renewal().cancel(false);
-        backend.release(h.request(), h.permitId()).whenComplete((ok, e) -> {
-            if (e != null) {
-                throttledLog.warn("release", "Could not release a concurrency permit; its lease returns it ("
-                        + e.getClass().getSimpleName() + ")");
-            }
-        });
-    }
-
-    private Decision backendFailure(Rule rule, Decision.Kind kind, long limit, Throwable e) {
-        Throwable cause = unwrap(e);
-        boolean allow = rule.onBackendFailure() == FailurePolicy.ALLOW;
-        (allow ? failedOpen : failedClosed).increment();
-        if (cause == CIRCUIT_OPEN) circuitOpenSkips.increment();
-        String what = cause == CIRCUIT_OPEN ? "skipped (circuit open after repeated failures)"
-                : cause instanceof TimeoutException ? "too slow" : "failed";
-        throttledLog.warn("backend:" + rule.name(), "Backend " + what
-                + " for rule '" + rule.name() + "'" + (cause == CIRCUIT_OPEN ? "" : " (" + cause.getClass().getSimpleName() + ")") + "; "
-                + (allow ? "allowing" : "denying") + " per on-backend-failure");
-        return new Decision(rule, kind, allow, limit, allow ? limit : 0, Duration.ZERO,
-                allow ? Duration.ZERO : Duration.ofSeconds(1), Decision.Outcome.BACKEND_FAILURE);
-    }
-
-    private static Decision missingKey(Step step) {
-        Rule rule = step.rule();
-        long limit = step.kind() == Decision.Kind.RATE ? rule.rate().orElseThrow().permits() : rule.concurrency();
-        Duration retry = step.kind() == Decision.Kind.RATE ? rule.rate().get().period() : REJECTED_CONCURRENCY_RETRY;
-        return new Decision(rule, step.kind(), false, limit, 0, Duration.ZERO, retry, Decision.Outcome.MISSING_KEY);
-    }
-
-    private LeaseRequest leaseRequest(Rule rule, String raw) {
-        return new LeaseRequest(keyPrefix + ":" + rule.name() + ":c" + rule.concurrency() + ":" + KeyResolver.hash(raw),
-                rule.concurrency(), rule.lease(), rule.waitTime());
-    }
-
-    /** The rule's rate is in the key, so an edited rate starts a fresh counter instead of being ignored. */
-    private String rateKey(Rule rule, String raw) {
-        var rate = rule.rate().orElseThrow();
-        return keyPrefix + ":" + rule.name() + ":r" + rate.permits() + "-" + rate.period().toMillis() + ":" + KeyResolver.hash(raw);
-    }
-
-    /** A decision call under the deadline, reporting its outcome to the circuit breaker. */
-    private <T> CompletableFuture<T> guarded(CompletionStage<T> stage, Duration limit) {
-        return guarded(stage, limit, true);
-    }
-
-    private <T> CompletableFuture<T> guarded(CompletionStage<T> stage, Duration limit, boolean toBreaker) {
-        backendCalls.increment();
-        CompletableFuture<T> bounded = deadline(stage, limit);
-        if (!toBreaker) return bounded;
-        bounded.whenComplete((v, e) -> {
-            if (e == null) breaker.onSuccess();
-            else breaker.onFailure();
-        });
-        return bounded;
-    }
-
-    /**
-     * The stage, or a {@link TimeoutException} once {@code limit} has passed (swept every 10 ms). Not
-     * {@code orTimeout}: its JDK timer thread would outlive the application in a servlet container; and not
-     * a scheduled task per call, which would wake the timer thread on every decision.
-     */
-    private <T> CompletableFuture<T> deadline(CompletionStage<T> stage, Duration limit) {
-        return deadlines.bound(stage, limit);
+        return leases.available(rule, rawKey);
     }
 
     /**
@@ -455,13 +168,8 @@ public final class Sluice implements AutoCloseable {
      */
     @Override
     public void close() {
-        scheduler.shutdownNow();
+        scheduler.close();
         backend.close();
-        try {
-            for (Thread t : schedulerThreads) t.join(5_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 
     /** Builds a {@link Sluice}. Not thread-safe; the built instance is. */
@@ -477,36 +185,70 @@ public final class Sluice implements AutoCloseable {
         private Builder() {
         }
 
-        /** The rules, parsed from the properties of a rules file. */
+        /**
+         * The rules, parsed from the properties of a rules file.
+         *
+         * @param properties the {@code sluice.*} properties ({@code ${NAME}} placeholders are resolved)
+         * @return this builder
+         * @throws ConfigException naming every problem of the properties
+         */
         public Builder properties(Map<String, String> properties) {
             this.rules = RuleParser.parse(properties);
             return this;
         }
 
+        /**
+         * Rules parsed already.
+         *
+         * @param rules the rules
+         * @return this builder
+         */
         public Builder rules(RuleSet rules) {
             this.rules = Objects.requireNonNull(rules);
             return this;
         }
 
-        /** A backend of your own; Sluice closes it on {@link Sluice#close()}. */
+        /**
+         * A backend of your own; Sluice closes it on {@link Sluice#close()}. Excludes {@link #redisson} and
+         * {@link #inMemory}.
+         *
+         * @param backend the backend
+         * @return this builder
+         */
         public Builder backend(LimiterBackend backend) {
-            this.backend = backend;
+            this.backend = Objects.requireNonNull(backend);
             return this;
         }
 
-        /** Your own Redisson client; Sluice uses it and leaves it open on close. */
+        /**
+         * Your own Redisson client; Sluice uses it and leaves it open on close. Excludes {@link #backend} and
+         * {@link #inMemory}.
+         *
+         * @param client the client
+         * @return this builder
+         */
         public Builder redisson(RedissonClient client) {
-            this.redisson = client;
+            this.redisson = Objects.requireNonNull(client);
             return this;
         }
 
-        /** Keep the limits in this JVM only: for tests and single-node use. */
+        /**
+         * Keep the limits in this JVM only: for tests and single-node use. Excludes {@link #backend} and
+         * {@link #redisson}.
+         *
+         * @return this builder
+         */
         public Builder inMemory() {
             this.inMemory = true;
             return this;
         }
 
-        /** The clock of this server (the time base of the Redisson primitives); for tests. */
+        /**
+         * The wall clock of this server (the time base of the Redisson primitives); for tests.
+         *
+         * @param clock the clock
+         * @return this builder
+         */
         public Builder clock(Clock clock) {
             this.clock = Objects.requireNonNull(clock);
             return this;
@@ -518,17 +260,37 @@ public final class Sluice implements AutoCloseable {
             return this;
         }
 
-        /** Where {@code classpath:} locations (such as {@code sluice.redis.config}) are looked up. */
+        /**
+         * Where {@code classpath:} locations (such as {@code sluice.redis.config}) are looked up.
+         *
+         * @param loader the class loader
+         * @return this builder
+         */
         public Builder classLoader(ClassLoader loader) {
             this.classLoader = loader;
             return this;
         }
 
+        /**
+         * The engine. Without a backend of your own, a Redisson client or {@link #inMemory}, Sluice connects
+         * to the Redis the rules name (in the background: a Redis that is down never blocks this).
+         *
+         * @return the engine; close it on shutdown
+         * @throws IllegalStateException without rules, or with more than one backend chosen
+         */
         public Sluice build() {
             if (rules == null) throw new IllegalStateException("rules or properties are required");
+            List<String> chosen = new ArrayList<>();
+            if (backend != null) chosen.add("backend(...)");
+            if (redisson != null) chosen.add("redisson(...)");
+            if (inMemory) chosen.add("inMemory()");
+            if (chosen.size() > 1) {
+                throw new IllegalStateException("choose one backend: backend(...), redisson(...) or inMemory(); got "
+                        + String.join(" and ", chosen));
+            }
             LimiterBackend b = backend;
-            if (b == null && inMemory) b = new InMemoryBackend(clock);
-            if (b == null && redisson != null) b = new RedissonBackend(redisson, false, clock, rules.settings().backendTimeout());
+            if (inMemory) b = new InMemoryBackend(clock);
+            if (redisson != null) b = new RedissonBackend(redisson, false, clock, rules.settings().backendTimeout());
             if (b == null) {
                 b = new RedissonBackend(RedissonClients.create(rules.settings(), classLoader), true, clock,
                         rules.settings().backendTimeout());

@@ -49,6 +49,16 @@ class SluiceTest {
     }
 
     @Test
+    void theBuilderRefusesTwoBackendsNamingBoth() {
+        Map<String, String> p = Map.of("sluice.rules.a.rate", "1/s");
+        assertThatThrownBy(() -> Sluice.builder().properties(p).inMemory().backend(new InMemoryBackend(clock)).build())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("choose one backend: backend(...), redisson(...) or inMemory(); got backend(...) and inMemory()");
+        assertThatThrownBy(() -> Sluice.builder().inMemory().build())
+                .isInstanceOf(IllegalStateException.class).hasMessage("rules or properties are required");
+    }
+
+    @Test
     void rateRulesComeFirstAndTheFirstRejectionReturnsPermitsAlreadyTaken() {
         Sluice s = sluice(
                 "sluice.rules.a-conc.concurrency", "1", "sluice.rules.a-conc.key", "global",

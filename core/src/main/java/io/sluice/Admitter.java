@@ -1,0 +1,125 @@
+package io.sluice;
+
+import io.sluice.internal.DecisionListener;
+import io.sluice.internal.ThrottledLog;
+import io.sluice.rule.MissingKeyPolicy;
+import io.sluice.rule.Rule;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Applies the rules that match one request, as the contract's Evaluation says: rate rules first, then
+ * concurrency rules, each group in the order given (name order); the first rejection ends the request and
+ * returns the concurrency permits already taken for it; permits of rate rules that allowed it stay consumed.
+ * Thread-safe; each admission's own state is confined to its chain of stages.
+ */
+final class Admitter {
+    private final RateDecider rates;
+    private final Leases leases;
+    private final DecisionListener listener;
+    private final ThrottledLog log;
+
+    Admitter(RateDecider rates, Leases leases, DecisionListener listener, ThrottledLog log) {
+        this.rates = rates;
+        this.leases = leases;
+        this.listener = listener;
+        this.log = log;
+    }
+
+    CompletionStage<Admission> admit(List<Rule> applicable, KeySource keys) {
+        if (applicable.isEmpty()) return CompletableFuture.completedFuture(Admission.none());
+        List<Step> steps = new ArrayList<>(applicable.size() + 1);
+        for (Rule r : applicable) if (r.limitsRate()) steps.add(new Step(r, Decision.Kind.RATE));
+        for (Rule r : applicable) if (r.limitsConcurrency()) steps.add(new Step(r, Decision.Kind.CONCURRENCY));
+        return run(steps, 0, new Progress(keys));
+    }
+
+    private record Step(Rule rule, Decision.Kind kind) {
+    }
+
+    /** What one admission has decided and taken so far. Confined to one admission's chain of stages. */
+    private static final class Progress {
+        private static final String UNRESOLVED = new String("unresolved");
+        final KeySource keys;
+        final List<Decision> decisions = new ArrayList<>(2);
+        final List<Leases.Lease> held = new ArrayList<>(1);
+        private final Map<Rule, String> resolved = new IdentityHashMap<>(2);
+
+        Progress(KeySource keys) {
+            this.keys = keys;
+        }
+
+        /** A rule with both a rate and a concurrency limit resolves its key once per request. */
+        String keyFor(Rule rule) {
+            String v = resolved.computeIfAbsent(rule, r -> {
+                String k = keys.keyFor(r);
+                return k == null ? UNRESOLVED : k;
+            });
+            return v == UNRESOLVED ? null : v;
+        }
+    }
+
+    private CompletionStage<Admission> run(List<Step> steps, int from, Progress p) {
+        for (int i = from; i < steps.size(); i++) {
+            Step step = steps.get(i);
+            String raw = p.keyFor(step.rule());
+            if (raw == null) {
+                if (step.rule().onMissingKey() == MissingKeyPolicy.SKIP) continue;
+                Decision d = missingKey(step);
+                p.decisions.add(d);
+                if (d.rejects()) return CompletableFuture.completedFuture(finish(p, d));
+                continue;
+            }
+            CompletableFuture<Decision> decided = (step.kind() == Decision.Kind.RATE
+                    ? rates.decide(step.rule(), raw) : leases.acquire(step.rule(), raw, p.held)).toCompletableFuture();
+            // Answered already (the attack shield, an in-memory backend): go on without another stage.
+            if (decided.isDone() && !decided.isCompletedExceptionally()) {
+                Decision d = decided.join();
+                if (record(p, d)) return CompletableFuture.completedFuture(finish(p, d));
+                continue;
+            }
+            int next = i + 1;
+            return decided.thenCompose(d -> record(p, d)
+                    ? CompletableFuture.completedFuture(finish(p, d)) : run(steps, next, p));
+        }
+        return CompletableFuture.completedFuture(finish(p, null));
+    }
+
+    /** Adds a decision to the request's; whether it rejects the request. */
+    private boolean record(Progress p, Decision d) {
+        p.decisions.add(d);
+        if (d.rejects()) return true;
+        if (d.dryRunRejection()) {
+            log.warn("dry-run:" + d.ruleName(), "Dry-run rule '" + d.ruleName() + "' would have rejected a request ("
+                    + d.kind().name().toLowerCase(Locale.ROOT) + " limit " + d.limit() + ")");
+        }
+        return false;
+    }
+
+    private Admission finish(Progress p, Decision rejection) {
+        List<Leases.Lease> held = List.copyOf(p.held);
+        if (rejection != null) {
+            held.forEach(leases::release);
+            return new Admission(p.decisions, rejection, () -> { });
+        }
+        if (held.isEmpty()) return new Admission(p.decisions, null, () -> { });
+        return new Admission(p.decisions, null, () -> held.forEach(leases::release));
+    }
+
+    private Decision missingKey(Step step) {
+        Rule rule = step.rule();
+        boolean rate = step.kind() == Decision.Kind.RATE;
+        long limit = rate ? rule.rate().orElseThrow().permits() : rule.concurrency();
+        Duration retry = rate ? rule.rate().get().period() : Leases.REJECTED_RETRY;
+        Decision d = Decision.missingKey(rule, step.kind(), limit, retry);
+        listener.decided(d, DecisionListener.Source.MISSING_KEY);
+        return d;
+    }
+}

@@ -1,0 +1,112 @@
+package io.sluice;
+
+import io.sluice.internal.CircuitBreaker;
+import io.sluice.internal.Deadlines;
+import io.sluice.internal.DecisionListener;
+import io.sluice.internal.ThrottledLog;
+import io.sluice.internal.Ticker;
+import io.sluice.rule.FailurePolicy;
+import io.sluice.rule.Rule;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Everything between a decision and a backend that may be down or slow: Sluice's own deadline on each call
+ * (swept by the engine's scheduler, see {@link Deadlines}), a circuit breaker in front of the backend, and the
+ * rule's {@code on-backend-failure} once a call has failed or was skipped. Thread-safe.
+ */
+final class BackendGuard {
+    /** Consecutive failures that open the circuit. */
+    static final int FAILURES_BEFORE_OPEN = 5;
+    /** How long an open circuit skips the backend before it lets one probe through. */
+    static final long COOL_DOWN_MILLIS = 1_000;
+    /** The {@code Retry-After} of a request denied by {@code on-backend-failure=deny}. */
+    private static final Duration FAILED_CLOSED_RETRY = Duration.ofSeconds(1);
+    private static final Throwable CIRCUIT_OPEN = new IllegalStateException("circuit open: backend skipped after repeated failures") {
+        @Override
+        public synchronized Throwable fillInStackTrace() {
+            return this;
+        }
+    };
+
+    private final Duration timeout;
+    private final Deadlines deadlines;
+    private final CircuitBreaker breaker;
+    private final DecisionListener listener;
+    private final ThrottledLog log;
+
+    BackendGuard(Duration timeout, Ticker ticker, DecisionListener listener, ThrottledLog log) {
+        this.timeout = timeout;
+        this.deadlines = new Deadlines(ticker);
+        this.breaker = new CircuitBreaker(ticker, FAILURES_BEFORE_OPEN, COOL_DOWN_MILLIS);
+        this.listener = listener;
+        this.log = log;
+    }
+
+    /** {@code sluice.backend-timeout}: the deadline of one backend call. */
+    Duration timeout() {
+        return timeout;
+    }
+
+    /** Whether the backend may be asked now; when not, decide with {@link #circuitOpen}. */
+    boolean allows() {
+        return breaker.allows();
+    }
+
+    /** A backend call under the deadline, its outcome reported to the circuit breaker. */
+    <T> CompletableFuture<T> call(CompletionStage<T> stage, Duration limit) {
+        CompletableFuture<T> bounded = unjudged(stage, limit);
+        bounded.whenComplete((v, e) -> {
+            if (e == null) breaker.onSuccess();
+            else breaker.onFailure();
+        });
+        return bounded;
+    }
+
+    /** A backend call under the deadline whose outcome the caller reports ({@link #succeeded}, {@link #failed}). */
+    <T> CompletableFuture<T> unjudged(CompletionStage<T> stage, Duration limit) {
+        listener.backendCalled();
+        return deadlines.bound(stage, limit);
+    }
+
+    void succeeded() {
+        breaker.onSuccess();
+    }
+
+    void failed() {
+        breaker.onFailure();
+    }
+
+    /** Fails the calls past their deadline; run every few milliseconds by the engine's scheduler. */
+    void sweep() {
+        deadlines.sweep();
+    }
+
+    /** The rule's {@code on-backend-failure} for a call that failed or was late. */
+    Decision failure(Rule rule, Decision.Kind kind, long limit, Throwable e) {
+        Throwable cause = unwrap(e);
+        boolean skipped = cause == CIRCUIT_OPEN;
+        boolean allow = rule.onBackendFailure() == FailurePolicy.ALLOW;
+        String what = skipped ? "skipped (circuit open after repeated failures)"
+                : cause instanceof TimeoutException ? "too slow" : "failed";
+        log.warn("backend:" + rule.name(), "Backend " + what + " for rule '" + rule.name() + "'"
+                + (skipped ? "" : " (" + cause.getClass().getSimpleName() + ")") + "; "
+                + (allow ? "allowing" : "denying") + " per on-backend-failure");
+        Decision d = allow ? Decision.failedOpen(rule, kind, limit) : Decision.failedClosed(rule, kind, limit, FAILED_CLOSED_RETRY);
+        listener.decided(d, skipped ? DecisionListener.Source.CIRCUIT_OPEN : DecisionListener.Source.BACKEND_FAILURE);
+        return d;
+    }
+
+    /** The rule's {@code on-backend-failure} for a call the open circuit skipped. */
+    Decision circuitOpen(Rule rule, Decision.Kind kind, long limit) {
+        return failure(rule, kind, limit, CIRCUIT_OPEN);
+    }
+
+    static Throwable unwrap(Throwable e) {
+        return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+    }
+}

@@ -1,0 +1,135 @@
+package io.sluice;
+
+import io.sluice.internal.DecisionListener;
+import io.sluice.internal.ThrottledLog;
+import io.sluice.rule.Rule;
+import io.sluice.spi.LeaseOutcome;
+import io.sluice.spi.LeaseRequest;
+import io.sluice.spi.LimiterBackend;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Concurrency permits: acquired with a lease (waiting up to the rule's {@code wait}), renewed at a third of
+ * the lease while held, and released once. A permit the backend grants after Sluice gave up on it is
+ * returned at once. Thread-safe.
+ */
+final class Leases {
+    /** The {@code Retry-After} of a rejected concurrency request: permits free when requests end, any moment. */
+    static final Duration REJECTED_RETRY = Duration.ofSeconds(1);
+    /** Renewals per lease: a permit is renewed twice more before one missed renewal could let it expire. */
+    private static final long RENEWALS_PER_LEASE = 3;
+    private static final long MIN_RENEWAL_MILLIS = 100;
+
+    /** A permit held for a request, and its renewal. */
+    record Lease(LeaseRequest request, String permitId, ScheduledFuture<?> renewal) {
+    }
+
+    private final LimiterBackend backend;
+    private final BackendGuard guard;
+    private final KeyNaming naming;
+    private final EngineScheduler scheduler;
+    private final ThrottledLog log;
+    private final DecisionListener listener;
+
+    Leases(LimiterBackend backend, BackendGuard guard, KeyNaming naming, EngineScheduler scheduler, ThrottledLog log,
+           DecisionListener listener) {
+        this.backend = backend;
+        this.guard = guard;
+        this.naming = naming;
+        this.scheduler = scheduler;
+        this.log = log;
+        this.listener = listener;
+    }
+
+    /** Decides the rule's concurrency for the key; a permit taken is added to {@code held}. */
+    CompletionStage<Decision> acquire(Rule rule, String raw, List<Lease> held) {
+        LeaseRequest request = request(rule, raw);
+        if (!guard.allows()) {
+            return CompletableFuture.completedFuture(guard.circuitOpen(rule, Decision.Kind.CONCURRENCY, rule.concurrency()));
+        }
+        CompletionStage<LeaseOutcome> acquired = request.waitTime().isZero()
+                ? bounded(request, guard.timeout(), true) : waitThenTryOnceMore(request);
+        return acquired.handle((LeaseOutcome o, Throwable e) -> {
+            if (e != null) return guard.failure(rule, Decision.Kind.CONCURRENCY, rule.concurrency(), e);
+            Decision d;
+            if (o.acquired()) {
+                held.add(hold(request, o.permitId()));
+                d = Decision.allowed(rule, Decision.Kind.CONCURRENCY, rule.concurrency(), o.available(), Duration.ZERO);
+            } else {
+                d = Decision.rejected(rule, Decision.Kind.CONCURRENCY, rule.concurrency(), o.available(), Duration.ZERO,
+                        REJECTED_RETRY);
+            }
+            listener.decided(d, DecisionListener.Source.BACKEND);
+            return d;
+        });
+    }
+
+    /** One acquire under a deadline; a permit granted after the deadline must not stay taken until its lease ends. */
+    private CompletableFuture<LeaseOutcome> bounded(LeaseRequest request, Duration limit, boolean judged) {
+        CompletionStage<LeaseOutcome> acquiring = backend.tryAcquire(request);
+        CompletableFuture<LeaseOutcome> bounded = judged ? guard.call(acquiring, limit) : guard.unjudged(acquiring, limit);
+        acquiring.whenComplete((o, e) -> {
+            if (o != null && o.acquired() && bounded.isCompletedExceptionally()) backend.release(request, o.permitId());
+        });
+        return bounded;
+    }
+
+    /**
+     * A waiting acquire whose deadline (timeout + wait) passes before the backend's own wait has ended (a
+     * loaded machine, a late wake-up) is not a backend failure: with {@code on-backend-failure=allow} it would
+     * admit the request without a permit. It gets one last immediate try instead, and only a backend that
+     * cannot answer that one either follows the failure policy.
+     */
+    private CompletionStage<LeaseOutcome> waitThenTryOnceMore(LeaseRequest request) {
+        return bounded(request, guard.timeout().plus(request.waitTime()), false).handle((o, e) -> {
+            Throwable cause = BackendGuard.unwrap(e);
+            if (cause == null) {
+                guard.succeeded();
+                return CompletableFuture.completedFuture(o);
+            }
+            if (!(cause instanceof TimeoutException)) {
+                guard.failed();
+                return CompletableFuture.<LeaseOutcome>failedFuture(cause);
+            }
+            LeaseRequest now = new LeaseRequest(request.key(), request.limit(), request.lease(), Duration.ZERO);
+            return bounded(now, guard.timeout(), true);
+        }).thenCompose(last -> last);
+    }
+
+    private Lease hold(LeaseRequest request, String permitId) {
+        long every = Math.max(MIN_RENEWAL_MILLIS, request.lease().toMillis() / RENEWALS_PER_LEASE);
+        ScheduledFuture<?> renewal = scheduler.atFixedRate(() -> backend.renew(request, permitId).whenComplete((ok, e) -> {
+            if (e != null || !Boolean.TRUE.equals(ok)) {
+                log.warn("renew", "Could not renew a concurrency lease"
+                        + (e != null ? " (" + e.getClass().getSimpleName() + ")" : " (permit expired)"));
+            }
+        }), every);
+        return new Lease(request, permitId, renewal);
+    }
+
+    /** Stops the renewal and returns the permit; the answer is never waited for. */
+    void release(Lease lease) {
+        lease.renewal().cancel(false);
+        backend.release(lease.request(), lease.permitId()).whenComplete((ok, e) -> {
+            if (e != null) {
+                log.warn("release", "Could not release a concurrency permit; its lease returns it ("
+                        + e.getClass().getSimpleName() + ")");
+            }
+        });
+    }
+
+    /** Permits of the rule free now for the raw key value. */
+    CompletionStage<Integer> available(Rule rule, String raw) {
+        return backend.available(request(rule, raw));
+    }
+
+    private LeaseRequest request(Rule rule, String raw) {
+        return new LeaseRequest(naming.lease(rule, raw), rule.concurrency(), rule.lease(), rule.waitTime());
+    }
+}

@@ -1,0 +1,78 @@
+package io.sluice;
+
+import io.sluice.internal.DecisionListener;
+import io.sluice.internal.DenyCache;
+import io.sluice.internal.Ticker;
+import io.sluice.rule.Rule;
+import io.sluice.spi.LimiterBackend;
+import io.sluice.spi.RateOutcome;
+import io.sluice.spi.RateRequest;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Rate decisions: one backend call per request, with the attack shield in front. A key the backend has
+ * rejected (or whose last permit was just taken) is rejected here, without a round trip, until its
+ * retry-after; while one request asks the backend about a shielded key again, the others wait for its answer.
+ * Dry-run rules always ask the backend: they exist to measure. Thread-safe.
+ */
+final class RateDecider {
+    /** Keys the shield remembers at most; past that it forgets the soonest to expire. */
+    static final int SHIELD_MAX_KEYS = 100_000;
+
+    private final LimiterBackend backend;
+    private final BackendGuard guard;
+    private final KeyNaming naming;
+    private final Ticker ticker;
+    private final DecisionListener listener;
+    private final DenyCache denied = new DenyCache(SHIELD_MAX_KEYS);
+
+    RateDecider(LimiterBackend backend, BackendGuard guard, KeyNaming naming, Ticker ticker, DecisionListener listener) {
+        this.backend = backend;
+        this.guard = guard;
+        this.naming = naming;
+        this.ticker = ticker;
+        this.listener = listener;
+    }
+
+    CompletionStage<Decision> decide(Rule rule, String raw) {
+        long limit = rule.rate().orElseThrow().permits();
+        String key = naming.rate(rule, raw);
+        if (rule.dryRun()) return ask(rule, key, limit, false);
+        DenyCache.Check check = denied.check(key, ticker.millis());
+        if (check.deniedMillis() > 0) {
+            Decision d = Decision.shielded(rule, limit, Duration.ofMillis(check.deniedMillis()));
+            listener.decided(d, DecisionListener.Source.SHIELD);
+            return CompletableFuture.completedFuture(d);
+        }
+        // Another request is asking the backend about this key right now: its answer decides for us too.
+        if (check.pending() != null) return check.pending().thenCompose(ignored -> decide(rule, raw));
+        CompletionStage<Decision> asked = ask(rule, key, limit, true);
+        if (!check.probe()) return asked;
+        return asked.whenComplete((d, e) -> denied.settle(key, ticker.millis()));
+    }
+
+    private CompletionStage<Decision> ask(Rule rule, String key, long limit, boolean shield) {
+        RateRequest request = new RateRequest(key, limit, rule.rate().get().period(), 1);
+        if (!guard.allows()) return CompletableFuture.completedFuture(guard.circuitOpen(rule, Decision.Kind.RATE, limit));
+        long asked = ticker.millis();
+        return guard.call(backend.tryConsume(request), guard.timeout()).handle((RateOutcome o, Throwable e) -> {
+            if (e != null) return guard.failure(rule, Decision.Kind.RATE, limit, e);
+            Duration reset = Duration.ofMillis(o.resetMillis());
+            Decision d;
+            if (o.allowed()) {
+                // Just took the last permit: no permit frees before the oldest one leaves the window.
+                if (shield && o.remaining() <= 0) denied.deny(key, asked, o.resetMillis());
+                d = Decision.allowed(rule, Decision.Kind.RATE, limit, o.remaining(), reset);
+            } else {
+                Duration retry = Duration.ofMillis(Math.max(o.retryAfterMillis(), o.resetMillis()));
+                if (shield) denied.deny(key, asked, retry.toMillis());
+                d = Decision.rejected(rule, Decision.Kind.RATE, limit, o.remaining(), reset, retry);
+            }
+            listener.decided(d, DecisionListener.Source.BACKEND);
+            return d;
+        });
+    }
+}
