@@ -1,5 +1,6 @@
 package io.sluice;
 
+import io.sluice.key.KeyResolver;
 import io.sluice.rule.Rule;
 
 /**
@@ -23,6 +24,6 @@ public interface KeySource {
      * @return a source that answers {@code value} for every rule not keyed {@code global}
      */
     static KeySource fixed(String value) {
-        return rule -> rule.key().global() ? io.sluice.key.KeyResolver.GLOBAL : value;
+        return rule -> rule.key().global() ? KeyResolver.GLOBAL : value;
     }
 }

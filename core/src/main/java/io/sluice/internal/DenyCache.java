@@ -3,6 +3,7 @@ package io.sluice.internal;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Remembers, per rate key, until when the backend will say no. Within that time nothing can free a permit
@@ -71,7 +72,7 @@ public final class DenyCache {
      * the callers waiting for it look again.
      */
     public void settle(String key, long now) {
-        java.util.concurrent.atomic.AtomicReference<CompletableFuture<Void>> probe = new java.util.concurrent.atomic.AtomicReference<>();
+        AtomicReference<CompletableFuture<Void>> probe = new AtomicReference<>();
         entries.computeIfPresent(key, (k, e) -> {
             if (e.probe() == null) return e;
             probe.set(e.probe());

@@ -3,6 +3,7 @@ package io.sluice.key;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
 import java.util.Base64;
 
 /**
@@ -65,7 +66,7 @@ public final class KeyResolver {
      */
     public static String hash(String value) {
         byte[] digest = sha256().digest(value.getBytes(StandardCharsets.UTF_8));
-        return BASE64.encodeToString(java.util.Arrays.copyOf(digest, 16));
+        return BASE64.encodeToString(Arrays.copyOf(digest, 16));
     }
 
     private static final Base64.Encoder BASE64 = Base64.getUrlEncoder().withoutPadding();

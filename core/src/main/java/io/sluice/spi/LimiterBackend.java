@@ -1,5 +1,6 @@
 package io.sluice.spi;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -60,7 +61,7 @@ public interface LimiterBackend extends AutoCloseable {
      * @return the store's time, or null
      */
     default CompletionStage<Long> serverTimeMillis() {
-        return java.util.concurrent.CompletableFuture.completedFuture(null);
+        return CompletableFuture.completedFuture(null);
     }
 
     @Override
