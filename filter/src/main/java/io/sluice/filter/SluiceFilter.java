@@ -64,7 +64,11 @@ public class SluiceFilter implements Filter {
     public SluiceFilter() {
     }
 
-    /** Around a {@link Sluice} of your own; the filter does not close it. */
+    /**
+     * Around a {@link Sluice} of your own; the filter does not close it.
+     *
+     * @param sluice the engine whose rules the filter applies
+     */
     public SluiceFilter(Sluice sluice) {
         this.sluice = sluice;
         this.writer = new ResponseWriter(sluice.rules().settings().headers());
@@ -98,7 +102,11 @@ public class SluiceFilter implements Filter {
         }
     }
 
-    /** The engine this filter applies. */
+    /**
+     * The engine this filter applies.
+     *
+     * @return the engine, once {@link #init} has built it (or the one given to the constructor)
+     */
     public Sluice sluice() {
         return sluice;
     }
