@@ -170,6 +170,7 @@ public final class Sluice implements AutoCloseable {
 
     private void measureClockSkew() {
         long before = clock.millis();
+        long sent = ticker.millis(); // the round trip on the ticker: a wall clock stepped meanwhile must not count
         backend.serverTimeMillis().whenComplete((server, e) -> {
             if (e != null) {
                 // Redis down or slow at start: measure again soon rather than in a minute. One retry pending
@@ -188,8 +189,8 @@ public final class Sluice implements AutoCloseable {
                 return;
             }
             if (server == null) return; // a store without a clock of its own
-            long after = clock.millis();
-            Duration skew = Duration.ofMillis((before + after) / 2 - server);
+            long roundTrip = ticker.millis() - sent;
+            Duration skew = Duration.ofMillis(before + roundTrip / 2 - server);
             clockSkew = skew;
             if (skew.abs().compareTo(maxClockSkew) > 0) {
                 throttledLog.warn("clock-skew", "This server's clock differs from Redis's by " + skew.toMillis()
