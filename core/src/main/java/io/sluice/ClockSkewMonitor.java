@@ -1,6 +1,7 @@
 package io.sluice;
 
 import io.sluice.internal.ThrottledLog;
+import io.sluice.internal.Ticker;
 import io.sluice.spi.LimiterBackend;
 
 import java.time.Clock;
@@ -21,15 +22,18 @@ final class ClockSkewMonitor {
 
     private final LimiterBackend backend;
     private final Clock clock;
+    private final Ticker ticker;
     private final Duration max;
     private final EngineScheduler scheduler;
     private final ThrottledLog log;
     private final AtomicBoolean retryPending = new AtomicBoolean();
     private volatile Duration skew;
 
-    ClockSkewMonitor(LimiterBackend backend, Clock clock, Duration max, EngineScheduler scheduler, ThrottledLog log) {
+    ClockSkewMonitor(LimiterBackend backend, Clock clock, Ticker ticker, Duration max, EngineScheduler scheduler,
+                     ThrottledLog log) {
         this.backend = backend;
         this.clock = clock;
+        this.ticker = ticker;
         this.max = max;
         this.scheduler = scheduler;
         this.log = log;
@@ -46,6 +50,7 @@ final class ClockSkewMonitor {
 
     private void measure() {
         long before = clock.millis();
+        long sent = ticker.millis(); // the round trip on the ticker: a wall clock stepped meanwhile must not count
         backend.serverTimeMillis().whenComplete((server, e) -> {
             if (e != null) {
                 // Redis down or slow at start: measure again soon rather than in a minute. One retry pending
@@ -61,8 +66,8 @@ final class ClockSkewMonitor {
                 return;
             }
             if (server == null) return; // a store without a clock of its own
-            long after = clock.millis();
-            Duration measured = Duration.ofMillis((before + after) / 2 - server);
+            long roundTrip = ticker.millis() - sent;
+            Duration measured = Duration.ofMillis(before + roundTrip / 2 - server);
             skew = measured;
             if (measured.abs().compareTo(max) > 0) {
                 log.warn("clock-skew", "This server's clock differs from Redis's by " + measured.toMillis()

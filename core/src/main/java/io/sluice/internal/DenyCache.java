@@ -14,7 +14,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * waits for its answer instead of asking too: if the key is exhausted again, they are rejected here, so an
  * attacked key costs the backend one call per retry-after per server. Bounded: past {@code maxEntries} it
  * drops expired entries (at most once a second), and if still full it stops remembering (and so only stops
- * shielding). Thread-safe.
+ * shielding). Every {@code now} is a reading of the monotonic {@link Ticker} in milliseconds, never the wall
+ * clock: a clock stepped back would otherwise keep a key shielded for as long. Thread-safe.
  */
 public final class DenyCache {
     private static final Check FREE = new Check(0, null, false);

@@ -119,6 +119,11 @@ public final class RedissonBackend implements LimiterBackend {
         }
     }
 
+    /** Completes once the background first connection has succeeded (a failed attempt is retried); for tests. */
+    CompletionStage<Void> firstConnection() {
+        return connected ? CompletableFuture.completedFuture(null) : connection();
+    }
+
     /** The client underneath, for applications that want Redisson's own objects beside Sluice's. */
     public RedissonClient client() {
         return redisson;

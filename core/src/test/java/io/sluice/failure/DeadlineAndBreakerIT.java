@@ -7,10 +7,14 @@ import io.sluice.rule.Settings;
 import io.sluice.testing.ChaosProxy;
 import io.sluice.testing.Latencies;
 import io.sluice.testing.RedisProcess;
+import io.sluice.testing.RedisVersion;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.redisson.Redisson;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
@@ -31,7 +35,12 @@ import static org.awaitility.Awaitility.await;
  * breaker stops sending anything to Redis after repeated failures, then closes by itself when Redis is fast again.
  */
 @Timeout(120)
+@ParameterizedClass(name = "{0}")
+@EnumSource(RedisVersion.class)
 class DeadlineAndBreakerIT {
+    @Parameter
+    RedisVersion version;
+
     private static final long TIMEOUT_MILLIS = Settings.DEFAULT_BACKEND_TIMEOUT.toMillis();
     private static final Duration SLOW = Duration.ofMillis(300);
 
@@ -41,7 +50,7 @@ class DeadlineAndBreakerIT {
 
     @BeforeEach
     void start() {
-        redis = RedisProcess.start();
+        redis = version.start();
         proxy = ChaosProxy.to(redis.port());
         sluice = Sluice.fromProperties(Map.of("sluice.redis.address", proxy.address(),
                 "sluice.rules.r.rate", "10/1m",

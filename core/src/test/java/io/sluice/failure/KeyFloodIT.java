@@ -7,8 +7,12 @@ import io.sluice.Sluice;
 import io.sluice.rule.Rule;
 import io.sluice.testing.RedisKeyAudit;
 import io.sluice.testing.RedisProcess;
+import io.sluice.testing.RedisVersion;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.time.Duration;
 import java.util.List;
@@ -26,12 +30,17 @@ import static org.awaitility.Awaitility.await;
  * it had before the flood.
  */
 @Timeout(240)
+@ParameterizedClass(name = "{0}")
+@EnumSource(RedisVersion.class)
 class KeyFloodIT {
+    @Parameter
+    RedisVersion version;
+
     private static final int IDENTITIES = 100_000;
 
     @Test
     void aFloodOfIdentitiesLeavesNothingBehind() throws Exception {
-        try (RedisProcess redis = RedisProcess.start();
+        try (RedisProcess redis = version.start();
              Sluice sluice = Sluice.fromProperties(Map.of("sluice.redis.address", redis.address(),
                      "sluice.backend-timeout", "5s",
                      "sluice.rules.flood.rate", "5/2s",

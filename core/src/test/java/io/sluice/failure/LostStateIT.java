@@ -7,10 +7,14 @@ import io.sluice.Sluice;
 import io.sluice.rule.Rule;
 import io.sluice.testing.EngineLoad;
 import io.sluice.testing.RedisProcess;
+import io.sluice.testing.RedisVersion;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.time.Duration;
 import java.util.List;
@@ -25,13 +29,18 @@ import static org.awaitility.Awaitility.await;
  * Losing one key of a pair is covered, fast, by {@link PartialStateLossTest}.
  */
 @Timeout(120)
+@ParameterizedClass(name = "{0}")
+@EnumSource(RedisVersion.class)
 class LostStateIT {
+    @Parameter
+    RedisVersion version;
+
     private RedisProcess redis;
     private Sluice sluice;
 
     @BeforeEach
     void start() {
-        redis = RedisProcess.start();
+        redis = version.start();
         sluice = Sluice.fromProperties(Map.of("sluice.redis.address", redis.address(),
                 "sluice.rules.r.rate", "5/2s",
                 "sluice.rules.c.concurrency", "2",
@@ -97,7 +106,7 @@ class LostStateIT {
 
     @Test
     void randomEvictionUnderLoad() throws Exception {
-        try (RedisProcess small = RedisProcess.start("maxmemory-policy allkeys-random");
+        try (RedisProcess small = version.start("maxmemory-policy allkeys-random");
              Sluice evicted = Sluice.fromProperties(Map.of("sluice.redis.address", small.address(),
                      "sluice.rules.r.rate", "5/2s",
                      "sluice.rules.c.concurrency", "2",

@@ -7,8 +7,12 @@ import io.sluice.Sluice;
 import io.sluice.rule.Rule;
 import io.sluice.testing.PermitHolder;
 import io.sluice.testing.RedisProcess;
+import io.sluice.testing.RedisVersion;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -33,13 +37,18 @@ import static org.awaitility.Awaitility.await;
  * flight never exceeds C.
  */
 @Timeout(120)
+@ParameterizedClass(name = "{0}")
+@EnumSource(RedisVersion.class)
 class NodeCrashIT {
+    @Parameter
+    RedisVersion version;
+
     private static final int C = 3;
     private static final Duration LEASE = Duration.ofSeconds(1);
 
     @Test
     void aKilledServersPermitsComeBackWithinTheLeaseAndALiveServerKeepsItsOwn() throws Exception {
-        try (RedisProcess redis = RedisProcess.start();
+        try (RedisProcess redis = version.start();
              Sluice sluice = Sluice.fromProperties(Map.of("sluice.redis.address", redis.address(),
                      "sluice.backend-timeout", "1s",
                      "sluice.rules.slots.key", "global",

@@ -3,9 +3,13 @@ package io.sluice.failure;
 import io.sluice.Sluice;
 import io.sluice.testing.EngineLoad;
 import io.sluice.testing.RedisProcess;
+import io.sluice.testing.RedisVersion;
 import io.sluice.testing.Resp;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.time.Duration;
 import java.util.Map;
@@ -20,11 +24,16 @@ import static org.awaitility.Awaitility.await;
  * once memory is available.
  */
 @Timeout(120)
+@ParameterizedClass(name = "{0}")
+@EnumSource(RedisVersion.class)
 class OutOfMemoryIT {
+    @Parameter
+    RedisVersion version;
+
 
     @Test
     void outOfMemoryFollowsTheFailurePolicy() throws Exception {
-        try (RedisProcess redis = RedisProcess.start("maxmemory-policy noeviction");
+        try (RedisProcess redis = version.start("maxmemory-policy noeviction");
              Sluice sluice = Sluice.fromProperties(Map.of("sluice.redis.address", redis.address(),
                      "sluice.rules.open.rate", "1000000/1m",
                      "sluice.rules.closed.rate", "1000000/1m",

@@ -5,8 +5,10 @@ import io.sluice.KeySource;
 import io.sluice.Sluice;
 import io.sluice.rule.Rule;
 import io.sluice.testing.Resp;
+import io.sluice.testing.Connected;
 import io.sluice.testing.TestRedis;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.net.URI;
@@ -30,6 +32,11 @@ class PartialStateLossTest {
             "sluice.rules.c.concurrency", "2",
             "sluice.rules.c.lease", "30s");
     private final Sluice sluice = Sluice.fromProperties(properties);
+
+    @BeforeEach
+    void connected() {
+        Connected.await(sluice);
+    }
 
     @AfterEach
     void stop() {

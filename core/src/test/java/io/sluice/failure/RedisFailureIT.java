@@ -7,11 +7,15 @@ import io.sluice.testing.ChaosProxy;
 import io.sluice.testing.EngineLoad;
 import io.sluice.testing.Latencies;
 import io.sluice.testing.RedisProcess;
+import io.sluice.testing.RedisVersion;
 import io.sluice.testing.TestRedis;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -31,7 +35,12 @@ import static org.awaitility.Awaitility.await;
  * {@code on-backend-failure}; and once Redis is back, limits are enforced exactly again within a few seconds.
  */
 @Timeout(120)
+@ParameterizedClass(name = "{0}")
+@EnumSource(RedisVersion.class)
 class RedisFailureIT {
+    @Parameter
+    RedisVersion version;
+
     private static final Duration TIMEOUT = Settings.DEFAULT_BACKEND_TIMEOUT;
     /** A loaded 2-core CI box: the deadline plus scheduling noise. */
     private static final double P99_BOUND_MILLIS = TIMEOUT.toMillis() + 100;
@@ -127,7 +136,7 @@ class RedisFailureIT {
             long decidedWhileDown = load.decided.get();
             long failedWhileDown = load.backendFailures.get();
             assertThat(sluice.clockSkew()).as("no skew measured without Redis").isEmpty();
-            RedisProcess redis = track(RedisProcess.start(port, false, List.of()));
+            RedisProcess redis = track(version.start(port, List.of()));
             long healedAt = System.nanoTime();
             long recovery = recoveryMillis(sluice, healedAt);
             // The skew measurement that failed at start is retried every second, not in a minute.
@@ -150,7 +159,7 @@ class RedisFailureIT {
 
     @Test
     void redisKilledMidLoadAndRestarted() throws Exception {
-        RedisProcess redis = track(RedisProcess.start());
+        RedisProcess redis = track(version.start());
         Sluice sluice = sluice(redis.address());
         survive("killed (SIGKILL) and restarted", sluice, () -> {
             redis.kill();
@@ -160,7 +169,7 @@ class RedisFailureIT {
 
     @Test
     void redisShutDownAndRestarted() throws Exception {
-        RedisProcess redis = track(RedisProcess.start());
+        RedisProcess redis = track(version.start());
         Sluice sluice = sluice(redis.address());
         survive("SHUTDOWN NOSAVE and restarted", sluice, () -> {
             redis.shutdown();
@@ -170,7 +179,7 @@ class RedisFailureIT {
 
     @Test
     void redisStalledByDebugSleep() throws Exception {
-        RedisProcess redis = track(RedisProcess.start());
+        RedisProcess redis = track(version.start());
         Sluice sluice = sluice(redis.address());
         survive("stalled (DEBUG SLEEP 3)", sluice, () -> {
             CompletableFuture<Object> sleeping = CompletableFuture.supplyAsync(() -> redis.command("DEBUG", "SLEEP", "3"));
@@ -180,7 +189,7 @@ class RedisFailureIT {
 
     @Test
     void redisPausedByClientPause() throws Exception {
-        RedisProcess redis = track(RedisProcess.start());
+        RedisProcess redis = track(version.start());
         Sluice sluice = sluice(redis.address());
         survive("paused (CLIENT PAUSE 3000)", sluice, () -> {
             redis.command("CLIENT", "PAUSE", "3000");
@@ -191,7 +200,7 @@ class RedisFailureIT {
 
     @Test
     void networkBlackhole() throws Exception {
-        RedisProcess redis = track(RedisProcess.start());
+        RedisProcess redis = track(version.start());
         ChaosProxy proxy = track(ChaosProxy.to(redis.port()));
         Sluice sluice = sluice(proxy.address());
         survive("network blackhole", sluice, () -> {
@@ -202,7 +211,7 @@ class RedisFailureIT {
 
     @Test
     void connectionsReset() throws Exception {
-        RedisProcess redis = track(RedisProcess.start());
+        RedisProcess redis = track(version.start());
         ChaosProxy proxy = track(ChaosProxy.to(redis.port()));
         Sluice sluice = sluice(proxy.address());
         survive("connections reset (RST)", sluice, () -> {
@@ -213,7 +222,7 @@ class RedisFailureIT {
 
     @Test
     void addedLatencyBeyondTheDeadline() throws Exception {
-        RedisProcess redis = track(RedisProcess.start());
+        RedisProcess redis = track(version.start());
         ChaosProxy proxy = track(ChaosProxy.to(redis.port()));
         Sluice sluice = sluice(proxy.address());
         survive("300 ms added latency", sluice, () -> {

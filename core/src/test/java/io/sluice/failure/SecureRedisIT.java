@@ -6,11 +6,15 @@ import io.sluice.KeySource;
 import io.sluice.Sluice;
 import io.sluice.rule.Rule;
 import io.sluice.testing.RedisProcess;
+import io.sluice.testing.RedisVersion;
 import io.sluice.testing.TestCertificates;
 import io.sluice.testing.TestRedis;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
@@ -32,7 +36,12 @@ import static org.awaitility.Awaitility.await;
  * untrusted certificate behave like Redis down (each rule's failure policy, the application still serves).
  */
 @Timeout(120)
+@ParameterizedClass(name = "{0}")
+@EnumSource(RedisVersion.class)
 class SecureRedisIT {
+    @Parameter
+    RedisVersion version;
+
     private static final String PASSWORD = "s3cret-Pa55";
     /**
      * Sluice's keys and sub-keys; the wake-up channel of waiting acquirers, which scripts also name as a key (so a
@@ -115,7 +124,7 @@ class SecureRedisIT {
 
     @Test
     void anAclUserConfinedToSluicesKeysIsEnough() throws Exception {
-        try (RedisProcess redis = RedisProcess.start(ACL_USER)) {
+        try (RedisProcess redis = version.start(ACL_USER)) {
             Path config = yaml("singleServerConfig:\n  address: \"" + redis.address() + "\"\n  username: \"sluice\"\n"
                     + "  password: \"" + PASSWORD + "\"\n  timeout: 1000\n  retryAttempts: 0\n");
             try (Sluice sluice = sluice(config)) {
@@ -144,7 +153,7 @@ class SecureRedisIT {
 
     @Test
     void wrongCredentialsBehaveLikeRedisDown() throws Exception {
-        try (RedisProcess redis = RedisProcess.start(ACL_USER)) {
+        try (RedisProcess redis = version.start(ACL_USER)) {
             Path config = yaml("singleServerConfig:\n  address: \"" + redis.address() + "\"\n  username: \"sluice\"\n"
                     + "  password: \"wrong\"\n  timeout: 1000\n  retryAttempts: 0\n");
             try (Sluice sluice = sluice(config)) {
@@ -157,7 +166,7 @@ class SecureRedisIT {
     void tlsWithATestCaThroughRedissonsYaml() throws Exception {
         TestCertificates certs = TestCertificates.create(dir);
         int tlsPort = TestRedis.freePort();
-        try (RedisProcess redis = RedisProcess.start("tls-port " + tlsPort, "tls-cert-file " + certs.serverCertPem,
+        try (RedisProcess redis = version.start("tls-port " + tlsPort, "tls-cert-file " + certs.serverCertPem,
                 "tls-key-file " + certs.serverKeyPem, "tls-ca-cert-file " + certs.caPem, "tls-auth-clients no")) {
             Path trusted = yaml("singleServerConfig:\n  address: \"rediss://127.0.0.1:" + tlsPort + "\"\n"
                     + "  sslTruststore: \"file:" + certs.trustStore + "\"\n  sslTruststorePassword: \"" + TestCertificates.PASSWORD

@@ -6,8 +6,12 @@ import io.sluice.Sluice;
 import io.sluice.Stats;
 import io.sluice.testing.EngineLoad;
 import io.sluice.testing.RedisProcess;
+import io.sluice.testing.RedisVersion;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.time.Duration;
 import java.util.List;
@@ -24,7 +28,12 @@ import static org.awaitility.Awaitility.await;
  * its full capacity again.
  */
 @Timeout(120)
+@ParameterizedClass(name = "{0}")
+@EnumSource(RedisVersion.class)
 class StallAccountingIT {
+    @Parameter
+    RedisVersion version;
+
 
     private static long zcard(RedisProcess redis, String key) {
         return (Long) redis.command("ZCARD", key);
@@ -32,7 +41,7 @@ class StallAccountingIT {
 
     @Test
     void afterAStallNothingIsCountedTwiceAndFullCapacityReturnsAfterOneWindow() throws Exception {
-        try (RedisProcess redis = RedisProcess.start();
+        try (RedisProcess redis = version.start();
              // Two engines, so each one's stats are those of one rule.
              Sluice counting = Sluice.fromProperties(Map.of("sluice.redis.address", redis.address(),
                      "sluice.rules.count.rate", "1000000/1h"));

@@ -7,11 +7,15 @@ import io.sluice.spi.LimiterBackend;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 import io.sluice.testing.MutableClock;
+import io.sluice.testing.RedisVersion;
 import io.sluice.testing.TestRedis;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.redisson.Redisson;
 import org.redisson.api.RPermitExpirableSemaphore;
 import org.redisson.api.RRateLimiter;
@@ -25,20 +29,26 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-/** The backend contract against a real redis-server, plus what only Redis can get wrong. */
+/** The backend contract against a real redis-server (6.2 and 7), plus what only Redis can get wrong. */
+@ParameterizedClass(name = "{0}")
+@EnumSource(RedisVersion.class)
 class RedissonBackendTest extends BackendContract {
     private static RedissonClient redisson;
 
-    @BeforeAll
-    static void connect() {
+    @Parameter
+    RedisVersion version;
+
+    @BeforeParameterizedClassInvocation
+    static void connect(RedisVersion version) {
         Config config = new Config();
-        config.useSingleServer().setAddress(TestRedis.address());
+        config.useSingleServer().setAddress(TestRedis.address(version));
         redisson = Redisson.create(config);
     }
 
-    @AfterAll
+    @AfterParameterizedClassInvocation
     static void disconnect() {
-        redisson.shutdown();
+        if (redisson != null) redisson.shutdown();
+        redisson = null;
     }
 
     @Override

@@ -17,21 +17,21 @@ import java.util.regex.Pattern;
  * The Redis versions the Redis suites run on: the 6.2 binary that the embedded-redis artifact ships (or another
  * 6.x named by {@code SLUICE_REDIS_SERVER}), and a
  * Redis 7 installed on the machine ({@code /usr/bin/redis-server}, Debian's {@code redis-server} package, or
- * the binary named by {@code SLUICE_REDIS7_SERVER}). Suites take one as the parameter of a
+ * the binary named by {@code SLUICE_REDIS7_SERVER}; a newer major is accepted too). Suites take one as the parameter of a
  * {@code @ParameterizedClass} and start their processes through it.
  *
  * <p>A missing Redis 7 skips its variants on a developer machine, with a message saying how to get it. Where
  * {@code CI=true} or {@code SLUICE_REQUIRE_REDIS7=true} it fails them instead: CI must never pass by skipping.
  */
 public enum RedisVersion {
-    REDIS_6_2(6) {
+    REDIS_6_2(6, 6) {
         @Override
         Path locate() {
             String named = System.getenv("SLUICE_REDIS_SERVER");
             return named != null && !named.isBlank() ? Path.of(named) : RedisProcess.embeddedBinary();
         }
     },
-    REDIS_7(7) {
+    REDIS_7(7, Integer.MAX_VALUE) {
         @Override
         Path locate() {
             String named = System.getenv("SLUICE_REDIS7_SERVER");
@@ -49,11 +49,14 @@ public enum RedisVersion {
 
     private static final Pattern VERSION = Pattern.compile("v=(\\d+)\\.(\\d+)\\.(\\d+)");
     private final int major;
+    /** Newest major accepted: the system's Redis may be newer than 7 (Debian after bookworm). */
+    private final int newestMajor;
     private volatile Path binary;
     private volatile String version;
 
-    RedisVersion(int major) {
+    RedisVersion(int major, int newestMajor) {
         this.major = major;
+        this.newestMajor = newestMajor;
     }
 
     abstract Path locate();
@@ -70,8 +73,10 @@ public enum RedisVersion {
             String reported = reportedVersion(candidate);
             Matcher m = VERSION.matcher(reported);
             if (!m.find()) unavailable(candidate + " --version said \"" + reported.strip() + "\"");
-            if (Integer.parseInt(m.group(1)) != major) {
-                unavailable(candidate + " is Redis " + m.group(1) + "." + m.group(2) + "." + m.group(3) + ", not " + major + ".x");
+            int found = Integer.parseInt(m.group(1));
+            if (found < major || found > newestMajor) {
+                unavailable(candidate + " is Redis " + m.group(1) + "." + m.group(2) + "." + m.group(3) + ", not "
+                        + major + (newestMajor > major ? " or newer" : ".x"));
             }
             version = m.group(1) + "." + m.group(2) + "." + m.group(3);
             binary = candidate;

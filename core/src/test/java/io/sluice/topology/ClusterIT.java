@@ -5,13 +5,18 @@ import io.sluice.Decision;
 import io.sluice.Sluice;
 import io.sluice.Stats;
 import io.sluice.rule.Rule;
+import io.sluice.testing.Connected;
 import io.sluice.testing.RedisCluster;
 import io.sluice.testing.RedisProcess;
+import io.sluice.testing.RedisVersion;
 import io.sluice.testing.RedisYaml;
 import io.sluice.testing.Resp;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,14 +43,21 @@ import static org.awaitility.Awaitility.await;
  * CROSSSLOT whatever the key content. Rules deny on backend failure, so a failing script would show as a
  * wrong count, and the engine's stats must show no failure at all.
  */
+@ParameterizedClass(name = "{0}")
+@EnumSource(RedisVersion.class)
 class ClusterIT {
     private static final String PREFIX = "cl" + UUID.randomUUID().toString().substring(0, 8);
     private static Sluice sluice;
+    private static RedisCluster cluster;
 
-    @BeforeAll
-    static void start() {
+    @Parameter
+    RedisVersion version;
+
+    @BeforeParameterizedClassInvocation
+    static void start(RedisVersion version) {
+        cluster = RedisCluster.shared(version);
         Map<String, String> p = new HashMap<>();
-        p.put("sluice.redis.config", RedisYaml.file(RedisCluster.shared().yaml()));
+        p.put("sluice.redis.config", RedisYaml.file(cluster.yaml()));
         p.put("sluice.key-prefix", PREFIX);
         p.put("sluice.on-backend-failure", "deny");
         // Generous: decisions must succeed under parallel load on a loaded 2-core machine.
@@ -56,11 +68,13 @@ class ClusterIT {
         p.put("sluice.rules.both.rate", "3/1h");
         p.put("sluice.rules.both.concurrency", "2");
         sluice = Sluice.fromProperties(p);
+        Connected.await(sluice, "burst"); // a rule whose keys no test counts
     }
 
-    @AfterAll
+    @AfterParameterizedClassInvocation
     static void stop() {
         if (sluice != null) sluice.close();
+        sluice = null;
     }
 
     private static Rule rule(String name) {
@@ -143,7 +157,6 @@ class ClusterIT {
         assertThat(secondRejected.get()).isEqualTo(keys);
         assertNoBackendFailureSince(before);
 
-        RedisCluster cluster = RedisCluster.shared();
         Set<Long> slots = new HashSet<>();
         int total = 0;
         for (RedisProcess master : cluster.masters()) {
@@ -189,7 +202,7 @@ class ClusterIT {
         Pattern ours = Pattern.compile("(\\{)?" + PREFIX + ":both:(r3-3600000|c2):[A-Za-z0-9_-]{22}(}:(value|permits|timeout))?");
         Map<String, Long> slotOfName = new HashMap<>();
         Map<String, Set<Long>> slotsOfLimiter = new HashMap<>();
-        for (RedisProcess master : RedisCluster.shared().masters()) {
+        for (RedisProcess master : cluster.masters()) {
             List<String> all = new ArrayList<>(RedisCluster.keys(master, PREFIX + ":both:"));
             all.addAll(RedisCluster.keys(master, "{" + PREFIX + ":both:"));
             try (Resp resp = Resp.connect(master.port(), Duration.ofSeconds(10))) {

@@ -8,8 +8,12 @@ import io.sluice.rule.Rule;
 import io.sluice.testing.RedisCluster;
 import io.sluice.testing.RedisProcess;
 import io.sluice.testing.RedisSentinel;
+import io.sluice.testing.RedisVersion;
 import io.sluice.testing.RedisYaml;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,10 +36,15 @@ import static org.awaitility.Awaitility.await;
  * once the replica is promoted, the engine decides through Redis again by itself and limits are exact on the
  * promoted node.
  */
+@ParameterizedClass(name = "{0}")
+@EnumSource(RedisVersion.class)
 class FailoverIT {
     private static final long BACKEND_TIMEOUT_MS = 250;
     /** Scheduling slack of a loaded 2-core machine on top of the deadline; Redisson's defaults would be seconds. */
     private static final long LATENCY_BOUND_MS = BACKEND_TIMEOUT_MS + 1_000;
+
+    @Parameter
+    RedisVersion version;
 
     private record Sample(long atMillis, long latencyMillis, String rule, boolean allowed, Decision.Outcome outcome) {
     }
@@ -58,7 +67,7 @@ class FailoverIT {
 
     @Test
     void sentinelFailover() {
-        try (RedisSentinel redis = RedisSentinel.start(3, Duration.ofMillis(1000))) {
+        try (RedisSentinel redis = RedisSentinel.start(version, 3, Duration.ofMillis(1000))) {
             String prefix = "fs" + UUID.randomUUID().toString().substring(0, 8);
             String yaml = RedisYaml.file(redis.yaml("scanInterval: 500"));
             try (Sluice sluice = Sluice.fromProperties(rules(yaml, prefix))) {
@@ -83,7 +92,7 @@ class FailoverIT {
 
     @Test
     void clusterMasterFailover() {
-        try (RedisCluster cluster = RedisCluster.start(3, 1, Duration.ofMillis(1000))) {
+        try (RedisCluster cluster = RedisCluster.start(version, 3, 1, Duration.ofMillis(1000))) {
             // A raw key whose open and closed limiters live on the same master: that master dies. CRC16 is linear,
             // so for one prefix the two slots differ by a constant and may never share a master whatever the raw
             // key: try a few raw keys per prefix, then a new prefix (each try has a 1 in 3 chance).

@@ -3,6 +3,7 @@ package io.sluice.topology;
 import io.sluice.Admission;
 import io.sluice.Sluice;
 import io.sluice.rule.Rule;
+import io.sluice.testing.Connected;
 import io.sluice.testing.RedisCluster;
 import io.sluice.testing.RedisProcess;
 import io.sluice.testing.RedisSentinel;
@@ -108,6 +109,7 @@ class WaiterWakeUpIT {
         p.put("sluice.rules.short.wait", "5s");
         p.put("sluice.rules.short.lease", "1h");
         sluice = Sluice.fromProperties(p);
+        Connected.await(sluice);
     }
 
     @AfterParameterizedClassInvocation
