@@ -25,7 +25,7 @@ import static org.awaitility.Awaitility.await;
  */
 class TomcatLogIT {
     private static final Pattern WARNING = Pattern.compile(
-            "WARNING \\[[^\\]]+\\] io\\.sluice\\.Sluice\\.\\w+ Backend (failed|too slow) for rule 'posts' \\(\\w+\\); allowing per on-backend-failure");
+            "WARNING \\[[^\\]]+\\] io\\.sluice\\.\\w+\\.\\w+ Backend (failed|too slow) for rule 'posts' \\(\\w+\\); allowing per on-backend-failure");
     private static final String NAME = "tomcat-11-log";
 
     @Test
@@ -38,7 +38,7 @@ class TomcatLogIT {
             await("the warning in " + logs + "/catalina.*.log").atMost(Duration.ofSeconds(30))
                     .pollInterval(Duration.ofMillis(100)).until(() -> WARNING.matcher(catalinaLog(logs)).find());
             assertThat(catalinaLog(logs)).as("Sluice's start-up line, at INFO, naming the filter's code")
-                    .containsPattern("INFO \\[[^\\]]+\\] io\\.sluice\\.filter\\.SluiceFilter\\.init Sluice filter 'sluice' started with 2 rules")
+                    .containsPattern("INFO \\[[^\\]]+\\] io\\.sluice\\.filter\\.SluiceFilter\\.init Sluice filter 'sluice' started with 3 rules")
                     .doesNotContain("No SLF4J providers were found");
         }
     }
