@@ -396,15 +396,18 @@ public final class Sluice implements AutoCloseable {
         return keyPrefix + ":" + rule.name() + ":r" + rate.permits() + "-" + rate.period().toMillis() + ":" + KeyResolver.hash(raw);
     }
 
-    /** A decision call under the deadline, reporting its outcome to the circuit breaker. */
+    /**
+     * A decision call under the deadline, reporting its outcome to the circuit breaker <em>before</em> the
+     * caller sees it: a side callback would run after the caller's (CompletableFuture runs the callbacks of
+     * one stage latest first), so a caller deciding again at once could still find the circuit open after a
+     * successful probe.
+     */
     private <T> CompletableFuture<T> guarded(CompletionStage<T> stage, Duration limit) {
         backendCalls.increment();
-        CompletableFuture<T> bounded = deadline(stage, limit);
-        bounded.whenComplete((v, e) -> {
+        return deadline(stage, limit).whenComplete((v, e) -> {
             if (e == null) breaker.onSuccess();
             else breaker.onFailure();
         });
-        return bounded;
     }
 
     /**
