@@ -57,14 +57,17 @@ final class BackendGuard {
         return breaker.allows();
     }
 
-    /** A backend call under the deadline, its outcome reported to the circuit breaker. */
+    /**
+     * A backend call under the deadline, its outcome reported to the circuit breaker <em>before</em> the caller
+     * sees it: a side callback would run after the caller's (CompletableFuture runs the callbacks of one stage
+     * latest first), so a caller deciding again at once could still find the circuit open after a successful
+     * probe.
+     */
     <T> CompletableFuture<T> call(CompletionStage<T> stage, Duration limit) {
-        CompletableFuture<T> bounded = unjudged(stage, limit);
-        bounded.whenComplete((v, e) -> {
+        return unjudged(stage, limit).whenComplete((v, e) -> {
             if (e == null) breaker.onSuccess();
             else breaker.onFailure();
         });
-        return bounded;
     }
 
     /** A backend call under the deadline whose outcome the caller reports ({@link #succeeded}, {@link #failed}). */

@@ -144,8 +144,9 @@ class DeadlineAndBreakerIT {
             failedOpen++;
             sleep(5); // pacing
         }
-        // Late scripts arrive within the added 300 ms; count them all.
-        sleep(600); // chunks held back 300 ms by the proxy have all been delivered after this
+        // Late scripts arrive within the added 300 ms: wait until the proxy holds none back, then count them all.
+        await("every held-back chunk delivered").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10))
+                .until(() -> proxy.heldBack() == 0);
         long delivered = proxy.scriptsDelivered() - scriptsBefore;
         System.out.println("breaker: " + decisions + " decisions in 3 s with Redis 300 ms away reached Redis " + delivered
                 + " times; latency " + latencies.summary() + "; stats " + sluice.stats());

@@ -101,6 +101,14 @@ public final class ChaosProxy implements AutoCloseable {
         return n == null ? 0 : n.get();
     }
 
+    /**
+     * Chunks the clients sent that are still held back (by {@link #latency}) on live connections: once 0, every
+     * command sent so far has reached Redis or been dropped.
+     */
+    public long heldBack() {
+        return links.stream().mapToLong(l -> l.pending.get()).sum();
+    }
+
     /** Script calls ({@code EVAL} and {@code EVALSHA}) delivered to Redis so far: each Sluice decision is one. */
     public long scriptsDelivered() {
         return delivered("EVAL") + delivered("EVALSHA");
@@ -179,6 +187,8 @@ public final class ChaosProxy implements AutoCloseable {
         volatile Socket upstream;
         volatile boolean blackholed;
         final BlockingQueue<Chunk> toUpstream = new LinkedBlockingQueue<>();
+        /** Chunks read from the client and not yet written upstream (or dropped): held back by the latency. */
+        final AtomicLong pending = new AtomicLong();
         final CommandCounter counter = new CommandCounter();
 
         Link(Socket client) {
@@ -216,6 +226,7 @@ public final class ChaosProxy implements AutoCloseable {
                         continue; // read and dropped: never forwarded, never answered
                     }
                     long due = System.nanoTime() + (m == Mode.LATENCY ? latencyNanos : 0);
+                    pending.incrementAndGet();
                     toUpstream.add(new Chunk(java.util.Arrays.copyOf(buf, n), due));
                 }
             } catch (IOException ignored) {
@@ -233,13 +244,17 @@ public final class ChaosProxy implements AutoCloseable {
                     if (c == END) break;
                     long wait = c.dueNanos() - System.nanoTime();
                     if (wait > 0) Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
-                    if (mode == Mode.BLACKHOLE) {
-                        blackholed = true;
-                        continue;
+                    try {
+                        if (mode == Mode.BLACKHOLE) {
+                            blackholed = true;
+                            continue;
+                        }
+                        out.write(c.bytes());
+                        out.flush();
+                        counter.feed(c.bytes());
+                    } finally {
+                        pending.decrementAndGet();
                     }
-                    out.write(c.bytes());
-                    out.flush();
-                    counter.feed(c.bytes());
                 }
             } catch (IOException | InterruptedException ignored) {
                 // reset or closed

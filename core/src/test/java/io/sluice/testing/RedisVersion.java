@@ -53,6 +53,7 @@ public enum RedisVersion {
     private final int newestMajor;
     private volatile Path binary;
     private volatile String version;
+    private volatile boolean skipAnnounced;
 
     RedisVersion(int major, int newestMajor) {
         this.major = major;
@@ -109,7 +110,13 @@ public enum RedisVersion {
         String message = "Redis " + major + " is not available: " + why + ". Install it (Debian: apt-get install "
                 + "redis-server) or name a binary with SLUICE_REDIS7_SERVER.";
         if (required()) throw new IllegalStateException(message + " CI requires it (CI=true or SLUICE_REQUIRE_REDIS7=true).");
-        Assumptions.abort(message + " Skipping the Redis " + major + " variant.");
+        String skipping = message + " Skipping the Redis " + major + " variants.";
+        // Surefire reports a skipped class invocation (an abort before its tests) as nothing at all: say it once here.
+        if (!skipAnnounced) {
+            skipAnnounced = true;
+            System.err.println("[SKIPPED] " + skipping);
+        }
+        Assumptions.abort(skipping);
     }
 
     private static boolean required() {

@@ -11,6 +11,7 @@ import redis.embedded.RedisServer;
 
 import java.time.Duration;
 import java.util.EnumSet;
+import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -52,6 +53,12 @@ public final class ExampleApp {
 
     /** As {@link #start(int, String)}, with the time a demo image takes to generate. */
     public static Running start(int port, String redisAddressOrNull, Duration imageDelay) throws Exception {
+        return start(port, redisAddressOrNull, imageDelay, Map.of());
+    }
+
+    /** As {@link #start(int, String, Duration)}, with {@code sluice.*} settings over the rules file (filter init-params). */
+    public static Running start(int port, String redisAddressOrNull, Duration imageDelay, Map<String, String> settings)
+            throws Exception {
         RedisServer redis = null;
         String address = redisAddressOrNull;
         ScheduledExecutorService scheduler = null;
@@ -80,6 +87,7 @@ public final class ExampleApp {
             FilterHolder sluice = new FilterHolder(SluiceFilter.class);
             sluice.setName("sluice");
             sluice.setInitParameter("config", RULES);
+            settings.forEach(sluice::setInitParameter);
             sluice.setInitParameter("sluice.redis.address", address);
             sluice.setAsyncSupported(true);
             context.addFilter(sluice, "/*", EnumSet.of(DispatcherType.REQUEST));

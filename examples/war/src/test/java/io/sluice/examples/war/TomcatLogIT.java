@@ -20,7 +20,8 @@ import static org.awaitility.Awaitility.await;
  * Sluice's warnings reach a stock Tomcat 11's own log, {@code logs/catalina.<date>.log}, with the example WAR
  * as built: no SLF4J provider in it, no logging configuration in it or in Tomcat. Sluice logs through
  * {@code System.Logger}, which Tomcat's JULI receives as {@code java.util.logging}; an SLF4J logger without a
- * provider would have printed one "No SLF4J providers" warning and dropped everything after. The WAR's Redis is
+ * provider would have printed one "No SLF4J providers" warning and dropped everything after. (Redisson, which
+ * logs through SLF4J, still prints that warning on the console: its own lines need a provider.) The WAR's Redis is
  * a port nobody listens on, so the first limited request fails over to {@code on-backend-failure} and says so.
  */
 class TomcatLogIT {
@@ -38,8 +39,7 @@ class TomcatLogIT {
             await("the warning in " + logs + "/catalina.*.log").atMost(Duration.ofSeconds(30))
                     .pollInterval(Duration.ofMillis(100)).until(() -> WARNING.matcher(catalinaLog(logs)).find());
             assertThat(catalinaLog(logs)).as("Sluice's start-up line, at INFO, naming the filter's code")
-                    .containsPattern("INFO \\[[^\\]]+\\] io\\.sluice\\.filter\\.SluiceFilter\\.init Sluice filter 'sluice' started with 3 rules")
-                    .doesNotContain("No SLF4J providers were found");
+                    .containsPattern("INFO \\[[^\\]]+\\] io\\.sluice\\.filter\\.SluiceFilter\\.init Sluice filter 'sluice' started with 3 rules");
         }
     }
 
