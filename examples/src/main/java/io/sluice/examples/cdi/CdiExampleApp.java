@@ -17,6 +17,7 @@ import org.jboss.weld.environment.servlet.Listener;
 import redis.embedded.RedisServer;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -38,7 +39,12 @@ public final class CdiExampleApp {
     }
 
     /** What the beans need from the app that starts them; a synthetic {@code @Singleton} bean. */
-    public record Settings(Duration imageDelay, String redisAddress) {
+    /**
+     * @param imageDelay   how long a demo image takes
+     * @param redisAddress the Redis the engine uses
+     * @param overrides    {@code sluice.*} settings over the rules file
+     */
+    public record Settings(Duration imageDelay, String redisAddress, Map<String, String> overrides) {
     }
 
     public static void main(String[] args) throws Exception {
@@ -53,6 +59,12 @@ public final class CdiExampleApp {
 
     /** Starts the app on {@code port} (0 for any free port); a null Redis address starts an embedded Redis. */
     public static Running start(int port, String redisAddressOrNull, Duration imageDelay) throws Exception {
+        return start(port, redisAddressOrNull, imageDelay, Map.of());
+    }
+
+    /** As {@link #start(int, String, Duration)}, with {@code sluice.*} settings over the rules file. */
+    public static Running start(int port, String redisAddressOrNull, Duration imageDelay, Map<String, String> overrides)
+            throws Exception {
         RedisServer redis = null;
         WeldContainer weld = null;
         Server server = null;
@@ -62,7 +74,7 @@ public final class CdiExampleApp {
                 redis = EmbeddedRedis.start();
                 address = EmbeddedRedis.address(redis);
             }
-            Settings settings = new Settings(imageDelay, address);
+            Settings settings = new Settings(imageDelay, address, overrides);
 
             // Weld SE without classpath scanning: the beans are listed, and so is Sluice's extension (which
             // registers the @Limited interceptor and checks at start-up that every named rule exists).

@@ -10,6 +10,7 @@ import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 
+import java.util.HashMap;
 import java.util.Map;
 
 /**
@@ -27,8 +28,9 @@ public class ExampleSluice {
     @Priority(100)
     Sluice sluice(CdiExampleApp.Settings settings) {
         ClassLoader loader = ExampleSluice.class.getClassLoader();
-        Map<String, String> properties = ConfigLoader.load(RULES,
-                Map.of("sluice.redis.address", settings.redisAddress()), loader);
+        Map<String, String> overrides = new HashMap<>(settings.overrides());
+        overrides.put("sluice.redis.address", settings.redisAddress());
+        Map<String, String> properties = ConfigLoader.load(RULES, overrides, loader);
         return Sluice.builder().rules(RuleParser.parse(properties)).classLoader(loader).build();
     }
 

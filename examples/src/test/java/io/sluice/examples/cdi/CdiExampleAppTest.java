@@ -10,6 +10,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Map;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -24,7 +25,9 @@ class CdiExampleAppTest {
 
     @BeforeAll
     static void start() throws Exception {
-        app = CdiExampleApp.start(0, null, Duration.ofSeconds(1));
+        // Exact counts on a loaded 2-core machine: a decision slower than the default 100 ms deadline would be let
+        // through by on-backend-failure, so this run allows 5 s.
+        app = CdiExampleApp.start(0, null, Duration.ofSeconds(1), Map.of("sluice.backend-timeout", "5s"));
         http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     }
 
