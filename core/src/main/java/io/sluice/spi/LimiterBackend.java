@@ -1,5 +1,6 @@
 package io.sluice.spi;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -13,6 +14,15 @@ public interface LimiterBackend extends AutoCloseable {
 
     /** Takes {@code cost} permits if that many are free, and reports what is left. */
     CompletionStage<RateOutcome> tryConsume(RateRequest request);
+
+    /**
+     * Hands back {@code request.cost()} permits an earlier {@link #tryConsume} took (an elastic request whose
+     * capacity rule could not pay for its overage). Only {@link Algorithm#refundable()} algorithms support it;
+     * the others complete exceptionally with {@link UnsupportedOperationException}.
+     */
+    default CompletionStage<Void> refund(RateRequest request) {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException(request.algorithm() + " cannot refund"));
+    }
 
     /** Takes one concurrency permit with a lease, waiting up to {@code wait} for one. */
     CompletionStage<LeaseOutcome> tryAcquire(LeaseRequest request);
@@ -31,7 +41,7 @@ public interface LimiterBackend extends AutoCloseable {
      * null when the store has no clock of its own (such as an in-JVM store).
      */
     default CompletionStage<Long> serverTimeMillis() {
-        return java.util.concurrent.CompletableFuture.completedFuture(null);
+        return CompletableFuture.completedFuture(null);
     }
 
     @Override
