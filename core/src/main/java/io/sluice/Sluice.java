@@ -3,6 +3,7 @@ package io.sluice;
 import io.sluice.internal.CircuitBreaker;
 import io.sluice.internal.Deadlines;
 import io.sluice.internal.DenyCache;
+import io.sluice.internal.RateKeys;
 import io.sluice.internal.ThrottledLog;
 import io.sluice.key.KeyResolver;
 import io.sluice.key.RequestView;
@@ -12,6 +13,7 @@ import io.sluice.redisson.RedissonClients;
 import io.sluice.rule.FailurePolicy;
 import io.sluice.rule.MissingKeyPolicy;
 import io.sluice.rule.Rule;
+import io.sluice.rule.Throttling;
 import io.sluice.rule.RuleParser;
 import io.sluice.rule.RuleSet;
 import io.sluice.spi.LeaseOutcome;
@@ -292,13 +294,16 @@ public final class Sluice implements AutoCloseable {
         }
         // Another request is asking the backend about this key right now: its answer decides for us too.
         if (check.pending() != null) return check.pending().thenCompose(ignored -> rate(rule, raw));
-        CompletionStage<Decision> asked = askRate(rule, key, limit, true);
+        // Under soft throttling the key may go past a nominal "0 remaining": only Redis knows (issue 13).
+        CompletionStage<Decision> asked = askRate(rule, key, limit, rule.ratePolicy().throttling() == Throttling.HARD);
         if (!check.probe()) return asked;
         return asked.whenComplete((d, e) -> denied.settle(key, clock.millis()));
     }
 
     private CompletionStage<Decision> askRate(Rule rule, String key, long limit, boolean shield) {
-        RateRequest request = new RateRequest(key, limit, rule.rate().get().period(), 1);
+        RateRequest request = rule.ratePolicy().request(key, rule.rate().get(), rule.ratePolicy().cost());
+        // Until the engine borrows from the capacity rule, an elastic rule holds its nominal limit (issue 13).
+        if (rule.ratePolicy().throttling() == Throttling.ELASTIC) request = request.withEffectiveLimit(limit);
         if (!breaker.allows()) {
             return CompletableFuture.completedFuture(backendFailure(rule, Decision.Kind.RATE, limit, CIRCUIT_OPEN));
         }
@@ -383,10 +388,8 @@ public final class Sluice implements AutoCloseable {
                 rule.concurrency(), rule.lease(), rule.waitTime());
     }
 
-    /** The rule's rate is in the key, so an edited rate starts a fresh counter instead of being ignored. */
     private String rateKey(Rule rule, String raw) {
-        var rate = rule.rate().orElseThrow();
-        return keyPrefix + ":" + rule.name() + ":r" + rate.permits() + "-" + rate.period().toMillis() + ":" + KeyResolver.hash(raw);
+        return RateKeys.name(keyPrefix, rule.name(), rule.ratePolicy().algorithm(), rule.rate().orElseThrow(), KeyResolver.hash(raw));
     }
 
     /** A decision call under the deadline, reporting its outcome to the circuit breaker. */
