@@ -27,6 +27,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Idle state is dropped after its period (rates) or lease (semaphores without holders). Thread-safe.
  */
 public final class InMemoryBackend implements LimiterBackend {
+    /** A refund looks this far back for the entry to remove, as refund-log.lua does. */
+    private static final int REFUND_SCAN = 64;
     private final Clock clock;
     private final Map<String, SlidingLog> logs = new ConcurrentHashMap<>();
     private final Map<String, Modelled> models = new ConcurrentHashMap<>();
@@ -86,7 +88,24 @@ public final class InMemoryBackend implements LimiterBackend {
         if (!r.algorithm().refundable()) return LimiterBackend.super.refund(r);
         long now = clock.millis();
         sweep(now);
-        onModel(r, now, true);
+        if (r.algorithm() != Algorithm.SLIDING_LOG) {
+            onModel(r, now, true);
+            return CompletableFuture.completedFuture(null);
+        }
+        SlidingLog log = logs.get(r.key() + "|" + r.effectiveLimit() + "|" + r.period().toMillis());
+        if (log == null) return CompletableFuture.completedFuture(null);
+        synchronized (log) {
+            // As the script does: the newest entry of exactly that many permits leaves the log.
+            int scanned = 0;
+            for (Iterator<Entry> it = log.entries.descendingIterator(); it.hasNext() && scanned++ < REFUND_SCAN; ) {
+                Entry e = it.next();
+                if (e.permits() == r.cost()) {
+                    it.remove();
+                    log.used -= e.permits();
+                    break;
+                }
+            }
+        }
         return CompletableFuture.completedFuture(null);
     }
 

@@ -53,6 +53,7 @@ public final class RedissonBackend implements LimiterBackend {
     private static final String LEAKY_BUCKET = script("leaky-bucket.lua");
     private static final String FIXED_WINDOW = script("fixed-window.lua");
     private static final String SLIDING_WINDOW = script("sliding-window.lua");
+    private static final String REFUND_LOG = script("refund-log.lua");
     /** The scripts' "use Redis TIME" argument: production never passes a time. */
     private static final String REDIS_TIME = "";
     private static final String CONSUME = "0";
@@ -168,7 +169,10 @@ public final class RedissonBackend implements LimiterBackend {
                     Long.toString(r.cost()), REFUND));
             case FIXED_WINDOW -> whenConnected(() -> decide(FIXED_WINDOW, r, windowArgs(r, REFUND)));
             case SLIDING_WINDOW -> whenConnected(() -> decide(SLIDING_WINDOW, r, windowArgs(r, REFUND)));
-            default -> null;
+            case SLIDING_LOG -> whenConnected(() -> scripts.<Long>evalAsync(r.key(), RScript.Mode.READ_WRITE, REFUND_LOG,
+                    RScript.ReturnType.LONG, List.<Object>of(suffix(r.key(), "value"), suffix(r.key(), "permits")),
+                    Long.toString(r.cost()))).thenApply(ignored -> (RateOutcome) null);
+            case LEAKY_BUCKET -> null;
         };
         return done == null ? LimiterBackend.super.refund(r) : done.thenApply(ignored -> null);
     }

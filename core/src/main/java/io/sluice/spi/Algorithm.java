@@ -35,7 +35,7 @@ public enum Algorithm {
 
     /** Whether a rejected request's permits could be handed back ({@code LimiterBackend.refund}). */
     public boolean refundable() {
-        return this == TOKEN_BUCKET || this == FIXED_WINDOW || this == SLIDING_WINDOW;
+        return this != LEAKY_BUCKET;
     }
 
     /** Parses the rules file's spelling (case-insensitive). */
