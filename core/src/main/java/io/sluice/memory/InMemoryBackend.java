@@ -75,6 +75,13 @@ public final class InMemoryBackend implements LimiterBackend {
         if (r.algorithm() != Algorithm.SLIDING_LOG) {
             return CompletableFuture.completedFuture(onModel(r, now, false));
         }
+        if (r.cost() > r.effectiveLimit()) {
+            // Rejected, so it takes nothing: it only reads what the log holds.
+            RateOutcome o = slidingLog(new RateRequest(r.key(), r.effectiveLimit(), r.period(), r.effectiveLimit() + 1), now);
+            long extra = r.effectiveLimit() - r.limit();
+            return CompletableFuture.completedFuture(new RateOutcome(false, Math.max(0, o.remaining() - extra),
+                    o.resetMillis(), RateOutcome.NEVER_FITS, 0, false));
+        }
         if (!r.overage()) return CompletableFuture.completedFuture(slidingLog(r, now));
         // Soft or elastic: the log counts up to the effective limit; the answer speaks of the nominal one.
         long extra = r.effectiveLimit() - r.limit();

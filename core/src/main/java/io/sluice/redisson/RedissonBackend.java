@@ -151,7 +151,7 @@ public final class RedissonBackend implements LimiterBackend {
 
     private CompletionStage<RateOutcome> consume(RateRequest r) {
         return switch (r.algorithm()) {
-            case SLIDING_LOG -> r.overage() ? slidingLogOverLimit(r) : slidingLog(r);
+            case SLIDING_LOG -> (r.overage() ? slidingLogOverLimit(r) : slidingLog(r)).thenApply(o -> neverFits(r, o));
             case TOKEN_BUCKET -> decide(TOKEN_BUCKET, r, Long.toString(r.limit()), Long.toString(r.effectiveLimit()),
                     Long.toString(r.burst()), Long.toString(r.effectiveBurst()), Long.toString(r.cost()), CONSUME);
             case LEAKY_BUCKET -> decide(LEAKY_BUCKET, r, Long.toString(r.effectiveLimit()), Long.toString(r.queue()),
@@ -190,6 +190,12 @@ public final class RedissonBackend implements LimiterBackend {
         CompletionStage<List<Long>> result = scripts.evalAsync(r.key(), RScript.Mode.READ_WRITE, script,
                 RScript.ReturnType.LIST, List.<Object>of(r.key()), argv);
         return result.thenApply(v -> new RateOutcome(v.get(0) == 1L, v.get(1), v.get(2), v.get(3), v.get(4), v.get(5) == 1L));
+    }
+
+    /** A log never holds more than its limit: a cost above it can never fit (the other scripts say so themselves). */
+    static RateOutcome neverFits(RateRequest r, RateOutcome o) {
+        if (o.allowed() || r.cost() <= r.effectiveLimit()) return o;
+        return new RateOutcome(false, o.remaining(), o.resetMillis(), RateOutcome.NEVER_FITS, 0, false);
     }
 
     /** Soft or elastic {@code sliding-log}: the log counts up to the effective limit; the answer speaks of the nominal one. */

@@ -282,7 +282,7 @@ public abstract class BackendContract {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Algorithm.class, names = {"TOKEN_BUCKET", "FIXED_WINDOW", "SLIDING_WINDOW"})
+    @EnumSource(value = Algorithm.class, names = {"SLIDING_LOG", "TOKEN_BUCKET", "FIXED_WINDOW", "SLIDING_WINDOW"})
     void aCostAboveTheCapacityNeverFitsAndTakesNothing(Algorithm a) {
         RateRequest r = request(a, "never", 5, Duration.ofMinutes(1));
         RateOutcome o = consume(r, 6);
