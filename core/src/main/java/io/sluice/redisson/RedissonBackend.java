@@ -35,8 +35,13 @@ import java.util.function.Supplier;
  * second round trip). The scripts also initialise missing state, so a limiter lost to {@code FLUSHALL},
  * eviction or a failover heals on its next use instead of failing with "not initialized" or denying forever.
  *
- * <p>Scripts are never retried: a retried limiter script can count twice. Time comes from the injected
- * clock of this server, as Redisson's primitives do. Every key written gets a TTL. Thread-safe.
+ * <p>The other rate algorithms ({@code token-bucket}, {@code leaky-bucket}, {@code fixed-window},
+ * {@code sliding-window}) run Sluice's own scripts, one per algorithm, on one key each, on Redis {@code TIME}:
+ * the application servers' clocks do not take part. Their reference models are in {@code io.sluice.memory}.
+ *
+ * <p>Scripts are never retried: a retried limiter script can count twice. Time of {@code sliding-log} and of
+ * leases comes from the injected clock of this server, as Redisson's primitives do. Every key written gets a
+ * TTL. Thread-safe.
  *
  * <p>Redisson's lazy start connects on the first command <em>in the calling thread</em>, retrying for as
  * long as its configuration says (seconds with Redisson's defaults). So that no request thread ever waits
