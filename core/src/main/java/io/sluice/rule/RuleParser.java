@@ -156,14 +156,14 @@ public final class RuleParser {
         Mode mode = ruleValue(p, base, "mode", Mode.ENFORCE, s -> enumValue(Mode.class, s), "enforce or dry-run");
         FailurePolicy failure = ruleValue(p, base, "on-backend-failure", settings.onBackendFailure(),
                 RuleParser::failurePolicy, "allow or deny");
-        RatePolicy policy = ratePolicy(p, base, rate, key);
+        RatePolicy policy = ratePolicy(p, base, rate);
         if (problems.size() > before) return Optional.empty();
         return Optional.of(new Rule(name, rate, concurrency, lease, wait, paths, methods, key, missing, status, mode, failure,
                 policy));
     }
 
     /** The rate rule's algorithm, throttling and costs; every property checked against the others. */
-    private RatePolicy ratePolicy(Map<String, String> p, String base, Optional<Rate> rate, KeySpec key) {
+    private RatePolicy ratePolicy(Map<String, String> p, String base, Optional<Rate> rate) {
         if (!p.containsKey("rate")) {
             for (String property : RATE_POLICY_PROPERTIES) {
                 if (p.containsKey(property)) problem(base + property, p.get(property), property + " only on a rule with rate");
