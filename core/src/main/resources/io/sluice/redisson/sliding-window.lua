@@ -8,6 +8,8 @@
 local SLACK_MS = 1000
 local now
 if ARGV[1] == '' then
+  -- Redis before 5 replicates scripts verbatim, which a script reading TIME must not be; a no-op since.
+  if redis.replicate_commands then redis.replicate_commands() end
   local t = redis.call('TIME')
   now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 else

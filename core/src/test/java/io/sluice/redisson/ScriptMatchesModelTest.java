@@ -1,5 +1,6 @@
 package io.sluice.redisson;
 
+import io.sluice.memory.InMemoryBackend;
 import io.sluice.memory.RateModel;
 import io.sluice.spi.Algorithm;
 import io.sluice.spi.RateOutcome;
@@ -85,6 +86,50 @@ class ScriptMatchesModelTest {
         System.out.println("ScriptMatchesModelTest " + algorithm + ": " + compared + " decisions identical ("
                 + admitted + " admitted, " + delayed + " delayed)");
         assertThat(compared).isGreaterThan(SEQUENCES * STEPS / 2);
+        assertThat(admitted).as("admitted").isBetween(compared / 10, compared - compared / 10);
+    }
+
+    /**
+     * {@code sliding-log} has no model of its own kind: its twin is the in-memory backend's log. The real
+     * {@code rate.lua} (on the caller's clock, as always for this algorithm) and the in-memory backend on the same
+     * clock must give identical answers too.
+     */
+    @org.junit.jupiter.api.Test
+    void slidingLogScriptAndTheInMemoryLogAgreeOnEveryAnswer() {
+        long seed = Long.getLong("sluice.seed", System.nanoTime());
+        System.out.println("ScriptMatchesModelTest sliding-log seed=" + seed);
+        SplittableRandom random = new SplittableRandom(seed);
+        MutableClock clock = MutableClock.startingNow();
+        RedissonBackend backend = RedissonBackend.onCallerClock(redisson, clock, Duration.ofSeconds(5));
+        InMemoryBackend memory = new InMemoryBackend(clock);
+        int compared = 0;
+        int admitted = 0;
+        try {
+            for (int s = 0; s < SEQUENCES / 2; s++) {
+                String key = "model-" + UUID.randomUUID();
+                RateRequest r = randomRequest(random, Algorithm.SLIDING_LOG, key);
+                if (r.limit() > 50) r = new RateRequest(key, Algorithm.SLIDING_LOG, 50, r.period(), 1, 50, 0, 50 + (r.overage() ? 5 : 0));
+                for (int step = 0; step < STEPS; step++) {
+                    RateRequest call = r.withCost(randomCost(random, r));
+                    clock.advance(Duration.ofMillis(randomStep(random, call, clock.millis())));
+                    String where = "sliding-log seed=" + seed + " sequence " + s + " step " + step + " " + call + " at " + clock.millis();
+                    if (random.nextInt(10) == 0) {
+                        backend.refund(call).toCompletableFuture().join();
+                        memory.refund(call).toCompletableFuture().join();
+                        continue;
+                    }
+                    RateOutcome fromRedis = backend.tryConsume(call).toCompletableFuture().join();
+                    RateOutcome fromMemory = memory.tryConsume(call).toCompletableFuture().join();
+                    assertThat(fromRedis).as(where).isEqualTo(fromMemory);
+                    compared++;
+                    if (fromMemory.allowed()) admitted++;
+                }
+            }
+        } finally {
+            backend.close();
+            memory.close();
+        }
+        System.out.println("ScriptMatchesModelTest sliding-log: " + compared + " decisions identical (" + admitted + " admitted)");
         assertThat(admitted).as("admitted").isBetween(compared / 10, compared - compared / 10);
     }
 
