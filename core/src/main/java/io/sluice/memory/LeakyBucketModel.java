@@ -24,9 +24,13 @@ public final class LeakyBucketModel implements RateModel {
         double interval = r.period().toMillis() * 1000.0 / eff;
         double room = queue * interval;
         double t = now;
+        boolean rescaled = false;
         if (stored) {
             t = tat;
-            if (storedLimit != eff && t > now) t = Math.ceil(now + (t - now) * storedLimit / eff);
+            if (storedLimit != eff && t > now) {
+                t = Math.ceil(now + (t - now) * storedLimit / eff);
+                rescaled = true;
+            }
         }
         double slot = Math.max(t, now);
         double wait = slot - now;
@@ -45,6 +49,12 @@ public final class LeakyBucketModel implements RateModel {
             idleAt = (long) tatF;
         } else {
             retry = RateModel.millis(wait - room);
+            if (rescaled) {
+                // A rescaled state is stored at once, even by a rejection, as the script does.
+                tat = t;
+                storedLimit = eff;
+                idleAt = (long) t;
+            }
         }
         double d = tatF - now;
         double remaining = 0;

@@ -24,7 +24,9 @@ public final class TokenBucketModel implements RateModel {
         double cost = r.cost();
         double interval = r.period().toMillis() * 1000.0 / eff;
         double tau = interval * effBurst;
-        double base = Math.max(tat(now, eff), now);
+        double rescaledTat = tat(now, eff);
+        boolean rescaled = stored && storedLimit != eff && tat > now;
+        double base = Math.max(rescaledTat, now);
 
         long allowed = 0;
         double retry = 0;
@@ -42,6 +44,8 @@ public final class TokenBucketModel implements RateModel {
                 retry = RateModel.millis(allowAt - now);
             }
         }
+        // A rescaled state is stored at once, even by a rejection (which takes nothing), as the script does.
+        if (rescaled && allowed == 0) store(rescaledTat, eff, now);
         double remEff = effBurst;
         if (tatF > now) {
             remEff = Math.floor((now - (tatF - tau)) / interval);

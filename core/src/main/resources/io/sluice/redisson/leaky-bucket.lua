@@ -22,14 +22,22 @@ local interval = period / eff
 local room = queue * interval
 
 local tat = now
+local rescaled = false
 local state = redis.call('GET', KEYS[1])
 if state then
   local t, l = string.match(state, '^(%d+):(%d+)$')
   if t then
     tat = tonumber(t)
     local stored = tonumber(l)
-    if stored ~= eff and tat > now then tat = math.ceil(now + (tat - now) * stored / eff) end
+    -- A changed pace keeps the requests queued, not the time owed; stored at once (see token-bucket.lua).
+    if stored ~= eff and tat > now then
+      tat = math.ceil(now + (tat - now) * stored / eff)
+      rescaled = true
+    end
   end
+end
+local function store(newTat)
+  redis.call('SET', KEYS[1], string.format('%.0f:%.0f', newTat, eff), 'PX', math.ceil((newTat - now) / 1000) + SLACK_MS)
 end
 local slot = math.max(tat, now)
 local wait = slot - now
@@ -42,11 +50,11 @@ if wait <= room then
   allowed = 1
   delay = math.ceil(wait / 1000)
   tatF = math.ceil(slot + cost * interval)
-  redis.call('SET', KEYS[1], string.format('%.0f:%.0f', tatF, eff),
-    'PX', math.ceil((tatF - now) / 1000) + SLACK_MS)
+  store(tatF)
 else
   -- The first free slot is `room` before the last taken one.
   retry = math.ceil((wait - room) / 1000)
+  if rescaled then store(tat) end
 end
 local d = tatF - now
 local remaining = 0

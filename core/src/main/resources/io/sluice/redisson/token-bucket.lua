@@ -25,14 +25,19 @@ local interval = period / eff
 local tau = interval * effBurst
 
 local tat = now
+local rescaled = false
 local state = redis.call('GET', KEYS[1])
 if state then
   local t, l = string.match(state, '^(%d+):(%d+)$')
   if t then
     tat = tonumber(t)
     local stored = tonumber(l)
-    -- A changed limit keeps the permits used, not the time owed.
-    if stored ~= eff and tat > now then tat = math.ceil(now + (tat - now) * stored / eff) end
+    -- A changed limit keeps the permits used, not the time owed; stored at once (even by a rejection, which
+    -- takes nothing) so that later calls see one state, not a rescaling that depends on when they look.
+    if stored ~= eff and tat > now then
+      tat = math.ceil(now + (tat - now) * stored / eff)
+      rescaled = true
+    end
   end
 end
 local base = math.max(tat, now)
@@ -63,6 +68,7 @@ else
     retry = math.ceil((allowAt - now) / 1000)
   end
 end
+if rescaled and allowed == 0 then store(tat) end
 local remEff = effBurst
 if tatF > now then
   remEff = math.floor((now - (tatF - tau)) / interval)

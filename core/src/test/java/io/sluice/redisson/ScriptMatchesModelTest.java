@@ -1,5 +1,6 @@
 package io.sluice.redisson;
 
+import io.sluice.internal.RateShield;
 import io.sluice.memory.InMemoryBackend;
 import io.sluice.memory.RateModel;
 import io.sluice.spi.Algorithm;
@@ -55,6 +56,7 @@ class ScriptMatchesModelTest {
         int compared = 0;
         int admitted = 0;
         int delayed = 0;
+        int shielded = 0;
         try {
             for (int s = 0; s < SEQUENCES; s++) {
                 String key = "model-" + UUID.randomUUID();
@@ -76,6 +78,14 @@ class ScriptMatchesModelTest {
                     RateOutcome fromModel = model.consume(call, nowMicros);
                     assertThat(fromRedis).as(where).isEqualTo(fromModel);
                     compared++;
+                    // The attack shield may only reject what the store would: a cost-1 request just before the
+                    // shield lifts must be rejected (a rejection changes nothing, so the probe leaves no trace).
+                    long shield = RateShield.millis(call, fromModel);
+                    if (shield > 0) {
+                        RateOutcome probe = model.consume(call.withCost(1), nowMicros + (shield - 1) * 1000);
+                        assertThat(probe.allowed()).as("shielded " + shield + " ms: " + where).isFalse();
+                        shielded++;
+                    }
                     if (fromModel.allowed()) admitted++;
                     if (fromModel.delayMillis() > 0) delayed++;
                 }
@@ -84,7 +94,7 @@ class ScriptMatchesModelTest {
             backend.close();
         }
         System.out.println("ScriptMatchesModelTest " + algorithm + ": " + compared + " decisions identical ("
-                + admitted + " admitted, " + delayed + " delayed)");
+                + admitted + " admitted, " + delayed + " delayed, " + shielded + " shield periods checked)");
         assertThat(compared).isGreaterThan(SEQUENCES * STEPS / 2);
         assertThat(admitted).as("admitted").isBetween(compared / 10, compared - compared / 10);
     }
