@@ -12,7 +12,10 @@ import java.util.concurrent.CompletionStage;
  */
 public interface LimiterBackend extends AutoCloseable {
 
-    /** Takes {@code cost} permits if that many are free, and reports what is left. */
+    /**
+     * Takes {@code request.cost()} permits if the request's algorithm has that many free under its effective
+     * limit, and reports what the headers need; a rejection takes nothing.
+     */
     CompletionStage<RateOutcome> tryConsume(RateRequest request);
 
     /**
