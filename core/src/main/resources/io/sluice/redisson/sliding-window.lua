@@ -13,7 +13,9 @@ if ARGV[1] == '' then
   local t = redis.call('TIME')
   now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 else
+  -- A test's time runs ahead of the real time that expires keys: keep them a minute longer.
   now = tonumber(ARGV[1]) * 1000
+  SLACK_MS = 60000
 end
 local period = tonumber(ARGV[2]) * 1000
 local limit = tonumber(ARGV[3])
