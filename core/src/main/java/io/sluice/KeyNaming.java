@@ -1,11 +1,11 @@
 package io.sluice;
 
+import io.sluice.internal.RateKeys;
 import io.sluice.key.KeyResolver;
-import io.sluice.rule.Rate;
 import io.sluice.rule.Rule;
 
 /**
- * The Redis key of each rule and key value: {@code <prefix>:<rule>:<limit kind>:<hashed value>}. The
+ * The Redis key of each rule and key value: the prefix, the rule, what is limited and the hashed value. The
  * resolved value is always hashed, so no user-supplied character reaches Redis. Immutable and thread-safe.
  */
 final class KeyNaming {
@@ -15,10 +15,9 @@ final class KeyNaming {
         this.prefix = prefix;
     }
 
-    /** The rule's rate is in the key, so an edited rate starts a fresh counter instead of being ignored. */
+    /** The rate state of the rule's algorithm for the key (see {@link RateKeys} for why it looks as it does). */
     String rate(Rule rule, String raw) {
-        Rate rate = rule.rate().orElseThrow();
-        return prefix + ":" + rule.name() + ":r" + rate.permits() + "-" + rate.period().toMillis() + ":" + KeyResolver.hash(raw);
+        return RateKeys.name(prefix, rule.name(), rule.ratePolicy().algorithm(), rule.rate().orElseThrow(), KeyResolver.hash(raw));
     }
 
     /** The concurrency limit is in the key, so an edited limit starts a fresh semaphore. */

@@ -4,6 +4,7 @@ import io.sluice.internal.DecisionListener;
 import io.sluice.internal.DenyCache;
 import io.sluice.internal.Ticker;
 import io.sluice.rule.Rule;
+import io.sluice.rule.Throttling;
 import io.sluice.spi.LimiterBackend;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
@@ -27,10 +28,13 @@ final class RateDecider {
     private final KeyNaming naming;
     private final Ticker ticker;
     private final DecisionListener listener;
+    private final EngineScheduler scheduler;
     private final DenyCache denied = new DenyCache(SHIELD_MAX_KEYS);
 
-    RateDecider(LimiterBackend backend, BackendGuard guard, KeyNaming naming, Ticker ticker, DecisionListener listener) {
+    RateDecider(LimiterBackend backend, BackendGuard guard, KeyNaming naming, Ticker ticker, DecisionListener listener,
+                EngineScheduler scheduler) {
         this.backend = backend;
+        this.scheduler = scheduler;
         this.guard = guard;
         this.naming = naming;
         this.ticker = ticker;
@@ -49,17 +53,20 @@ final class RateDecider {
         }
         // Another request is asking the backend about this key right now: its answer decides for us too.
         if (check.pending() != null) return check.pending().thenCompose(ignored -> decide(rule, raw));
-        CompletionStage<Decision> asked = ask(rule, key, limit, true);
+        // Under soft or elastic throttling the key may go past a nominal "0 remaining": only Redis knows.
+        CompletionStage<Decision> asked = ask(rule, key, limit, rule.ratePolicy().throttling() == Throttling.HARD);
         if (!check.probe()) return asked;
         return asked.whenComplete((d, e) -> denied.settle(key, ticker.millis()));
     }
 
     private CompletionStage<Decision> ask(Rule rule, String key, long limit, boolean shield) {
-        RateRequest request = new RateRequest(key, limit, rule.rate().get().period(), 1);
+        RateRequest built = rule.ratePolicy().request(key, rule.rate().get(), rule.ratePolicy().cost());
+        // Until the engine borrows from the capacity rule, an elastic rule holds its nominal limit.
+        RateRequest request = rule.ratePolicy().throttling() == Throttling.ELASTIC ? built.withEffectiveLimit(limit) : built;
         if (!guard.allows()) return CompletableFuture.completedFuture(guard.circuitOpen(rule, Decision.Kind.RATE, limit));
         long asked = ticker.millis();
         return guard.call(backend.tryConsume(request), guard.timeout()).handle((RateOutcome o, Throwable e) -> {
-            if (e != null) return guard.failure(rule, Decision.Kind.RATE, limit, e);
+            if (e != null) return CompletableFuture.completedFuture(guard.failure(rule, Decision.Kind.RATE, limit, e));
             Duration reset = Duration.ofMillis(o.resetMillis());
             Decision d;
             if (o.allowed()) {
@@ -72,7 +79,18 @@ final class RateDecider {
                 d = Decision.rejected(rule, Decision.Kind.RATE, limit, o.remaining(), reset, retry);
             }
             listener.decided(d, DecisionListener.Source.BACKEND);
-            return d;
-        });
+            return o.allowed() && o.delayMillis() > 0 ? atSlot(d, o.delayMillis()) : CompletableFuture.completedFuture(d);
+        }).thenCompose(decided -> decided);
+    }
+
+    /**
+     * A leaky bucket's queued request is admitted at its slot: the decision completes then, from the engine's
+     * thread (at most {@code queue} slots ahead, which the rule bounds). A filter's request waits for it on its
+     * own thread; a {@code CompletionStage} caller holds no thread meanwhile.
+     */
+    private CompletionStage<Decision> atSlot(Decision d, long delayMillis) {
+        CompletableFuture<Decision> slot = new CompletableFuture<>();
+        if (!scheduler.later(() -> slot.complete(d), delayMillis)) slot.complete(d);
+        return slot;
     }
 }

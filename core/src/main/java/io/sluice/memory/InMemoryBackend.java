@@ -1,5 +1,6 @@
 package io.sluice.memory;
 
+import io.sluice.spi.Algorithm;
 import io.sluice.spi.LeaseOutcome;
 import io.sluice.spi.LeaseRequest;
 import io.sluice.spi.LimiterBackend;
@@ -18,15 +19,19 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Limits held in this JVM, with the same semantics as the Redisson backend: a sliding log of permits per
- * rate key, and leased permits per concurrency key. For unit tests (time comes from the injected clock)
+ * {@code sliding-log} key, the algorithm's {@link RateModel reference model} per key of the other algorithms
+ * (on this backend's clock, since the JVM is the store), and leased permits per concurrency key. For unit tests (time comes from the injected clock)
  * and single-node use. A waiting acquire ({@code wait > 0}) is answered at once: nothing here can free a
  * permit while the caller waits except another thread of this JVM, and tests drive time explicitly.
  *
  * <p>Idle state is dropped after its period (rates) or lease (semaphores without holders). Thread-safe.
  */
 public final class InMemoryBackend implements LimiterBackend {
+    /** A refund looks this far back for the entry to remove, as refund-log.lua does. */
+    private static final int REFUND_SCAN = 64;
     private final Clock clock;
     private final Map<String, SlidingLog> logs = new ConcurrentHashMap<>();
+    private final Map<String, Modelled> models = new ConcurrentHashMap<>();
     private final Map<String, Leases> semaphores = new ConcurrentHashMap<>();
 
     public InMemoryBackend(Clock clock) {
@@ -53,15 +58,87 @@ public final class InMemoryBackend implements LimiterBackend {
         boolean dead;
     }
 
+    /** One key's reference model, and whether the sweep has dropped it. */
+    private static final class Modelled {
+        final RateModel model;
+        boolean dead;
+
+        Modelled(RateModel model) {
+            this.model = model;
+        }
+    }
+
     @Override
     public CompletionStage<RateOutcome> tryConsume(RateRequest r) {
         long now = clock.millis();
-        long interval = r.period().toMillis();
         sweep(now);
+        if (r.algorithm() != Algorithm.SLIDING_LOG) {
+            return CompletableFuture.completedFuture(onModel(r, now, false));
+        }
+        if (r.cost() > r.effectiveLimit()) {
+            // Rejected, so it takes nothing: it only reads what the log holds.
+            RateOutcome o = slidingLog(new RateRequest(r.key(), r.effectiveLimit(), r.period(), r.effectiveLimit() + 1), now);
+            long extra = r.effectiveLimit() - r.limit();
+            return CompletableFuture.completedFuture(new RateOutcome(false, Math.max(0, o.remaining() - extra),
+                    o.resetMillis(), RateOutcome.NEVER_FITS, 0, false));
+        }
+        if (!r.overage()) return CompletableFuture.completedFuture(slidingLog(r, now));
+        // Soft or elastic: the log counts up to the effective limit; the answer speaks of the nominal one.
+        long extra = r.effectiveLimit() - r.limit();
+        RateOutcome o = slidingLog(new RateRequest(r.key(), r.effectiveLimit(), r.period(), r.cost()), now);
+        return CompletableFuture.completedFuture(new RateOutcome(o.allowed(), Math.max(0, o.remaining() - extra),
+                o.resetMillis(), o.retryAfterMillis(), 0, o.allowed() && o.remaining() < extra));
+    }
+
+    @Override
+    public CompletionStage<Void> refund(RateRequest r) {
+        if (!r.algorithm().refundable()) return LimiterBackend.super.refund(r);
+        long now = clock.millis();
+        sweep(now);
+        if (r.algorithm() != Algorithm.SLIDING_LOG) {
+            onModel(r, now, true);
+            return CompletableFuture.completedFuture(null);
+        }
+        SlidingLog log = logs.get(r.key() + "|" + r.effectiveLimit() + "|" + r.period().toMillis());
+        if (log == null) return CompletableFuture.completedFuture(null);
+        synchronized (log) {
+            // As the script does: the newest entry of exactly that many permits leaves the log.
+            int scanned = 0;
+            for (Iterator<Entry> it = log.entries.descendingIterator(); it.hasNext() && scanned++ < REFUND_SCAN; ) {
+                Entry e = it.next();
+                if (e.permits() == r.cost()) {
+                    it.remove();
+                    log.used -= e.permits();
+                    break;
+                }
+            }
+        }
+        return CompletableFuture.completedFuture(null);
+    }
+
+    /** Algorithms never share state, even under one key name. */
+    private RateOutcome onModel(RateRequest r, long nowMillis, boolean refund) {
+        long nowMicros = Math.multiplyExact(nowMillis, 1000L);
+        while (true) {
+            Modelled m = models.computeIfAbsent(r.algorithm().id() + "|" + r.key(),
+                    k -> new Modelled(RateModel.of(r.algorithm())));
+            synchronized (m) {
+                if (m.dead) continue;
+                if (refund) {
+                    m.model.refund(r, nowMicros);
+                    return null;
+                }
+                return m.model.consume(r, nowMicros);
+            }
+        }
+    }
+
+    private RateOutcome slidingLog(RateRequest r, long now) {
+        long interval = r.period().toMillis();
         while (true) {
             SlidingLog log = logs.computeIfAbsent(r.key() + "|" + r.limit() + "|" + interval, k -> new SlidingLog());
             synchronized (log) {
-                if (!log.dead) return CompletableFuture.completedFuture(consume(log, r, now, interval));
+                if (!log.dead) return consume(log, r, now, interval);
             }
         }
     }
@@ -155,7 +232,7 @@ public final class InMemoryBackend implements LimiterBackend {
     public int size() {
         lastSweep = Long.MIN_VALUE / 2;
         sweep(clock.millis());
-        return logs.size() + semaphores.size();
+        return logs.size() + semaphores.size() + models.size();
     }
 
     private volatile long lastSweep;
@@ -175,6 +252,16 @@ public final class InMemoryBackend implements LimiterBackend {
                 }
             }
         }
+        long nowMicros = now * 1000;
+        for (Iterator<Modelled> it = models.values().iterator(); it.hasNext(); ) {
+            Modelled m = it.next();
+            synchronized (m) {
+                if (nowMicros >= m.model.idleAtMicros()) {
+                    m.dead = true;
+                    it.remove();
+                }
+            }
+        }
         for (Iterator<Map.Entry<String, Leases>> it = semaphores.entrySet().iterator(); it.hasNext(); ) {
             Leases leases = it.next().getValue();
             synchronized (leases) {
@@ -190,6 +277,7 @@ public final class InMemoryBackend implements LimiterBackend {
     @Override
     public void close() {
         logs.clear();
+        models.clear();
         semaphores.clear();
     }
 }

@@ -37,8 +37,13 @@ import java.util.function.Supplier;
  * second round trip). The scripts also initialise missing state, so a limiter lost to {@code FLUSHALL},
  * eviction or a failover heals on its next use instead of failing with "not initialized" or denying forever.
  *
- * <p>Scripts are never retried: a retried limiter script can count twice. Time comes from the injected
- * clock of this server, as Redisson's primitives do. Every key written gets a TTL. Thread-safe.
+ * <p>The other rate algorithms ({@code token-bucket}, {@code leaky-bucket}, {@code fixed-window},
+ * {@code sliding-window}) run Sluice's own scripts, one per algorithm, on one key each, on Redis {@code TIME}:
+ * the application servers' clocks do not take part. Their reference models are in {@code io.sluice.memory}.
+ *
+ * <p>Scripts are never retried: a retried limiter script can count twice. Time of {@code sliding-log} and of
+ * leases comes from the injected clock of this server, as Redisson's primitives do. Every key written gets a
+ * TTL. Thread-safe.
  *
  * <p>Redisson's lazy start connects on the first command <em>in the calling thread</em>, retrying for as
  * long as its configuration says (seconds with Redisson's defaults). So that no request thread ever waits
@@ -51,10 +56,20 @@ public final class RedissonBackend implements LimiterBackend {
     private static final String ACQUIRE = script("acquire.lua");
     private static final String RENEW = script("renew.lua");
     private static final String RELEASE = script("release.lua");
+    private static final String TOKEN_BUCKET = script("token-bucket.lua");
+    private static final String LEAKY_BUCKET = script("leaky-bucket.lua");
+    private static final String FIXED_WINDOW = script("fixed-window.lua");
+    private static final String SLIDING_WINDOW = script("sliding-window.lua");
+    private static final String REFUND_LOG = script("refund-log.lua");
+    /** The scripts' "use Redis TIME" argument: production never passes a time. */
+    private static final String REDIS_TIME = "";
+    private static final String CONSUME = "0";
+    private static final String REFUND = "1";
 
     private final RedissonClient redisson;
     private final boolean ownsClient;
     private final Clock clock;
+    private final boolean callerTime;
     private final Duration timeout;
     private final RScript scripts;
     private final Object connectLock = new Object();
@@ -69,9 +84,14 @@ public final class RedissonBackend implements LimiterBackend {
      * @param timeout    per-command timeout handed to Redisson (Sluice bounds each decision separately too)
      */
     public RedissonBackend(RedissonClient redisson, boolean ownsClient, Clock clock, Duration timeout) {
+        this(redisson, ownsClient, clock, timeout, false);
+    }
+
+    private RedissonBackend(RedissonClient redisson, boolean ownsClient, Clock clock, Duration timeout, boolean callerTime) {
         this.redisson = redisson;
         this.ownsClient = ownsClient;
         this.clock = clock;
+        this.callerTime = callerTime;
         this.timeout = timeout;
         this.scripts = redisson.getScript(OptionalOptions.defaults()
                 .codec(StringCodec.INSTANCE).timeout(timeout).retryAttempts(0));
@@ -82,6 +102,15 @@ public final class RedissonBackend implements LimiterBackend {
     private static final String PING = "return 1";
     /** Tells the scripts to wake waiters with both PUBLISH and (where Redis has it) SPUBLISH. */
     private static final String PUBLISH_BOTH = "both";
+
+    /**
+     * For tests only (package-private, unreachable from configuration): the algorithms that run on Redis
+     * {@code TIME} take {@code clock}'s time instead, so a test can move time and compare the scripts with
+     * their reference models.
+     */
+    static RedissonBackend onCallerClock(RedissonClient redisson, Clock clock, Duration timeout) {
+        return new RedissonBackend(redisson, false, clock, timeout, true);
+    }
 
     /** Runs {@code call} now when connected; otherwise once the (background) first connection succeeds. */
     private <T> CompletionStage<T> whenConnected(Supplier<CompletionStage<T>> call) {
@@ -135,6 +164,63 @@ public final class RedissonBackend implements LimiterBackend {
     }
 
     private CompletionStage<RateOutcome> consume(RateRequest r) {
+        return switch (r.algorithm()) {
+            case SLIDING_LOG -> (r.overage() ? slidingLogOverLimit(r) : slidingLog(r)).thenApply(o -> neverFits(r, o));
+            case TOKEN_BUCKET -> decide(TOKEN_BUCKET, r, Long.toString(r.limit()), Long.toString(r.effectiveLimit()),
+                    Long.toString(r.burst()), Long.toString(r.effectiveBurst()), Long.toString(r.cost()), CONSUME);
+            case LEAKY_BUCKET -> decide(LEAKY_BUCKET, r, Long.toString(r.effectiveLimit()), Long.toString(r.queue()),
+                    Long.toString(r.cost()));
+            case FIXED_WINDOW -> decide(FIXED_WINDOW, r, windowArgs(r, CONSUME));
+            case SLIDING_WINDOW -> decide(SLIDING_WINDOW, r, windowArgs(r, CONSUME));
+        };
+    }
+
+    @Override
+    public CompletionStage<Void> refund(RateRequest r) {
+        CompletionStage<RateOutcome> done = switch (r.algorithm()) {
+            case TOKEN_BUCKET -> whenConnected(() -> decide(TOKEN_BUCKET, r, Long.toString(r.limit()),
+                    Long.toString(r.effectiveLimit()), Long.toString(r.burst()), Long.toString(r.effectiveBurst()),
+                    Long.toString(r.cost()), REFUND));
+            case FIXED_WINDOW -> whenConnected(() -> decide(FIXED_WINDOW, r, windowArgs(r, REFUND)));
+            case SLIDING_WINDOW -> whenConnected(() -> decide(SLIDING_WINDOW, r, windowArgs(r, REFUND)));
+            case SLIDING_LOG -> whenConnected(() -> scripts.<Long>evalAsync(r.key(), RScript.Mode.READ_WRITE, REFUND_LOG,
+                    RScript.ReturnType.LONG, List.<Object>of(suffix(r.key(), "value"), suffix(r.key(), "permits")),
+                    Long.toString(r.cost()))).thenApply(ignored -> (RateOutcome) null);
+            case LEAKY_BUCKET -> null;
+        };
+        return done == null ? LimiterBackend.super.refund(r) : done.thenApply(ignored -> null);
+    }
+
+    private static String[] windowArgs(RateRequest r, String mode) {
+        return new String[] {Long.toString(r.limit()), Long.toString(r.effectiveLimit()), Long.toString(r.cost()), mode};
+    }
+
+    /** One script of an algorithm on Redis time: KEYS[1] the state, ARGV now (or TIME), period, then {@code args}. */
+    private CompletionStage<RateOutcome> decide(String script, RateRequest r, String... args) {
+        Object[] argv = new Object[args.length + 2];
+        argv[0] = callerTime ? Long.toString(clock.millis()) : REDIS_TIME;
+        argv[1] = Long.toString(r.period().toMillis());
+        System.arraycopy(args, 0, argv, 2, args.length);
+        CompletionStage<List<Long>> result = scripts.evalAsync(r.key(), RScript.Mode.READ_WRITE, script,
+                RScript.ReturnType.LIST, List.<Object>of(r.key()), argv);
+        return result.thenApply(v -> new RateOutcome(v.get(0) == 1L, v.get(1), v.get(2), v.get(3), v.get(4), v.get(5) == 1L));
+    }
+
+    /** A log never holds more than its limit: a cost above it can never fit (the other scripts say so themselves). */
+    static RateOutcome neverFits(RateRequest r, RateOutcome o) {
+        if (o.allowed() || r.cost() <= r.effectiveLimit()) return o;
+        return new RateOutcome(false, o.remaining(), o.resetMillis(), RateOutcome.NEVER_FITS, 0, false);
+    }
+
+    /** Soft or elastic {@code sliding-log}: the log counts up to the effective limit; the answer speaks of the nominal one. */
+    private CompletionStage<RateOutcome> slidingLogOverLimit(RateRequest r) {
+        long extra = r.effectiveLimit() - r.limit();
+        return slidingLog(new RateRequest(r.key(), r.effectiveLimit(), r.period(), r.cost())).thenApply(o ->
+                new RateOutcome(o.allowed(), Math.max(0, o.remaining() - extra), o.resetMillis(), o.retryAfterMillis(),
+                        0, o.allowed() && o.remaining() < extra));
+    }
+
+    private CompletionStage<RateOutcome> slidingLog(RateRequest r) {
         String name = r.key();
         long interval = r.period().toMillis();
         CompletionStage<List<Long>> result = scripts.evalAsync(name, RScript.Mode.READ_WRITE, RATE, RScript.ReturnType.LIST,

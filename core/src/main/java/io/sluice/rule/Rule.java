@@ -24,6 +24,7 @@ import java.util.Set;
  * @param status          status code of a rejection
  * @param mode            enforce or dry-run
  * @param onBackendFailure what happens when the backend cannot answer in time
+ * @param ratePolicy      how the rate counts (algorithm, throttling, costs); {@link RatePolicy#DEFAULT} without a rate
  */
 public record Rule(
         String name,
@@ -37,11 +38,20 @@ public record Rule(
         MissingKeyPolicy onMissingKey,
         int status,
         Mode mode,
-        FailurePolicy onBackendFailure) {
+        FailurePolicy onBackendFailure,
+        RatePolicy ratePolicy) {
 
     public Rule {
         paths = List.copyOf(paths);
         methods = Set.copyOf(methods);
+    }
+
+    /** A rule counted as a hard sliding log at cost 1, as every rule was before rules had a {@link RatePolicy}. */
+    public Rule(String name, Optional<Rate> rate, int concurrency, Duration lease, Duration waitTime,
+                List<PathPattern> paths, Set<String> methods, KeySpec key, MissingKeyPolicy onMissingKey, int status,
+                Mode mode, FailurePolicy onBackendFailure) {
+        this(name, rate, concurrency, lease, waitTime, paths, methods, key, onMissingKey, status, mode, onBackendFailure,
+                RatePolicy.DEFAULT);
     }
 
     public boolean limitsRate() {

@@ -4,6 +4,7 @@ import io.sluice.ConfigException;
 import io.sluice.key.ClientAddressHeader;
 import io.sluice.key.KeySpec;
 import io.sluice.key.TrustedProxies;
+import io.sluice.spi.Algorithm;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,7 +38,13 @@ public final class RuleParser {
             "sluice.trusted-proxies", "sluice.client-address-header", "sluice.headers", "sluice.backend-timeout", "sluice.max-clock-skew");
     private static final Set<String> RULE_PROPERTIES = Set.of(
             "rate", "concurrency", "lease", "wait", "paths", "methods", "key", "on-missing-key", "status", "mode",
-            "on-backend-failure");
+            "on-backend-failure", "algorithm", "burst", "queue", "throttling", "overage", "capacity", "cost", "costs");
+    /** The properties that shape how a rate counts; each needs a {@code rate}. */
+    private static final List<String> RATE_POLICY_PROPERTIES =
+            List.of("algorithm", "burst", "queue", "throttling", "overage", "capacity", "cost", "costs");
+    private static final Pattern OVERAGE = Pattern.compile("(\\d{1,4})\\s*%");
+    private static final int MAX_OVERAGE_PERCENT = 1000;
+    private static final String WHOLE_COST = "a whole number of permits, at least 1, such as 5";
     static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
     static final Duration MIN_LEASE = Duration.ofSeconds(1);
 
@@ -96,6 +103,7 @@ public final class RuleParser {
         Settings settings = settings();
         List<Rule> rules = new ArrayList<>();
         byRule.forEach((name, p) -> rule(name, p, settings).ifPresent(rules::add));
+        capacities(byRule, rules);
         if (!problems.isEmpty()) throw new ConfigException(problems);
         return new RuleSet(settings, rules);
     }
@@ -167,8 +175,116 @@ public final class RuleParser {
         Mode mode = ruleValue(p, base, "mode", Mode.ENFORCE, s -> enumValue(Mode.class, s), "enforce or dry-run");
         FailurePolicy failure = ruleValue(p, base, "on-backend-failure", settings.onBackendFailure(),
                 RuleParser::failurePolicy, "allow or deny");
+        RatePolicy policy = ratePolicy(p, base, rate);
         if (problems.size() > before) return Optional.empty();
-        return Optional.of(new Rule(name, rate, concurrency, lease, wait, paths, methods, key, missing, status, mode, failure));
+        return Optional.of(new Rule(name, rate, concurrency, lease, wait, paths, methods, key, missing, status, mode, failure,
+                policy));
+    }
+
+    /** The rate rule's algorithm, throttling and costs; every property checked against the others. */
+    private RatePolicy ratePolicy(Map<String, String> p, String base, Optional<Rate> rate) {
+        if (!p.containsKey("rate")) {
+            for (String property : RATE_POLICY_PROPERTIES) {
+                if (p.containsKey(property)) problem(base + property, p.get(property), property + " only on a rule with rate");
+            }
+            return RatePolicy.DEFAULT;
+        }
+        Algorithm algorithm = ruleValue(p, base, "algorithm", Algorithm.SLIDING_LOG,
+                s -> Algorithm.parse(s).orElse(null), Algorithm.EXPECTED);
+        long burst = ruleValue(p, base, "burst", 0L, s -> positive(s, 18), "a whole number of requests, at least 1, such as 20");
+        if (p.containsKey("burst") && algorithm != Algorithm.TOKEN_BUCKET) {
+            problem(base + "burst", p.get("burst"), "burst only with algorithm=token-bucket");
+        }
+        long queue = ruleValue(p, base, "queue", 0L, s -> s.matches("\\d{1,9}") ? Long.valueOf(s) : null,
+                "a whole number of waiting requests, 0 or more, such as 5");
+        if (p.containsKey("queue") && algorithm != Algorithm.LEAKY_BUCKET) {
+            problem(base + "queue", p.get("queue"), "queue only with algorithm=leaky-bucket");
+        }
+        Throttling throttling = ruleValue(p, base, "throttling", Throttling.HARD,
+                s -> enumValue(Throttling.class, s), "hard, soft or elastic");
+        if (throttling == Throttling.ELASTIC && algorithm == Algorithm.LEAKY_BUCKET) {
+            problem(base + "throttling", p.get("throttling"),
+                    "hard or soft with algorithm=leaky-bucket (a pace has no permits to borrow and hand back)");
+        }
+        int overage = ruleValue(p, base, "overage", throttling == Throttling.ELASTIC ? RatePolicy.DEFAULT_ELASTIC_OVERAGE
+                        : throttling == Throttling.SOFT ? RatePolicy.DEFAULT_SOFT_OVERAGE : 0, RuleParser::percent,
+                "a percentage from 1% to " + MAX_OVERAGE_PERCENT + "% such as 20%");
+        if (p.containsKey("overage") && throttling == Throttling.HARD) {
+            problem(base + "overage", p.get("overage"), "overage only with throttling=soft or throttling=elastic");
+        }
+        Optional<String> capacity = Optional.ofNullable(p.get("capacity"));
+        if (throttling == Throttling.ELASTIC && capacity.isEmpty()) {
+            problems.add(base + "capacity = (missing): expected the name of a rule with key global and a rate, whose spare "
+                    + "permits pay for requests over the limit (throttling=elastic needs one)");
+        }
+        if (capacity.isPresent() && throttling != Throttling.ELASTIC) {
+            problem(base + "capacity", capacity.get(), "capacity only with throttling=elastic");
+        }
+        long cost = ruleValue(p, base, "cost", 1L, s -> positive(s, 9), WHOLE_COST);
+        List<PathCost> costs = ruleValue(p, base, "costs", List.of(), RuleParser::costs, PathCost.EXPECTED);
+        RatePolicy policy = new RatePolicy(algorithm, burst, queue, throttling, overage, capacity, cost, costs);
+        rate.ifPresent(r -> {
+            long most = policy.capacityFor(r.permits());
+            if (most == 0) return;
+            String why = "at most " + most + ", the most the rule admits at once ("
+                    + (algorithm == Algorithm.TOKEN_BUCKET ? "burst" : "its rate") + (overage > 0 ? " with overage" : "") + ")";
+            if (cost > most) problem(base + "cost", p.get("cost"), "a cost of " + why);
+            if (costs.stream().anyMatch(c -> c.cost() > most)) problem(base + "costs", p.get("costs"), "costs of " + why);
+        });
+        return policy;
+    }
+
+    /**
+     * An elastic rule's {@code capacity} must name a rule that exists, is keyed {@code global} and has a rate: its
+     * spare permits pay for the elastic rule's requests over the limit.
+     */
+    private void capacities(Map<String, Map<String, String>> byRule, List<Rule> rules) {
+        Map<String, Rule> built = new TreeMap<>();
+        rules.forEach(r -> built.put(r.name(), r));
+        String expected = "the name of another rule with key global and a rate";
+        for (Rule r : rules) {
+            Optional<String> capacity = r.ratePolicy().capacity();
+            if (capacity.isEmpty()) continue;
+            String property = RULES + r.name() + ".capacity";
+            String target = capacity.get();
+            if (!byRule.containsKey(target) || target.equals(r.name())) {
+                problem(property, target, expected + "; no such other rule");
+                continue;
+            }
+            Rule other = built.get(target);
+            if (other == null) continue; // its own problems are reported
+            if (!other.key().global()) {
+                problem(property, target, expected + "; rule " + target + " has key " + other.key());
+            } else if (!other.limitsRate()) {
+                problem(property, target, expected + "; rule " + target + " has no rate");
+            }
+        }
+    }
+
+    private static Long positive(String s, int digits) {
+        if (!s.matches("\\d{1," + digits + "}")) return null;
+        long v = Long.parseLong(s);
+        return v >= 1 ? v : null;
+    }
+
+    private static Integer percent(String s) {
+        Matcher m = OVERAGE.matcher(s);
+        if (!m.matches()) return null;
+        int v = Integer.parseInt(m.group(1));
+        return v >= 1 && v <= MAX_OVERAGE_PERCENT ? v : null;
+    }
+
+    private static List<PathCost> costs(String s) {
+        List<PathCost> out = new ArrayList<>();
+        for (String entry : s.split(",", -1)) {
+            int eq = entry.lastIndexOf('=');
+            if (eq < 0) return null;
+            Optional<PathPattern> pattern = PathPattern.parse(entry.substring(0, eq));
+            Long cost = positive(entry.substring(eq + 1).trim(), 9);
+            if (pattern.isEmpty() || cost == null) return null;
+            out.add(new PathCost(pattern.get(), cost));
+        }
+        return out;
     }
 
     private static List<PathPattern> paths(String s) {

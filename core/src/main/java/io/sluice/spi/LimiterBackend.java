@@ -13,12 +13,25 @@ import java.util.concurrent.CompletionStage;
 public interface LimiterBackend extends AutoCloseable {
 
     /**
-     * Takes the request's {@code cost} permits if that many are free, and reports what is left.
+     * Takes {@code request.cost()} permits if the request's algorithm has that many free under its effective
+     * limit, and reports what the headers need; a rejection takes nothing.
      *
-     * @param request the rate, its key and the cost
-     * @return allowed, remaining, reset and retry-after, in one answer
+     * @param request the rate, its algorithm, its key and the cost
+     * @return allowed, remaining, reset and retry-after (and a leaky bucket's delay), in one answer
      */
     CompletionStage<RateOutcome> tryConsume(RateRequest request);
+
+    /**
+     * Hands back {@code request.cost()} permits an earlier {@link #tryConsume} took (an elastic request whose
+     * capacity rule could not pay for its overage). Only {@link Algorithm#refundable()} algorithms support it;
+     * the others complete exceptionally with {@link UnsupportedOperationException}.
+     *
+     * @param request the request whose permits to hand back
+     * @return completes once handed back
+     */
+    default CompletionStage<Void> refund(RateRequest request) {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException(request.algorithm() + " cannot refund"));
+    }
 
     /**
      * Takes one concurrency permit with a lease, waiting up to the request's {@code wait} for one.

@@ -4,9 +4,27 @@ package io.sluice.spi;
  * The backend's answer to a {@link RateRequest}: everything the rate headers need, from one call.
  *
  * @param allowed          whether the permits were taken
- * @param remaining        permits left in the window after this decision
- * @param resetMillis      until the oldest permit in the window frees (0 when none is taken)
- * @param retryAfterMillis until the requested permits would be free (0 when allowed)
+ * @param remaining        nominal permits the key may still take now (never below 0, also under soft throttling)
+ * @param resetMillis      until a permit frees (0 when none is taken)
+ * @param retryAfterMillis until the requested permits would be free (0 when allowed; {@link #NEVER_FITS} when the
+ *                         cost is above what the key can ever hold)
+ * @param delayMillis      {@code leaky-bucket}: how long an admitted request waits for its slot (0 otherwise)
+ * @param overLimit        admitted above the nominal limit (soft or elastic throttling): an elastic rule must now
+ *                         pay for it from its capacity rule, or refund it
  */
-public record RateOutcome(boolean allowed, long remaining, long resetMillis, long retryAfterMillis) {
+public record RateOutcome(boolean allowed, long remaining, long resetMillis, long retryAfterMillis,
+                          long delayMillis, boolean overLimit) {
+
+    /** {@link #retryAfterMillis()} of a request whose cost can never fit, however long it waits. */
+    public static final long NEVER_FITS = -1;
+
+    /** An outcome without delay or overage, as {@code sliding-log} under hard throttling answers. */
+    public RateOutcome(boolean allowed, long remaining, long resetMillis, long retryAfterMillis) {
+        this(allowed, remaining, resetMillis, retryAfterMillis, 0, false);
+    }
+
+    /** Whether the request was rejected because its cost is above the key's capacity. */
+    public boolean neverFits() {
+        return !allowed && retryAfterMillis == NEVER_FITS;
+    }
 }

@@ -3,12 +3,68 @@ package io.sluice.spi;
 import java.time.Duration;
 
 /**
- * One rate decision to make: take {@code cost} permits from the limit stored under {@code key}.
+ * One rate decision to make: take {@code cost} permits from the limit stored under {@code key}, counted by
+ * {@code algorithm}. Immutable.
  *
- * @param key    the backend key, already namespaced and free of user-supplied characters
- * @param limit  permits per period
- * @param period the sliding window
- * @param cost   permits this request takes
+ * @param key            the backend key, already namespaced and free of user-supplied characters
+ * @param algorithm      how the limit counts
+ * @param limit          nominal permits per period: what headers advertise and {@code remaining} counts down from
+ * @param period         the window ({@code sliding-log}, windows) or refill period (buckets)
+ * @param cost           permits this request takes, at least 1
+ * @param burst          {@code token-bucket}: the bucket's capacity (defaults to {@code limit}); else unused
+ * @param queue          {@code leaky-bucket}: requests that may wait for their slot; else unused
+ * @param effectiveLimit the limit actually enforced: {@code limit} for hard throttling, {@code limit x (1 + overage)}
+ *                       for soft and elastic
  */
-public record RateRequest(String key, long limit, Duration period, long cost) {
+public record RateRequest(String key, Algorithm algorithm, long limit, Duration period, long cost,
+                          long burst, long queue, long effectiveLimit) {
+
+    public RateRequest {
+        if (limit < 1) throw new IllegalArgumentException("limit must be at least 1: " + limit);
+        if (cost < 1) throw new IllegalArgumentException("cost must be at least 1: " + cost);
+        if (burst < 1) throw new IllegalArgumentException("burst must be at least 1: " + burst);
+        if (queue < 0) throw new IllegalArgumentException("queue must not be negative: " + queue);
+        if (effectiveLimit < limit) throw new IllegalArgumentException("effective limit below the limit: " + effectiveLimit);
+    }
+
+    /** A hard {@code sliding-log} decision, as Sluice made before it had other algorithms. */
+    public RateRequest(String key, long limit, Duration period, long cost) {
+        this(key, Algorithm.SLIDING_LOG, limit, period, cost, limit, 0, limit);
+    }
+
+    /** A hard decision of {@code algorithm} at cost 1, with the default burst and no queue. */
+    public static RateRequest of(Algorithm algorithm, String key, long limit, Duration period) {
+        return new RateRequest(key, algorithm, limit, period, 1, limit, 0, limit);
+    }
+
+    public RateRequest withCost(long cost) {
+        return new RateRequest(key, algorithm, limit, period, cost, burst, queue, effectiveLimit);
+    }
+
+    public RateRequest withBurst(long burst) {
+        return new RateRequest(key, algorithm, limit, period, cost, burst, queue, effectiveLimit);
+    }
+
+    public RateRequest withQueue(long queue) {
+        return new RateRequest(key, algorithm, limit, period, cost, burst, queue, effectiveLimit);
+    }
+
+    public RateRequest withEffectiveLimit(long effectiveLimit) {
+        return new RateRequest(key, algorithm, limit, period, cost, burst, queue, effectiveLimit);
+    }
+
+    public RateRequest withKey(String key) {
+        return new RateRequest(key, algorithm, limit, period, cost, burst, queue, effectiveLimit);
+    }
+
+    /** The enforced bucket capacity of a token bucket: {@code burst} scaled like the limit by the overage. */
+    public long effectiveBurst() {
+        if (effectiveLimit == limit) return burst;
+        return (long) Math.floor((double) burst * effectiveLimit / limit);
+    }
+
+    /** Whether the enforced limit is above the advertised one (soft or elastic throttling). */
+    public boolean overage() {
+        return effectiveLimit > limit;
+    }
 }

@@ -18,7 +18,8 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 class RuleParserTest {
     private static final String RULE_PROPERTIES =
-            "[concurrency, key, lease, methods, mode, on-backend-failure, on-missing-key, paths, rate, status, wait]";
+            "[algorithm, burst, capacity, concurrency, cost, costs, key, lease, methods, mode, on-backend-failure, "
+            + "on-missing-key, overage, paths, queue, rate, status, throttling, wait]";
     private static final String GLOBALS = "[sluice.backend-timeout, sluice.client-address-header, sluice.headers, sluice.key-prefix, "
             + "sluice.max-clock-skew, sluice.on-backend-failure, sluice.redis.address, sluice.redis.config, "
             + "sluice.trusted-proxies]";

@@ -3,6 +3,8 @@ package io.sluice.spi;
 import io.sluice.testing.MutableClock;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -13,6 +15,11 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
+import static io.sluice.spi.Algorithm.FIXED_WINDOW;
+import static io.sluice.spi.Algorithm.LEAKY_BUCKET;
+import static io.sluice.spi.Algorithm.SLIDING_LOG;
+import static io.sluice.spi.Algorithm.SLIDING_WINDOW;
+import static io.sluice.spi.Algorithm.TOKEN_BUCKET;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -186,6 +193,237 @@ public abstract class BackendContract {
             assertThat(granted).hasSize(5).doesNotHaveDuplicates();
             for (String id : granted) assertThat(backend.release(r, id).toCompletableFuture().join()).isTrue();
             assertThat(backend.available(r).toCompletableFuture().join()).isEqualTo(5);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    // ------------------------------------------------------------------ every algorithm (issue 13)
+
+    private RateRequest request(Algorithm a, String name, long limit, Duration period) {
+        return RateRequest.of(a, key(name + "-" + a.id()), limit, period);
+    }
+
+    private RateOutcome consume(RateRequest r, long cost) {
+        return consume(r.withCost(cost));
+    }
+
+    /** Moves the clock to the start of the next window of {@code period}, where fixed windows are aligned. */
+    protected void alignTo(Duration period) {
+        long p = period.toMillis();
+        clock.advance(Duration.ofMillis(p - Math.floorMod(clock.millis(), p)));
+    }
+
+    private static RateOutcome outcome(boolean allowed, long remaining, long reset, long retry) {
+        return new RateOutcome(allowed, remaining, reset, retry, 0, false);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void eachAlgorithmAdmitsItsCapacityThenRejectsWithTheTimeToTheNextPermit(Algorithm a) {
+        Duration period = Duration.ofSeconds(10);
+        alignTo(period);
+        RateRequest r = request(a, "capacity", 5, period).withQueue(a == LEAKY_BUCKET ? 4 : 0);
+        List<RateOutcome> answers = new ArrayList<>();
+        for (int i = 0; i < 6; i++) answers.add(consume(r));
+        List<RateOutcome> expected = switch (a) {
+            // One token every 2 s; a full bucket of 5.
+            case TOKEN_BUCKET -> List.of(outcome(true, 4, 2000, 0), outcome(true, 3, 2000, 0), outcome(true, 2, 2000, 0),
+                    outcome(true, 1, 2000, 0), outcome(true, 0, 2000, 0), outcome(false, 0, 2000, 2000));
+            // One slot every 2 s: the first now, four more wait for theirs, the sixth finds the queue full.
+            case LEAKY_BUCKET -> List.of(new RateOutcome(true, 4, 2000, 0, 0, false), new RateOutcome(true, 3, 2000, 0, 2000, false),
+                    new RateOutcome(true, 2, 2000, 0, 4000, false), new RateOutcome(true, 1, 2000, 0, 6000, false),
+                    new RateOutcome(true, 0, 2000, 0, 8000, false), new RateOutcome(false, 0, 2000, 2000, 0, false));
+            case FIXED_WINDOW, SLIDING_LOG -> List.of(outcome(true, 4, 10_000, 0), outcome(true, 3, 10_000, 0),
+                    outcome(true, 2, 10_000, 0), outcome(true, 1, 10_000, 0), outcome(true, 0, 10_000, 0),
+                    outcome(false, 0, 10_000, 10_000));
+            // The permits of this window weigh on into the next: with n taken, one more than the remaining 5 - n fits
+            // once n x (1 - e/10s) <= n - 1 in the next window, at e = 10s / n (the sixth: 5 x 0.8 + 1 = 5 at 2 s).
+            case SLIDING_WINDOW -> List.of(outcome(true, 4, 20_000, 0), outcome(true, 3, 15_000, 0), outcome(true, 2, 13_334, 0),
+                    outcome(true, 1, 12_500, 0), outcome(true, 0, 12_000, 0), outcome(false, 0, 12_000, 12_000));
+        };
+        assertThat(answers).containsExactlyElementsOf(expected);
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Algorithm.class, names = "LEAKY_BUCKET", mode = EnumSource.Mode.EXCLUDE)
+    void aRejectionConsumesNothing(Algorithm a) {
+        RateRequest r = request(a, "no-consume", 5, Duration.ofMinutes(1));
+        for (int i = 0; i < 4; i++) assertThat(consume(r).allowed()).isTrue();
+        RateOutcome tooMuch = consume(r, 3);
+        assertThat(tooMuch.allowed()).isFalse();
+        assertThat(tooMuch.remaining()).isEqualTo(1);
+        RateOutcome last = consume(r);
+        assertThat(last.allowed()).isTrue();
+        assertThat(last.remaining()).isZero();
+        assertThat(consume(r).allowed()).isFalse();
+    }
+
+    @Test
+    void aLeakyBucketWithoutQueueAdmitsOnlyOnPaceAndARejectionTakesNoSlot() {
+        RateRequest r = request(LEAKY_BUCKET, "pace", 10, Duration.ofSeconds(1));
+        assertThat(consume(r)).isEqualTo(new RateOutcome(true, 0, 100, 0, 0, false));
+        clock.advance(Duration.ofMillis(40));
+        assertThat(consume(r)).isEqualTo(new RateOutcome(false, 0, 60, 60, 0, false));
+        clock.advance(Duration.ofMillis(59));
+        assertThat(consume(r).allowed()).isFalse();
+        clock.advance(Duration.ofMillis(1));
+        assertThat(consume(r)).isEqualTo(new RateOutcome(true, 0, 100, 0, 0, false));
+    }
+
+    @Test
+    void aLeakyBucketGivesACostlyRequestSeveralSlots() {
+        RateRequest r = request(LEAKY_BUCKET, "pace-cost", 10, Duration.ofSeconds(1)).withQueue(2);
+        assertThat(consume(r, 3)).isEqualTo(new RateOutcome(true, 0, 100, 0, 0, false));
+        // The next slot is 300 ms away, beyond a queue of 2 x 100 ms: the first free place opens in 100 ms.
+        assertThat(consume(r)).isEqualTo(new RateOutcome(false, 0, 100, 100, 0, false));
+        clock.advance(Duration.ofMillis(100));
+        assertThat(consume(r)).isEqualTo(new RateOutcome(true, 0, 100, 0, 200, false));
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Algorithm.class, names = {"SLIDING_LOG", "TOKEN_BUCKET", "FIXED_WINDOW", "SLIDING_WINDOW"})
+    void aCostAboveTheCapacityNeverFitsAndTakesNothing(Algorithm a) {
+        RateRequest r = request(a, "never", 5, Duration.ofMinutes(1));
+        RateOutcome o = consume(r, 6);
+        assertThat(o.neverFits()).isTrue();
+        assertThat(o.retryAfterMillis()).isEqualTo(RateOutcome.NEVER_FITS);
+        assertThat(o.remaining()).isEqualTo(5);
+        assertThat(consume(r, 5).allowed()).isTrue();
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Algorithm.class, names = "LEAKY_BUCKET", mode = EnumSource.Mode.EXCLUDE)
+    void softThrottlingAdmitsTheOverageWhileAdvertisingTheNominalLimit(Algorithm a) {
+        alignTo(Duration.ofMinutes(1));
+        RateRequest r = request(a, "soft", 10, Duration.ofMinutes(1)).withEffectiveLimit(12);
+        for (int i = 1; i <= 12; i++) {
+            RateOutcome o = consume(r);
+            assertThat(o.allowed()).as("request %d", i).isTrue();
+            assertThat(o.remaining()).as("request %d", i).isEqualTo(Math.max(0, 10 - i));
+            assertThat(o.overLimit()).as("request %d", i).isEqualTo(i > 10);
+        }
+        RateOutcome rejected = consume(r);
+        assertThat(rejected.allowed()).isFalse();
+        assertThat(rejected.remaining()).isZero();
+        assertThat(rejected.overLimit()).isFalse();
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Algorithm.class, names = "LEAKY_BUCKET", mode = EnumSource.Mode.EXCLUDE)
+    void aRefundHandsThePermitsBack(Algorithm a) {
+        RateRequest r = request(a, "refund", 3, Duration.ofMinutes(1)).withEffectiveLimit(4);
+        for (int i = 0; i < 4; i++) assertThat(consume(r).allowed()).isTrue();
+        assertThat(consume(r).allowed()).isFalse();
+        backend.refund(r).toCompletableFuture().join();
+        RateOutcome again = consume(r);
+        assertThat(again.allowed()).isTrue();
+        assertThat(again.overLimit()).isTrue();
+        assertThat(consume(r).allowed()).isFalse();
+    }
+
+    @Test
+    void aLeakyBucketCannotRefund() {
+        assertThat(backend.refund(request(LEAKY_BUCKET, "no-refund", 3, Duration.ofMinutes(1))).toCompletableFuture())
+                .isCompletedExceptionally();
+    }
+
+    @Test
+    void fixedWindowsAreAlignedToMultiplesOfThePeriodSoABurstMayStraddleTheBoundary() {
+        Duration period = Duration.ofMinutes(1);
+        alignTo(period);
+        clock.advance(period.minusMillis(1));
+        RateRequest r = request(FIXED_WINDOW, "aligned", 5, period);
+        for (int i = 0; i < 5; i++) assertThat(consume(r).resetMillis()).isEqualTo(1);
+        assertThat(consume(r)).isEqualTo(outcome(false, 0, 1, 1));
+        clock.advance(Duration.ofMillis(1));
+        for (int i = 4; i >= 0; i--) assertThat(consume(r)).isEqualTo(outcome(true, i, 60_000, 0));
+    }
+
+    @Test
+    void theSlidingWindowWeighsThePreviousWindowByItsOverlap() {
+        Duration period = Duration.ofMinutes(1);
+        alignTo(period);
+        RateRequest r = request(SLIDING_WINDOW, "weighted", 10, period);
+        for (int i = 0; i < 9; i++) assertThat(consume(r).allowed()).isTrue();
+        alignTo(period);
+        clock.advance(Duration.ofSeconds(15));
+        // 9 x 0.75 = 6.75: three more fit (9.75), a fourth would make 10.75.
+        assertThat(consume(r).remaining()).isEqualTo(2);
+        assertThat(consume(r).remaining()).isEqualTo(1);
+        assertThat(consume(r).remaining()).isEqualTo(0);
+        RateOutcome rejected = consume(r);
+        assertThat(rejected.allowed()).isFalse();
+        // 9 x w + 3 + 1 <= 10 once w <= 2/3: at 20 s into the window, 5 s from now.
+        assertThat(rejected.retryAfterMillis()).isEqualTo(5_000);
+        clock.advance(Duration.ofSeconds(5));
+        assertThat(consume(r).allowed()).isTrue();
+    }
+
+    @Test
+    void theContractsSlidingWindowExampleIsRejected() {
+        Duration period = Duration.ofMinutes(1);
+        alignTo(period);
+        RateRequest r = request(SLIDING_WINDOW, "example", 10, period);
+        for (int i = 0; i < 9; i++) consume(r);
+        alignTo(period);
+        // Five in the current window (taken under a higher limit: a reload keeps the counts), a quarter in.
+        for (int i = 0; i < 5; i++) assertThat(consume(new RateRequest(r.key(), SLIDING_WINDOW, 20, period, 1, 20, 0, 20)).allowed()).isTrue();
+        clock.advance(Duration.ofSeconds(15));
+        RateOutcome o = consume(r);
+        assertThat(o.allowed()).isFalse(); // 9 x 0.75 + 5 = 11.75 > 10
+        assertThat(o.remaining()).isZero();
+    }
+
+    @Test
+    void aTokenBucketRefillsContinuously() {
+        RateRequest r = request(TOKEN_BUCKET, "refill", 10, Duration.ofHours(1));
+        for (int i = 0; i < 10; i++) assertThat(consume(r).allowed()).isTrue();
+        RateOutcome empty = consume(r);
+        assertThat(empty).isEqualTo(outcome(false, 0, 360_000, 360_000));
+        clock.advance(Duration.ofMinutes(6));
+        assertThat(consume(r)).isEqualTo(outcome(true, 0, 360_000, 0));
+        assertThat(consume(r).allowed()).isFalse();
+        clock.advance(Duration.ofMinutes(18));
+        assertThat(consume(r, 3)).isEqualTo(outcome(true, 0, 360_000, 0));
+    }
+
+    @Test
+    void aTokenBucketBurstIsItsCapacityNotItsRate() {
+        RateRequest r = request(TOKEN_BUCKET, "burst", 10, Duration.ofSeconds(10)).withBurst(3);
+        for (int i = 2; i >= 0; i--) assertThat(consume(r).remaining()).isEqualTo(i);
+        assertThat(consume(r)).isEqualTo(outcome(false, 0, 1000, 1000));
+        clock.advance(Duration.ofSeconds(30));
+        assertThat(consume(r).remaining()).isEqualTo(2); // full again at 3, never more
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Algorithm.class, names = {"TOKEN_BUCKET", "FIXED_WINDOW", "SLIDING_WINDOW"})
+    void aChangedLimitKeepsTheUsage(Algorithm a) {
+        // The contract's reload example: a key that used 8 of 10/1h has 12 left under 20/1h and none under 5/1h.
+        Duration hour = Duration.ofHours(1);
+        alignTo(hour);
+        RateRequest before = request(a, "reload", 10, hour);
+        for (int i = 0; i < 8; i++) consume(before);
+        RateOutcome raised = consume(new RateRequest(before.key(), a, 20, hour, 1, 20, 0, 20));
+        assertThat(raised.allowed()).isTrue();
+        assertThat(raised.remaining()).isEqualTo(11);
+        RateRequest other = request(a, "reload-down", 10, hour);
+        for (int i = 0; i < 8; i++) consume(other);
+        assertThat(consume(new RateRequest(other.key(), a, 5, hour, 1, 5, 0, 5)).allowed()).isFalse();
+    }
+
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void parallelCallersAreAdmittedExactlyTheCapacity(Algorithm a) throws Exception {
+        RateRequest r = request(a, "parallel", 37, Duration.ofMinutes(5)).withQueue(a == LEAKY_BUCKET ? 36 : 0);
+        ExecutorService pool = Executors.newFixedThreadPool(16);
+        try {
+            List<Callable<Boolean>> calls = new ArrayList<>();
+            for (int i = 0; i < 200; i++) calls.add(() -> consume(r).allowed());
+            int admitted = 0;
+            for (Future<Boolean> f : pool.invokeAll(calls)) if (f.get()) admitted++;
+            assertThat(admitted).isEqualTo(37);
         } finally {
             pool.shutdownNow();
         }

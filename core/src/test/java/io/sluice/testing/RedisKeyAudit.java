@@ -9,7 +9,8 @@ import java.util.regex.Pattern;
  * Scans every Redis key under a Sluice key prefix and checks the two promises about them: each one has a TTL, and
  * each one has Sluice's shape, {@code <prefix>:<rule>:r<permits>-<periodMs>:<hash>} or
  * {@code <prefix>:<rule>:c<limit>:<hash>} (the hash 22 URL-safe Base64 characters) or one of Redisson's sub-keys
- * {@code {<that>}:value|permits|timeout}, so no raw client value ever became part of a key.
+ * {@code {<that>}:value|permits|timeout}, or {@code <prefix>:{<rule>:<algorithm>:<period>:<hash>}} for the algorithms on
+ * Redis TIME, so no raw client value ever became part of a key.
  */
 public final class RedisKeyAudit {
     /** Returns the keys among KEYS[] that exist and have no TTL. */
@@ -28,7 +29,10 @@ public final class RedisKeyAudit {
 
     public static RedisKeyAudit of(int port, String prefix) {
         String name = Pattern.quote(prefix) + ":[A-Za-z0-9_-]+:(r[0-9]+-[0-9]+|c[0-9]+):[A-Za-z0-9_-]{22}";
-        Pattern shape = Pattern.compile(name + "|\\{" + name + "\\}:(value|permits|timeout)");
+        // The algorithms on Redis TIME (issue 13): one key, the whole name one hash tag, no limit in it.
+        String algorithm = Pattern.quote(prefix) + ":\\{[A-Za-z0-9_-]+:(token-bucket|leaky-bucket|fixed-window|sliding-window)"
+                + ":[0-9]+(ms|s|m|h|d):[A-Za-z0-9_-]{22}\\}";
+        Pattern shape = Pattern.compile(name + "|\\{" + name + "\\}:(value|permits|timeout)|" + algorithm);
         long count = 0;
         List<String> withoutTtl = new ArrayList<>();
         List<String> malformed = new ArrayList<>();

@@ -1,0 +1,136 @@
+package io.sluice.benchmarks;
+
+import io.sluice.redisson.RedissonBackend;
+import io.sluice.spi.Algorithm;
+import io.sluice.spi.LimiterBackend;
+import io.sluice.spi.RateRequest;
+import org.redisson.api.RRateLimiter;
+import org.redisson.api.RateType;
+import org.redisson.api.RedissonClient;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Each rate algorithm's backend call ({@link RedissonBackend#tryConsume}, one script, one round trip, answering
+ * every header) beside bare Redisson {@link RRateLimiter#tryAcquire()} (a boolean only), on one hot key, on the
+ * allowed path (a limit never reached) and the rejected path (a limit exhausted before measuring), at several
+ * caller counts. Systems run interleaved in short slices, round after round, so each ratio compares slices
+ * seconds apart on a noisy machine; the ratios are medians of per-round ratios.
+ *
+ * <pre>java -cp benchmarks/target/benchmarks.jar io.sluice.benchmarks.AlgorithmInterleaved [--rounds 5]
+ *     [--slice-ms 600] [--threads 1,8,64] [--traffic allowed,rejected]</pre>
+ */
+public final class AlgorithmInterleaved {
+    private static final String BASELINE = "tryAcquire";
+    /** Allowed path: never reached, as in {@link RateFixture}; rejected path: one an hour, taken before measuring. */
+    private static final long ALLOWED_PERMITS = 1_000_000_000L;
+    private static final Duration ALLOWED_PERIOD = Duration.ofSeconds(10);
+    private static final long ALLOWED_LEAKY_QUEUE = 1_000_000;
+
+    private AlgorithmInterleaved() {
+    }
+
+    /** One decision of one system, blocking as a filter's caller does. */
+    private interface Call {
+        boolean decide();
+    }
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> a = new HashMap<>();
+        for (int i = 0; i + 1 < args.length; i += 2) a.put(args[i].replaceFirst("^--", ""), args[i + 1]);
+        int rounds = Integer.parseInt(a.getOrDefault("rounds", "5"));
+        long sliceMs = Long.parseLong(a.getOrDefault("slice-ms", "600"));
+        RedissonClient redisson = BenchRedis.client();
+        LimiterBackend backend = new RedissonBackend(redisson, false, Clock.systemUTC(), Duration.ofSeconds(10));
+        String prefix = "bench-alg-" + UUID.randomUUID().toString().substring(0, 8);
+        StringBuilder header = new StringBuilder("| traffic | callers | " + BASELINE + " ops/s |");
+        StringBuilder rule = new StringBuilder("|---|---|---|");
+        for (Algorithm alg : Algorithm.values()) {
+            header.append(' ').append(alg.id()).append(" / ").append(BASELINE).append(" |");
+            rule.append("---|");
+        }
+        System.out.println(header);
+        System.out.println(rule);
+        try {
+            for (String traffic : a.getOrDefault("traffic", "allowed,rejected").split(",")) {
+                boolean rejected = traffic.equals("rejected");
+                Map<String, Call> systems = systems(redisson, backend, prefix + ":" + traffic, rejected);
+                for (String t : a.getOrDefault("threads", "1,8,64").split(",")) {
+                    int threads = Integer.parseInt(t);
+                    for (Call c : systems.values()) slice(c, threads, sliceMs / 2); // warm-up
+                    Map<String, List<Double>> ratios = new LinkedHashMap<>();
+                    List<Double> baseline = new ArrayList<>();
+                    for (int r = 0; r < rounds; r++) {
+                        Map<String, Double> round = new HashMap<>();
+                        for (Map.Entry<String, Call> s : systems.entrySet()) round.put(s.getKey(), slice(s.getValue(), threads, sliceMs));
+                        baseline.add(round.get(BASELINE));
+                        for (Algorithm alg : Algorithm.values()) {
+                            ratios.computeIfAbsent(alg.id(), k -> new ArrayList<>()).add(round.get(alg.id()) / round.get(BASELINE));
+                        }
+                    }
+                    StringBuilder row = new StringBuilder(String.format("| %s | %d | %,.0f |", traffic, threads, Interleaved.median(baseline)));
+                    for (Algorithm alg : Algorithm.values()) {
+                        List<Double> v = ratios.get(alg.id());
+                        row.append(String.format(" **%.2f×** (%.2f–%.2f) |", Interleaved.median(v), Collections.min(v), Collections.max(v)));
+                    }
+                    System.out.println(row);
+                }
+            }
+        } finally {
+            redisson.getKeys().deleteByPattern(prefix + "*");
+            redisson.getKeys().deleteByPattern("{" + prefix + "*");
+            backend.close();
+            BenchRedis.release();
+        }
+        System.out.printf("%n(%d rounds of %d ms slices, one hot key; ratios: medians of per-round ratios, range in brackets)%n",
+                rounds, sliceMs);
+        System.exit(0);
+    }
+
+    private static Map<String, Call> systems(RedissonClient redisson, LimiterBackend backend, String prefix, boolean rejected) {
+        long permits = rejected ? 1 : ALLOWED_PERMITS;
+        Duration period = rejected ? Duration.ofHours(1) : ALLOWED_PERIOD;
+        Map<String, Call> systems = new LinkedHashMap<>();
+        RRateLimiter limiter = redisson.getRateLimiter(prefix + ":rrl");
+        limiter.trySetRate(RateType.OVERALL, permits, period);
+        systems.put(BASELINE, limiter::tryAcquire);
+        for (Algorithm alg : Algorithm.values()) {
+            String key = alg == Algorithm.SLIDING_LOG ? prefix + ":" + alg.id() : prefix + ":{" + alg.id() + "}";
+            RateRequest r = RateRequest.of(alg, key, permits, period);
+            if (alg == Algorithm.LEAKY_BUCKET && !rejected) r = r.withQueue(ALLOWED_LEAKY_QUEUE);
+            RateRequest request = r;
+            systems.put(alg.id(), () -> backend.tryConsume(request).toCompletableFuture().join().allowed());
+        }
+        if (rejected) {
+            for (Call c : systems.values()) c.decide(); // exhaust every limit once
+        }
+        return systems;
+    }
+
+    private static double slice(Call c, int threads, long millis) throws InterruptedException {
+        long end = System.nanoTime() + millis * 1_000_000;
+        LongAdder done = new LongAdder();
+        List<Thread> callers = new ArrayList<>();
+        for (int i = 0; i < threads; i++) {
+            Thread t = new Thread(() -> {
+                while (System.nanoTime() < end) {
+                    c.decide();
+                    done.increment();
+                }
+            });
+            t.start();
+            callers.add(t);
+        }
+        for (Thread t : callers) t.join();
+        return done.sum() * 1000.0 / millis;
+    }
+}

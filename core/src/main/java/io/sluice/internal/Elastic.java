@@ -1,0 +1,48 @@
+package io.sluice.internal;
+
+import io.sluice.spi.LimiterBackend;
+import io.sluice.spi.RateOutcome;
+import io.sluice.spi.RateRequest;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Elastic throttling over two keys: the rule's own key and its {@code capacity} rule's {@code global} key, which
+ * may live in another cluster slot, so no one script can decide both. The order keeps both promises: a key is
+ * never above {@code limit x (1 + overage)} (its own script enforces that), and the capacity rule never gives
+ * more than it has (its own script takes the permits or rejects):
+ * <ol>
+ *   <li>the own key at the effective limit: rejected, or admitted within the nominal limit, is the answer
+ *       (one round trip, as for a hard rule);</li>
+ *   <li>admitted over the nominal limit: the capacity key pays the same cost, hard. Paid: admitted;</li>
+ *   <li>not paid: the own key's permits are handed back ({@link LimiterBackend#refund}) and the request is
+ *       rejected with the capacity rule's retry-after.</li>
+ * </ol>
+ * Between steps 1 and 3 the own key counts a request it will give back: a concurrent request of the same key
+ * may be rejected that would have fit, never the other way round. A failed capacity call refunds too and
+ * fails the decision (the caller's failure policy applies). Thread-safe (stateless).
+ */
+public final class Elastic {
+    private Elastic() {
+    }
+
+    /**
+     * @param own      the rule's request, its {@code effectiveLimit} the limit plus the overage
+     * @param capacity the capacity rule's request under its own (hard) limit; its cost is replaced by the own cost
+     */
+    public static CompletionStage<RateOutcome> consume(LimiterBackend backend, RateRequest own, RateRequest capacity) {
+        return backend.tryConsume(own).thenCompose(o -> {
+            if (!o.allowed() || !o.overLimit()) return CompletableFuture.completedFuture(o);
+            return backend.tryConsume(capacity.withCost(own.cost())).handle((paid, failure) -> {
+                if (failure == null && paid.allowed()) return CompletableFuture.completedFuture(o);
+                // Not paid for: hand the permits back whatever happens to the refund itself.
+                CompletionStage<Void> refunded = backend.refund(own).exceptionally(e -> null);
+                if (failure != null) return refunded.thenCompose(ignored -> CompletableFuture.<RateOutcome>failedFuture(failure));
+                long retry = paid.neverFits() ? Math.max(1, o.resetMillis()) : paid.retryAfterMillis();
+                RateOutcome rejected = new RateOutcome(false, 0, o.resetMillis(), retry, 0, false);
+                return refunded.thenApply(ignored -> rejected);
+            }).thenCompose(stage -> stage);
+        });
+    }
+}

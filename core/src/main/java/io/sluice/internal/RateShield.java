@@ -1,0 +1,23 @@
+package io.sluice.internal;
+
+import io.sluice.spi.RateOutcome;
+import io.sluice.spi.RateRequest;
+
+/**
+ * How long the attack shield may answer "rejected" for a key without asking the backend, after the backend's
+ * answer {@code o} to {@code r}: only while the backend would reject every request of that key, whatever its
+ * cost. That holds, for every algorithm, while nothing is left ({@code remaining == 0}) and until a permit frees
+ * ({@code resetMillis}: the next token, window, waiting place or log entry). A rejection that left permits
+ * (a cost-10 request with 3 left) shields nothing: a cost-1 request would fit. Soft and elastic rules are never
+ * shielded: a nominal "0 remaining" does not mean the backend would reject. Thread-safe (stateless).
+ */
+public final class RateShield {
+    private RateShield() {
+    }
+
+    /** Milliseconds to shield the key from when the request was asked; 0 for none. */
+    public static long millis(RateRequest r, RateOutcome o) {
+        if (r.overage() || o.remaining() > 0) return 0;
+        return Math.max(0, o.resetMillis());
+    }
+}

@@ -1,0 +1,69 @@
+package io.sluice.rule;
+
+import io.sluice.spi.Algorithm;
+import io.sluice.spi.RateRequest;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * How a rate rule counts and how strictly: the rule properties {@code algorithm}, {@code burst},
+ * {@code queue}, {@code throttling}, {@code overage}, {@code capacity}, {@code cost} and {@code costs}.
+ * Built by {@link RuleParser}, which has checked every combination; immutable and thread-safe.
+ *
+ * @param algorithm      how the rule counts
+ * @param burst          {@code token-bucket}: the bucket's capacity; 0 for the rate's permits
+ * @param queue          {@code leaky-bucket}: requests that may wait for their slot
+ * @param throttling     hard, soft or elastic
+ * @param overagePercent soft/elastic: how far over the limit a key may go, in percent; 0 for hard
+ * @param capacity       elastic: the name of the {@code global} rate rule that pays for requests over the limit
+ * @param cost           permits one matched request takes
+ * @param costs          per-path costs, first match wins, else {@code cost}
+ */
+public record RatePolicy(Algorithm algorithm, long burst, long queue, Throttling throttling, int overagePercent,
+                         Optional<String> capacity, long cost, List<PathCost> costs) {
+
+    /** What a rule without any of these properties gets: today's sliding log, hard, cost 1. */
+    public static final RatePolicy DEFAULT =
+            new RatePolicy(Algorithm.SLIDING_LOG, 0, 0, Throttling.HARD, 0, Optional.empty(), 1, List.of());
+    static final int DEFAULT_SOFT_OVERAGE = 10;
+    static final int DEFAULT_ELASTIC_OVERAGE = 100;
+
+    public RatePolicy {
+        costs = List.copyOf(costs);
+    }
+
+    /** The limit actually enforced for a rate of {@code permits}: {@code permits x (1 + overage)}, rounded down. */
+    public long effectiveLimit(long permits) {
+        if (overagePercent == 0) return permits;
+        // floor(permits x overage / 100) without overflowing for large permits
+        return permits + permits / 100 * overagePercent + permits % 100 * overagePercent / 100;
+    }
+
+    /** The token bucket's capacity for a rate of {@code permits}. */
+    public long burstFor(long permits) {
+        return burst > 0 ? burst : permits;
+    }
+
+    /** The cost of a request to {@code path} (the path inside the application); {@code cost} when no entry matches. */
+    public long costFor(String path) {
+        for (PathCost c : costs) if (c.pattern().matches(path)) return c.cost();
+        return cost;
+    }
+
+    /** The most permits one request can ever take under a rate of {@code permits}; 0 when any cost fits in time. */
+    public long capacityFor(long permits) {
+        return switch (algorithm) {
+            case LEAKY_BUCKET -> 0; // a costly request takes several slots of the pace, however many
+            case TOKEN_BUCKET -> overagePercent == 0 ? burstFor(permits)
+                    : (long) Math.floor((double) burstFor(permits) * effectiveLimit(permits) / permits);
+            default -> effectiveLimit(permits);
+        };
+    }
+
+    /** The backend request of this policy for the rule's {@code rate}, under {@code key}, for one request of {@code cost}. */
+    public RateRequest request(String key, Rate rate, long cost) {
+        long permits = rate.permits();
+        return new RateRequest(key, algorithm, permits, rate.period(), cost, burstFor(permits), queue, effectiveLimit(permits));
+    }
+}

@@ -1,0 +1,70 @@
+-- Sluice leaky bucket: requests leave at a constant pace; up to `queue` wait for a future slot.
+-- KEYS[1] state "<next free slot, us>:<effective limit it was computed with>".
+-- ARGV[1] now in ms, or '' for Redis TIME (production always passes ''); ARGV[2] period (ms);
+-- ARGV[3] effective limit (the pace: one request every period / limit), ARGV[4] queue, ARGV[5] cost.
+-- Returns {allowed, remaining, reset ms, retry-after ms, delay ms until the slot, 0}.
+-- io.sluice.memory.LeakyBucketModel is the same computation in Java, operation for operation.
+local SLACK_MS = 1000
+local now
+if ARGV[1] == '' then
+  -- Redis before 5 replicates scripts verbatim, which a script reading TIME must not be; a no-op since.
+  if redis.replicate_commands then redis.replicate_commands() end
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+else
+  -- A test's time runs ahead of the real time that expires keys: keep them a minute longer.
+  now = tonumber(ARGV[1]) * 1000
+  SLACK_MS = 60000
+end
+local period = tonumber(ARGV[2]) * 1000
+local eff = tonumber(ARGV[3])
+local queue = tonumber(ARGV[4])
+local cost = tonumber(ARGV[5])
+local interval = period / eff
+local room = queue * interval
+
+local tat = now
+local rescaled = false
+local state = redis.call('GET', KEYS[1])
+if state then
+  local t, l = string.match(state, '^(%d+):(%d+)$')
+  if t then
+    tat = tonumber(t)
+    local stored = tonumber(l)
+    -- A changed pace keeps the requests queued, not the time owed; stored at once (see token-bucket.lua).
+    if stored ~= eff and tat > now then
+      tat = math.ceil(now + (tat - now) * stored / eff)
+      rescaled = true
+    end
+  end
+end
+local function store(newTat)
+  redis.call('SET', KEYS[1], string.format('%.0f:%.0f', newTat, eff), 'PX', math.ceil((newTat - now) / 1000) + SLACK_MS)
+end
+local slot = math.max(tat, now)
+local wait = slot - now
+
+local allowed = 0
+local retry = 0
+local delay = 0
+local tatF = tat
+if wait <= room then
+  allowed = 1
+  delay = math.ceil(wait / 1000)
+  tatF = math.ceil(slot + cost * interval)
+  store(tatF)
+else
+  -- The first free slot is `room` before the last taken one.
+  retry = math.ceil((wait - room) / 1000)
+  if rescaled then store(tat) end
+end
+local d = tatF - now
+local remaining = 0
+if d <= 0 then
+  remaining = queue + 1
+elseif d <= room then
+  remaining = math.floor((room - d) / interval) + 1
+end
+local reset = 0
+if d > 0 then reset = math.ceil((d - room + remaining * interval) / 1000) end
+return {allowed, remaining, reset, retry, delay, 0}

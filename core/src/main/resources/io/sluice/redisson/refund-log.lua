@@ -1,0 +1,15 @@
+-- Hands back permits a sliding-log decision took (an elastic request its capacity rule could not pay for):
+-- removes the newest log entry of exactly that many permits and credits the counter.
+-- KEYS[1] {name}:value, KEYS[2] {name}:permits (the log). ARGV[1] permits to hand back.
+-- Returns 1 when an entry was removed, 0 when none was found (it left the window already).
+local MAX_SCANNED = 64
+local want = tonumber(ARGV[1])
+for _, v in ipairs(redis.call('zrevrange', KEYS[2], 0, MAX_SCANNED - 1)) do
+  local _, permits = struct.unpack('Bc0I', v)
+  if permits == want then
+    redis.call('zrem', KEYS[2], v)
+    if redis.call('exists', KEYS[1]) == 1 then redis.call('incrby', KEYS[1], want) end
+    return 1
+  end
+end
+return 0

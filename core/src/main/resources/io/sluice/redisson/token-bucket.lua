@@ -1,0 +1,86 @@
+-- Sluice token bucket as GCRA: one "theoretical arrival time" per key, in one round trip.
+-- KEYS[1] state "<tat, us>:<effective limit it was computed with>".
+-- ARGV[1] now in ms, or '' for Redis TIME (production always passes ''); ARGV[2] period (ms);
+-- ARGV[3] limit, ARGV[4] effective limit (soft/elastic), ARGV[5] burst, ARGV[6] effective burst, ARGV[7] cost,
+-- ARGV[8] '1' to refund cost (an elastic request its capacity rule could not pay for).
+-- Returns {allowed, remaining, reset ms, retry-after ms (-1: never fits), delay ms, over the nominal limit}.
+-- io.sluice.memory.TokenBucketModel is the same computation in Java, operation for operation.
+local SLACK_MS = 1000
+local now
+if ARGV[1] == '' then
+  -- Redis before 5 replicates scripts verbatim, which a script reading TIME must not be; a no-op since.
+  if redis.replicate_commands then redis.replicate_commands() end
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+else
+  -- A test's time runs ahead of the real time that expires keys: keep them a minute longer.
+  now = tonumber(ARGV[1]) * 1000
+  SLACK_MS = 60000
+end
+local period = tonumber(ARGV[2]) * 1000
+local limit = tonumber(ARGV[3])
+local eff = tonumber(ARGV[4])
+local burst = tonumber(ARGV[5])
+local effBurst = tonumber(ARGV[6])
+local cost = tonumber(ARGV[7])
+local interval = period / eff
+local tau = interval * effBurst
+
+local tat = now
+local rescaled = false
+local state = redis.call('GET', KEYS[1])
+if state then
+  local t, l = string.match(state, '^(%d+):(%d+)$')
+  if t then
+    tat = tonumber(t)
+    local stored = tonumber(l)
+    -- A changed limit keeps the permits used, not the time owed; stored at once (even by a rejection, which
+    -- takes nothing) so that later calls see one state, not a rescaling that depends on when they look.
+    if stored ~= eff and tat > now then
+      tat = math.ceil(now + (tat - now) * stored / eff)
+      rescaled = true
+    end
+  end
+end
+local base = math.max(tat, now)
+
+local function store(newTat)
+  redis.call('SET', KEYS[1], string.format('%.0f:%.0f', newTat, eff),
+    'PX', math.max(0, math.ceil((newTat - now) / 1000)) + SLACK_MS)
+end
+
+if ARGV[8] == '1' then
+  if state then store(math.max(now, math.ceil(base - cost * interval))) end
+  return {1, 0, 0, 0, 0, 0}
+end
+
+local allowed = 0
+local retry = 0
+local tatF = base
+if cost > effBurst then
+  retry = -1
+else
+  local newTat = math.ceil(base + cost * interval)
+  local allowAt = newTat - tau
+  if now >= allowAt then
+    allowed = 1
+    tatF = newTat
+    store(newTat)
+  else
+    retry = math.ceil((allowAt - now) / 1000)
+  end
+end
+if rescaled and allowed == 0 then store(tat) end
+local remEff = effBurst
+if tatF > now then
+  remEff = math.floor((now - (tatF - tau)) / interval)
+  if remEff < 0 then remEff = 0 end
+end
+local extra = effBurst - burst
+local remaining = remEff - extra
+if remaining < 0 then remaining = 0 end
+local over = 0
+if allowed == 1 and remEff < extra then over = 1 end
+local reset = 0
+if tatF > now then reset = math.ceil((tatF - tau + (remEff + 1) * interval - now) / 1000) end
+return {allowed, remaining, reset, retry, 0, over}
