@@ -272,7 +272,7 @@ public final class Sluice implements AutoCloseable {
         List<Held> held = List.copyOf(p.held);
         if (rejection != null) {
             held.forEach(this::release);
-            return new Admission(p.decisions, rejection, () -> { });
+            return new Admission(p.decisions, rejection, () -> { }, rules.settings().headers());
         }
         if (held.isEmpty()) return new Admission(p.decisions, null, () -> { });
         return new Admission(p.decisions, null, () -> held.forEach(this::release));

@@ -19,22 +19,31 @@ import java.lang.reflect.Method;
 import java.security.Principal;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
 /**
  * Applies the rules of {@link Limited} to a call: admits it or throws
  * {@link io.sluice.LimitExceededException}, and returns concurrency permits exactly once when the method
- * returns or throws, or when its {@link CompletionStage} completes. The plan of each method (its rules,
+ * returns or throws, or when its {@link CompletionStage} completes. A method returning a
+ * {@link CompletionStage} never blocks its caller on Redis: it gets a stage that completes with the
+ * method's result, or exceptionally with the rejection, once Redis has answered. The plan of each method (its rules,
  * its {@link LimitKey} parameter, whether it is asynchronous) is computed once per bean class and method.
  *
  * <p>Enabled for the whole application by its {@link Priority}; registered by {@link SluiceExtension}.
  */
 @Limited({})
 @Interceptor
-@Priority(Interceptor.Priority.PLATFORM_BEFORE + 200)
+@Priority(LimitedInterceptor.PRIORITY)
 public class LimitedInterceptor implements Serializable {
+    /**
+     * Before {@code @Transactional} ({@code PLATFORM_BEFORE + 200}): a limit is decided before a transaction
+     * opens, so a rejected call never begins one and a transaction never waits on Redis.
+     */
+    public static final int PRIORITY = Interceptor.Priority.PLATFORM_BEFORE + 100;
     private static final long serialVersionUID = 1L;
-    private static final boolean SERVLET_PRESENT = classPresent("jakarta.servlet.http.HttpServletRequest");
+    private static final boolean SERVLET_PRESENT = Classes.present("jakarta.servlet.http.HttpServletRequest");
 
     @Inject
     Instance<Sluice> sluices;
@@ -55,7 +64,9 @@ public class LimitedInterceptor implements Serializable {
         Sluice s = sluice();
         KeySource keys = plan.keyIndex >= 0 ? KeySource.fixed(text(ctx.getParameters()[plan.keyIndex]))
                 : s.keysOf(new CallView(this::userName, this::httpRequest));
-        Admission admission = s.admit(plan.rules(s.rules()), keys).toCompletableFuture().join();
+        CompletableFuture<Admission> admitted = s.admit(plan.rules(s.rules()), keys).toCompletableFuture();
+        if (plan.nonBlocking && !admitted.isDone()) return proceedWhenAdmitted(ctx, admitted);
+        Admission admission = admitted.join();
         admission.orThrow();
 
         Object result;
@@ -70,6 +81,44 @@ public class LimitedInterceptor implements Serializable {
         } else {
             admission.close();
         }
+        return result;
+    }
+
+    /**
+     * A method returning {@code CompletionStage} or {@code CompletableFuture} while Redis has not answered yet:
+     * the caller gets a stage at once; the method runs when Redis admits the call (on a pool thread, not
+     * Redis's I/O thread), and the stage completes with the method's own, or with the rejection.
+     */
+    private static CompletableFuture<Object> proceedWhenAdmitted(InvocationContext ctx, CompletableFuture<Admission> admitted) {
+        CompletableFuture<Object> result = new CompletableFuture<>();
+        admitted.whenCompleteAsync((admission, failure) -> {
+            if (failure != null) {
+                result.completeExceptionally(failure instanceof CompletionException && failure.getCause() != null
+                        ? failure.getCause() : failure);
+                return;
+            }
+            try {
+                admission.orThrow();
+            } catch (RuntimeException rejected) {
+                result.completeExceptionally(rejected);
+                return;
+            }
+            try {
+                if (ctx.proceed() instanceof CompletionStage<?> stage) {
+                    stage.whenComplete((value, error) -> {
+                        admission.close();
+                        if (error != null) result.completeExceptionally(error);
+                        else result.complete(value);
+                    });
+                } else {
+                    admission.close();
+                    result.complete(null);
+                }
+            } catch (Exception | Error e) {
+                admission.close();
+                result.completeExceptionally(e);
+            }
+        });
         return result;
     }
 
@@ -110,14 +159,6 @@ public class LimitedInterceptor implements Serializable {
         return target != null ? target.getClass() : ctx.getMethod().getDeclaringClass();
     }
 
-    private static boolean classPresent(String name) {
-        try {
-            Class.forName(name, false, LimitedInterceptor.class.getClassLoader());
-            return true;
-        } catch (ClassNotFoundException | LinkageError e) {
-            return false;
-        }
-    }
 
     record PlanKey(Class<?> target, Method method) {
     }
@@ -127,15 +168,18 @@ public class LimitedInterceptor implements Serializable {
         final List<String> ruleNames;
         final int keyIndex;
         final boolean async;
+        /** The method may be handed a stage of the interceptor's own ({@link CompletableFuture} fits its return type). */
+        final boolean nonBlocking;
         private volatile Resolved resolved;
 
         private record Resolved(RuleSet set, List<Rule> rules) {
         }
 
-        private Plan(List<String> ruleNames, int keyIndex, boolean async) {
+        private Plan(List<String> ruleNames, int keyIndex, Class<?> returnType) {
             this.ruleNames = ruleNames;
             this.keyIndex = keyIndex;
-            this.async = async;
+            this.async = CompletionStage.class.isAssignableFrom(returnType);
+            this.nonBlocking = async && returnType.isAssignableFrom(CompletableFuture.class);
         }
 
         /** Method-level {@code @Limited} wins over the class's; bindings added by extensions are honoured on Weld. */
@@ -153,8 +197,7 @@ public class LimitedInterceptor implements Serializable {
                     if (a.annotationType() == LimitKey.class) keyIndex = i;
                 }
             }
-            return new Plan(Arrays.stream(names).distinct().sorted().toList(), keyIndex,
-                    CompletionStage.class.isAssignableFrom(m.getReturnType()));
+            return new Plan(Arrays.stream(names).distinct().sorted().toList(), keyIndex, m.getReturnType());
         }
 
         /** Bindings added by an extension or InterceptionFactory are not on the class: Weld lists them in the context data. */

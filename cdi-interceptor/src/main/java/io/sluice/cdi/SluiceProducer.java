@@ -8,10 +8,12 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.Produces;
+import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.inject.Singleton;
 import org.redisson.api.RedissonClient;
 
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * The default, application-wide {@link Sluice}: built on first use from the rules file (the system
@@ -23,6 +25,10 @@ import java.util.Map;
  * pseudo-scope, which gives one instance per container without a proxy. To supply your own, produce one
  * as an enabled alternative: {@code @Produces @Singleton @Alternative @Priority(100) Sluice mySluice()}.
  *
+ * <p>In a web application the engine is shared with the servlet filter through the servlet context
+ * attribute {@code io.sluice.Sluice}: whichever of the two starts first builds it, so the application
+ * has one engine and one Redis client.
+ *
  * <p>Registered by {@link SluiceExtension}; thread-safe.
  */
 @ApplicationScoped
@@ -33,17 +39,37 @@ public class SluiceProducer {
         return RuleParser.parse(ConfigLoader.load(null, Map.of(), contextClassLoader()));
     }
 
+    private static final boolean SERVLET_PRESENT = Classes.present("jakarta.servlet.ServletContext");
+
+    /** Set when the engine is shared through the servlet context: it is released there, not closed here. */
+    private volatile Object published;
+
     @Produces
     @Singleton
-    Sluice sluice(Instance<RedissonClient> redisson) {
-        Sluice.Builder builder = Sluice.builder().rules(loadRules()).classLoader(contextClassLoader());
-        if (redisson.isResolvable()) builder.redisson(redisson.get());
-        return builder.build();
+    Sluice sluice(Instance<RedissonClient> redisson, BeanManager beanManager) {
+        Supplier<Sluice> build = () -> {
+            Sluice.Builder builder = Sluice.builder().rules(loadRules()).classLoader(contextClassLoader());
+            if (redisson.isResolvable()) builder.redisson(redisson.get());
+            return builder.build();
+        };
+        if (SERVLET_PRESENT) {
+            ServletContexts.Published shared = ServletContexts.obtain(beanManager, build);
+            if (shared != null) {
+                published = shared;
+                return shared.shared().sluice();
+            }
+        }
+        return build.get();
     }
 
     void close(@Disposes Sluice sluice) {
-        sluice.close();
+        if (published instanceof ServletContexts.Published shared && shared.shared().sluice() == sluice) {
+            ServletContexts.release(shared);
+        } else {
+            sluice.close();
+        }
     }
+
 
     private static ClassLoader contextClassLoader() {
         ClassLoader tccl = Thread.currentThread().getContextClassLoader();

@@ -5,6 +5,7 @@ import io.sluice.ConfigException;
 import io.sluice.Sluice;
 import io.sluice.rule.ConfigLoader;
 import io.sluice.rule.Rule;
+import io.sluice.servlet.ApplicationSluice;
 import io.sluice.servlet.ServletRequestView;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.AsyncEvent;
@@ -12,6 +13,7 @@ import jakarta.servlet.AsyncListener;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.FilterConfig;
+import jakarta.servlet.ServletContext;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
@@ -30,6 +32,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 /**
  * Applies the rules of a Sluice rules file to HTTP requests, on any Jakarta Servlet 5.0+ container.
@@ -49,17 +52,20 @@ import java.util.concurrent.atomic.AtomicReference;
  * within the rule's {@code wait}), then rejected from a container thread or dispatched again to its
  * resource. Otherwise (async unsupported along the chain) the filter waits on the request's thread.
  *
- * <p>Thread-safe. The {@link Sluice} it builds is published as the servlet context attribute
- * {@link #CONTEXT_ATTRIBUTE} so other parts of the application can share it.
+ * <p>Thread-safe. Its {@link Sluice} is the servlet context attribute {@link #CONTEXT_ATTRIBUTE}: with the default
+ * rules file (no init-param) the filter uses the engine already published there (by the CDI producer), or
+ * publishes the one it builds, so an application has one engine and one Redis client.
  */
 public class SluiceFilter implements Filter {
     /** The servlet context attribute under which the filter publishes its {@link Sluice}. */
-    public static final String CONTEXT_ATTRIBUTE = Sluice.class.getName();
+    public static final String CONTEXT_ATTRIBUTE = ApplicationSluice.CONTEXT_ATTRIBUTE;
     private static final String APPLIED = SluiceFilter.class.getName() + ".applied";
     private static final Logger LOG = LoggerFactory.getLogger(SluiceFilter.class);
 
     private volatile Sluice sluice;
-    private volatile boolean ownsSluice;
+    /** The engine {@link #init} found or built, and whether it is this filter's to close. */
+    private volatile ApplicationSluice.Shared shared;
+    private volatile ServletContext context;
     private volatile ResponseWriter writer;
 
     /** For containers that instantiate the filter; {@link #init} builds the {@link Sluice}. */
@@ -86,13 +92,20 @@ public class SluiceFilter implements Filter {
                 else problems.add("init-param " + name + " = \"" + value + "\": expected config or a sluice.* property");
             }
             if (!problems.isEmpty()) throw new ConfigException(problems);
-            ClassLoader loader = config.getServletContext().getClassLoader();
-            Map<String, String> properties = ConfigLoader.load(location, overrides, loader);
-            Sluice built = Sluice.builder().properties(properties).classLoader(loader).build();
+            ServletContext context = config.getServletContext();
+            ClassLoader loader = context.getClassLoader();
+            String where = location;
+            Supplier<Sluice> build = () -> Sluice.builder().properties(ConfigLoader.load(where, overrides, loader))
+                    .classLoader(loader).build();
+            // With the default rules file, share the application's one engine (and Redis client) with the
+            // CDI producer; a filter configured by init-params has an engine of its own.
+            ApplicationSluice.Shared shared = location == null && overrides.isEmpty()
+                    ? ApplicationSluice.obtain(context, build) : own(context, build.get());
+            Sluice built = shared.sluice();
             this.sluice = built;
-            this.ownsSluice = true;
+            this.shared = shared;
+            this.context = context;
             this.writer = new ResponseWriter(built.rules().settings().headers());
-            config.getServletContext().setAttribute(CONTEXT_ATTRIBUTE, built);
             LOG.info("Sluice filter '{}' started with {} rules", config.getFilterName(), built.rules().all().size());
         } catch (ConfigException e) {
             throw new ServletException(e.getMessage(), e);
@@ -212,7 +225,12 @@ public class SluiceFilter implements Filter {
 
     @Override
     public void destroy() {
-        if (ownsSluice && sluice != null) sluice.close();
+        if (shared != null) ApplicationSluice.release(context, shared);
+    }
+
+    private static ApplicationSluice.Shared own(ServletContext context, Sluice built) {
+        context.setAttribute(CONTEXT_ATTRIBUTE, built);
+        return new ApplicationSluice.Shared(built, true);
     }
 
     /**
