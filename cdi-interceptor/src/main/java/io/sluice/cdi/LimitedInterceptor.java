@@ -6,6 +6,7 @@ import io.sluice.Sluice;
 import io.sluice.rule.Rule;
 import io.sluice.rule.RuleSet;
 import jakarta.annotation.Priority;
+import jakarta.enterprise.context.control.RequestContextController;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.inject.Inject;
@@ -19,9 +20,11 @@ import java.lang.reflect.Method;
 import java.security.Principal;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Applies the rules of {@link Limited} to a call: admits it or throws
@@ -31,7 +34,8 @@ import java.util.concurrent.CompletionStage;
  * method's result, or exceptionally with the rejection, once Redis has answered. The plan of each method (its rules,
  * its {@link LimitKey} parameter, whether it is asynchronous) is computed once per bean class and method.
  *
- * <p>Enabled for the whole application by its {@link Priority}; registered by {@link SluiceExtension}.
+ * <p>Enabled for the whole application by its {@link Priority}; registered by {@link SluiceExtension} (portable
+ * CDI) or {@link SluiceBuildExtension} (CDI Lite, such as Quarkus).
  */
 @Limited({})
 @Interceptor
@@ -43,6 +47,11 @@ public class LimitedInterceptor implements Serializable {
      */
     public static final int PRIORITY = Interceptor.Priority.PLATFORM_BEFORE + 100;
     private static final long serialVersionUID = 1L;
+    /**
+     * The plan of each method of each bean class, for the life of the application (its class loader): a plan
+     * depends only on the class and its annotations, so every container (Weld, ArC) can share it.
+     */
+    private static final Map<PlanKey, Plan> PLANS = new ConcurrentHashMap<>();
     private static final boolean SERVLET_PRESENT = Classes.present("jakarta.servlet.http.HttpServletRequest");
 
     @Inject
@@ -51,21 +60,25 @@ public class LimitedInterceptor implements Serializable {
     Instance<Principal> principals;
     @Inject
     BeanManager beanManager;
+    @Inject
+    Instance<RequestContextController> requestContexts;
 
     private transient volatile Sluice sluice;
-    private transient volatile SluiceExtension extension;
 
     @AroundInvoke
     public Object limit(InvocationContext ctx) throws Exception {
-        Plan plan = extension()
-                .plan(new PlanKey(targetClass(ctx), ctx.getMethod()), k -> Plan.of(k, ctx));
+        Plan plan = PLANS.computeIfAbsent(new PlanKey(targetClass(ctx), ctx.getMethod()), k -> Plan.of(k, ctx));
         if (plan.ruleNames.isEmpty()) return ctx.proceed();
 
         Sluice s = sluice();
+        List<Rule> rules = plan.rules(s.rules());
+        // A rule the filter applied to this request already counted it: one request, one count.
+        if (SERVLET_PRESENT) rules = HttpRequests.notAppliedByFilter(beanManager, rules);
+        if (rules.isEmpty()) return ctx.proceed();
         KeySource keys = plan.keyIndex >= 0 ? KeySource.fixed(text(ctx.getParameters()[plan.keyIndex]))
                 : s.keysOf(new CallView(this::userName, this::httpRequest));
-        CompletableFuture<Admission> admitted = s.admit(plan.rules(s.rules()), keys).toCompletableFuture();
-        if (plan.nonBlocking && !admitted.isDone()) return proceedWhenAdmitted(ctx, admitted);
+        CompletableFuture<Admission> admitted = s.admit(rules, keys).toCompletableFuture();
+        if (plan.nonBlocking && !admitted.isDone()) return proceedWhenAdmitted(ctx, admitted, requestContexts.get());
         Admission admission = admitted.join();
         admission.orThrow();
 
@@ -87,9 +100,11 @@ public class LimitedInterceptor implements Serializable {
     /**
      * A method returning {@code CompletionStage} or {@code CompletableFuture} while Redis has not answered yet:
      * the caller gets a stage at once; the method runs when Redis admits the call (on a pool thread, not
-     * Redis's I/O thread), and the stage completes with the method's own, or with the rejection.
+     * Redis's I/O thread, in a request context of its own: the caller's does not cross threads), and the
+     * stage completes with the method's own, or with the rejection.
      */
-    private static CompletableFuture<Object> proceedWhenAdmitted(InvocationContext ctx, CompletableFuture<Admission> admitted) {
+    private static CompletableFuture<Object> proceedWhenAdmitted(InvocationContext ctx, CompletableFuture<Admission> admitted,
+                                                                 RequestContextController requestContext) {
         CompletableFuture<Object> result = new CompletableFuture<>();
         admitted.whenCompleteAsync((admission, failure) -> {
             if (failure != null) {
@@ -103,6 +118,7 @@ public class LimitedInterceptor implements Serializable {
                 result.completeExceptionally(rejected);
                 return;
             }
+            boolean activated = requestContext.activate();
             try {
                 if (ctx.proceed() instanceof CompletionStage<?> stage) {
                     stage.whenComplete((value, error) -> {
@@ -117,15 +133,11 @@ public class LimitedInterceptor implements Serializable {
             } catch (Exception | Error e) {
                 admission.close();
                 result.completeExceptionally(e);
+            } finally {
+                if (activated) requestContext.deactivate();
             }
         });
         return result;
-    }
-
-    private SluiceExtension extension() {
-        SluiceExtension e = extension;
-        if (e == null) extension = e = beanManager.getExtension(SluiceExtension.class);
-        return e;
     }
 
     private Sluice sluice() {

@@ -5,6 +5,7 @@ import io.sluice.ConfigException;
 import io.sluice.Sluice;
 import io.sluice.rule.ConfigLoader;
 import io.sluice.rule.Rule;
+import io.sluice.servlet.AppliedRules;
 import io.sluice.servlet.ApplicationSluice;
 import io.sluice.servlet.ServletRequestView;
 import jakarta.servlet.AsyncContext;
@@ -131,6 +132,7 @@ public class SluiceFilter implements Filter {
             chain.doFilter(req, res);
             return;
         }
+        AppliedRules.record(request, rules);
         CompletableFuture<Admission> deciding;
         try {
             deciding = sluice.admit(rules, sluice.keysOf(new ServletRequestView(request))).toCompletableFuture();

@@ -13,7 +13,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 
@@ -108,6 +111,11 @@ final class ContainerProcess implements Deployed {
         }
     }
 
+    /** The process started, and through it every process it started in turn (a start script's JVM). */
+    ProcessHandle handle() {
+        return process.toHandle();
+    }
+
     @Override
     public String baseUrl() {
         return baseUrl;
@@ -152,18 +160,24 @@ final class ContainerProcess implements Deployed {
         }
     }
 
-    /** A graceful stop first (the container's own shutdown hook), then a hard one. */
+    /**
+     * A graceful stop first (the container's own shutdown hook), then a hard one. A start script may exit at
+     * once on the signal while the server it started is still stopping: every process of the tree is awaited.
+     */
     private static void kill(Process process) {
-        if (!process.isAlive()) return;
-        process.descendants().forEach(ProcessHandle::destroy);
-        process.destroy();
+        List<ProcessHandle> tree = new ArrayList<>(process.descendants().toList());
+        tree.add(process.toHandle());
+        if (tree.stream().noneMatch(ProcessHandle::isAlive)) return;
+        tree.forEach(ProcessHandle::destroy);
+        CompletableFuture<?> exited = CompletableFuture.allOf(tree.stream().map(ProcessHandle::onExit)
+                .toArray(CompletableFuture[]::new));
         try {
-            if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                process.descendants().forEach(ProcessHandle::destroyForcibly);
-                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
+            exited.get(30, TimeUnit.SECONDS);
+        } catch (TimeoutException | ExecutionException e) {
+            tree.forEach(ProcessHandle::destroyForcibly);
+            exited.completeOnTimeout(null, 10, TimeUnit.SECONDS).join();
         } catch (InterruptedException e) {
-            process.destroyForcibly();
+            tree.forEach(ProcessHandle::destroyForcibly);
             Thread.currentThread().interrupt();
         }
     }
