@@ -25,10 +25,9 @@ final class HttpRequests {
         return request == null ? null : new ServletRequestView(request);
     }
 
-    /** {@code rules} without those the servlet filter already applied to the current request. */
-    static List<Rule> notAppliedByFilter(BeanManager bm, List<Rule> rules) {
-        HttpServletRequest request = request(bm);
-        Set<String> applied = request == null ? Set.of() : AppliedRules.of(request);
+    /** {@code rules} without those the servlet filter applied to the request this thread serves. */
+    static List<Rule> notAppliedByFilter(List<Rule> rules) {
+        Set<String> applied = AppliedRules.current();
         return applied.isEmpty() ? rules : rules.stream().filter(r -> !applied.contains(r.name())).toList();
     }
 

@@ -73,7 +73,7 @@ public class LimitedInterceptor implements Serializable {
         Sluice s = sluice();
         List<Rule> rules = plan.rules(s.rules());
         // A rule the filter applied to this request already counted it: one request, one count.
-        if (SERVLET_PRESENT) rules = HttpRequests.notAppliedByFilter(beanManager, rules);
+        if (SERVLET_PRESENT) rules = HttpRequests.notAppliedByFilter(rules);
         if (rules.isEmpty()) return ctx.proceed();
         KeySource keys = plan.keyIndex >= 0 ? KeySource.fixed(text(ctx.getParameters()[plan.keyIndex]))
                 : s.keysOf(new CallView(this::userName, this::httpRequest));

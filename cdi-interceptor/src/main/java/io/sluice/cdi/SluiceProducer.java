@@ -4,16 +4,15 @@ import io.sluice.Sluice;
 import io.sluice.rule.ConfigLoader;
 import io.sluice.rule.RuleParser;
 import io.sluice.rule.RuleSet;
+import io.sluice.servlet.ApplicationSluice;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.Produces;
-import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.inject.Singleton;
 import org.redisson.api.RedissonClient;
 
 import java.util.Map;
-import java.util.function.Supplier;
 
 /**
  * The default, application-wide {@link Sluice}: built on first use from the rules file (the system
@@ -25,9 +24,9 @@ import java.util.function.Supplier;
  * pseudo-scope, which gives one instance per container without a proxy. To supply your own, produce one
  * as an enabled alternative: {@code @Produces @Singleton @Alternative @Priority(100) Sluice mySluice()}.
  *
- * <p>In a web application the engine is shared with the servlet filter through the servlet context
- * attribute {@code io.sluice.Sluice}: whichever of the two starts first builds it, so the application
- * has one engine and one Redis client.
+ * <p>The engine is shared with the servlet filter when both read the same rules ({@link ApplicationSluice}):
+ * whichever starts first builds it, the last to stop closes it, so a web application has one engine and one
+ * Redis client.
  *
  * <p>Registered by {@link SluiceExtension}; thread-safe.
  */
@@ -39,37 +38,29 @@ public class SluiceProducer {
         return RuleParser.parse(ConfigLoader.load(null, Map.of(), contextClassLoader()));
     }
 
-    private static final boolean SERVLET_PRESENT = Classes.present("jakarta.servlet.ServletContext");
-
-    /** Set when the engine is shared through the servlet context: it is released there, not closed here. */
-    private volatile Object published;
+    /** This producer's share of the application's engine; null when built around the application's own client. */
+    private volatile ApplicationSluice.Share share;
 
     @Produces
     @Singleton
-    Sluice sluice(Instance<RedissonClient> redisson, BeanManager beanManager) {
-        Supplier<Sluice> build = () -> {
-            Sluice.Builder builder = Sluice.builder().rules(loadRules()).classLoader(contextClassLoader());
-            if (redisson.isResolvable()) builder.redisson(redisson.get());
-            return builder.build();
-        };
-        if (SERVLET_PRESENT) {
-            ServletContexts.Published shared = ServletContexts.obtain(beanManager, build);
-            if (shared != null) {
-                published = shared;
-                return shared.shared().sluice();
-            }
+    Sluice sluice(Instance<RedissonClient> redisson) {
+        ClassLoader loader = contextClassLoader();
+        if (redisson.isResolvable()) {
+            return Sluice.builder().rules(loadRules()).classLoader(loader).redisson(redisson.get()).build();
         }
-        return build.get();
+        // The same rules as the servlet filter's: one engine (and Redis client) for both, whichever starts first.
+        Map<String, String> properties = ConfigLoader.load(null, Map.of(), loader);
+        ApplicationSluice.Share s = ApplicationSluice.obtain(properties,
+                () -> Sluice.builder().properties(properties).classLoader(loader).build());
+        share = s;
+        return s.sluice();
     }
 
     void close(@Disposes Sluice sluice) {
-        if (published instanceof ServletContexts.Published shared && shared.shared().sluice() == sluice) {
-            ServletContexts.release(shared);
-        } else {
-            sluice.close();
-        }
+        ApplicationSluice.Share s = share;
+        if (s != null && s.sluice() == sluice) s.release();
+        else sluice.close();
     }
-
 
     private static ClassLoader contextClassLoader() {
         ClassLoader tccl = Thread.currentThread().getContextClassLoader();

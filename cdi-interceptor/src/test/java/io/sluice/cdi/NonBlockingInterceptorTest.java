@@ -52,7 +52,7 @@ class NonBlockingInterceptorTest {
             CompletableFuture<String> admitted = calls.stream().filter(c -> !c.isCompletedExceptionally()).findFirst().orElseThrow();
             CompletableFuture<String> rejected = calls.stream().filter(CompletableFuture::isCompletedExceptionally).findFirst().orElseThrow();
             assertThat(admitted.join()).isEqualTo("image");
-            assertThat(LimitedInterceptorTest.rejection(rejected).rule()).isEqualTo("images");
+            assertThat(LimitedInterceptorTest.rejection(() -> rejected).rule()).isEqualTo("images");
             assertThat(Generator.STARTED).as("the rejected call never ran").hasValue(1);
         }
     }

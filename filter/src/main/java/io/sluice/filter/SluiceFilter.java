@@ -33,7 +33,6 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Supplier;
 
 /**
  * Applies the rules of a Sluice rules file to HTTP requests, on any Jakarta Servlet 5.0+ container.
@@ -53,9 +52,9 @@ import java.util.function.Supplier;
  * within the rule's {@code wait}), then rejected from a container thread or dispatched again to its
  * resource. Otherwise (async unsupported along the chain) the filter waits on the request's thread.
  *
- * <p>Thread-safe. Its {@link Sluice} is the servlet context attribute {@link #CONTEXT_ATTRIBUTE}: with the default
- * rules file (no init-param) the filter uses the engine already published there (by the CDI producer), or
- * publishes the one it builds, so an application has one engine and one Redis client.
+ * <p>Thread-safe. Its {@link Sluice} is published as the servlet context attribute {@link #CONTEXT_ATTRIBUTE}.
+ * The application's CDI producer, reading the same rules, uses the same engine whichever starts first
+ * ({@link ApplicationSluice}), so an application has one engine and one Redis client.
  */
 public class SluiceFilter implements Filter {
     /** The servlet context attribute under which the filter publishes its {@link Sluice}. */
@@ -64,8 +63,8 @@ public class SluiceFilter implements Filter {
     private static final Logger LOG = LoggerFactory.getLogger(SluiceFilter.class);
 
     private volatile Sluice sluice;
-    /** The engine {@link #init} found or built, and whether it is this filter's to close. */
-    private volatile ApplicationSluice.Shared shared;
+    /** This filter's share of the engine {@link #init} found or built; null around an engine of the caller's. */
+    private volatile ApplicationSluice.Share share;
     private volatile ServletContext context;
     private volatile ResponseWriter writer;
 
@@ -95,18 +94,16 @@ public class SluiceFilter implements Filter {
             if (!problems.isEmpty()) throw new ConfigException(problems);
             ServletContext context = config.getServletContext();
             ClassLoader loader = context.getClassLoader();
-            String where = location;
-            Supplier<Sluice> build = () -> Sluice.builder().properties(ConfigLoader.load(where, overrides, loader))
-                    .classLoader(loader).build();
-            // With the default rules file, share the application's one engine (and Redis client) with the
-            // CDI producer; a filter configured by init-params has an engine of its own.
-            ApplicationSluice.Shared shared = location == null && overrides.isEmpty()
-                    ? ApplicationSluice.obtain(context, build) : own(context, build.get());
-            Sluice built = shared.sluice();
+            Map<String, String> properties = ConfigLoader.load(location, overrides, loader);
+            // One engine (and Redis client) per application and rules, shared with the CDI producer.
+            ApplicationSluice.Share share = ApplicationSluice.obtain(properties,
+                    () -> Sluice.builder().properties(properties).classLoader(loader).build());
+            Sluice built = share.sluice();
             this.sluice = built;
-            this.shared = shared;
+            this.share = share;
             this.context = context;
             this.writer = new ResponseWriter(built.rules().settings().headers());
+            context.setAttribute(CONTEXT_ATTRIBUTE, built);
             LOG.info("Sluice filter '{}' started with {} rules", config.getFilterName(), built.rules().all().size());
         } catch (ConfigException e) {
             throw new ServletException(e.getMessage(), e);
@@ -121,24 +118,29 @@ public class SluiceFilter implements Filter {
     @Override
     public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
         // Applied already: a forward, an include, or the dispatch back after the request was suspended.
-        if (!(req instanceof HttpServletRequest request) || !(res instanceof HttpServletResponse response)
-                || req.getAttribute(APPLIED) != null) {
+        if (!(req instanceof HttpServletRequest request) || !(res instanceof HttpServletResponse response)) {
             chain.doFilter(req, res);
             return;
         }
-        request.setAttribute(APPLIED, Boolean.TRUE);
+        if (req.getAttribute(APPLIED) instanceof List<?> applied) {
+            @SuppressWarnings("unchecked")
+            List<Rule> appliedRules = (List<Rule>) applied;
+            AppliedRules.during(appliedRules, () -> chain.doFilter(req, res));
+            return;
+        }
         List<Rule> rules = sluice.rules().matching(request.getMethod(), pathInApplication(request));
+        // The rules applied to this request: a @Limited bean serving it does not count them again.
+        request.setAttribute(APPLIED, rules);
         if (rules.isEmpty()) {
             chain.doFilter(req, res);
             return;
         }
-        AppliedRules.record(request, rules);
         CompletableFuture<Admission> deciding;
         try {
             deciding = sluice.admit(rules, sluice.keysOf(new ServletRequestView(request))).toCompletableFuture();
         } catch (RuntimeException e) {
             undecided(e);
-            chain.doFilter(req, res);
+            AppliedRules.during(rules, () -> chain.doFilter(req, res));
             return;
         }
         if (!deciding.isDone() && request.isAsyncSupported() && suspend(request, response, rules, deciding)) return;
@@ -148,7 +150,7 @@ public class SluiceFilter implements Filter {
             admission = deciding.join();
         } catch (RuntimeException e) {
             undecided(e);
-            chain.doFilter(req, res);
+            AppliedRules.during(rules, () -> chain.doFilter(req, res));
             return;
         }
         if (!admission.allowed()) {
@@ -159,7 +161,7 @@ public class SluiceFilter implements Filter {
         ReleasingRequest wrapped = new ReleasingRequest(request, admission);
         boolean releaseLater = false;
         try {
-            chain.doFilter(wrapped, res);
+            AppliedRules.during(rules, () -> chain.doFilter(wrapped, res));
             releaseLater = wrapped.listening() || wrapped.listenIfAsyncStartedElsewhere();
         } finally {
             if (!releaseLater) admission.close();
@@ -227,12 +229,9 @@ public class SluiceFilter implements Filter {
 
     @Override
     public void destroy() {
-        if (shared != null) ApplicationSluice.release(context, shared);
-    }
-
-    private static ApplicationSluice.Shared own(ServletContext context, Sluice built) {
-        context.setAttribute(CONTEXT_ATTRIBUTE, built);
-        return new ApplicationSluice.Shared(built, true);
+        if (share == null) return;
+        if (context.getAttribute(CONTEXT_ATTRIBUTE) == share.sluice()) context.removeAttribute(CONTEXT_ATTRIBUTE);
+        share.release();
     }
 
     /**

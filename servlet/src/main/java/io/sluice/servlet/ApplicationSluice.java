@@ -1,44 +1,78 @@
 package io.sluice.servlet;
 
 import io.sluice.Sluice;
-import jakarta.servlet.ServletContext;
 
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
 /**
- * One {@link Sluice}, hence one Redis client, per web application, whichever of the servlet filter and the
- * CDI producer asks first: the first builds it and publishes it as the servlet context attribute
- * {@link #CONTEXT_ATTRIBUTE}; the later one uses that engine. The builder owns the engine and closes it
- * (through {@link #release}); the other never does.
+ * One {@link Sluice}, hence one Redis client, per application and rules, whichever of the servlet filter and
+ * the CDI producer asks first: engines are shared by the exact properties they are built from, among the users
+ * of this copy of the class (the application's, in {@code WEB-INF/lib}), so a filter with init-params of its
+ * own gets an engine of its own. Each user releases its share; the last one closes the engine. Uses no
+ * servlet API.
  */
 public final class ApplicationSluice {
-    /** The servlet context attribute holding the application's {@link Sluice}. */
+    /** The servlet context attribute under which the filter publishes the application's {@link Sluice}. */
     public static final String CONTEXT_ATTRIBUTE = Sluice.class.getName();
 
-    /** The application's engine, and whether this caller built it (and so must close it). */
-    public record Shared(Sluice sluice, boolean owner) {
+    private static final class Engine {
+        final Sluice sluice;
+        int users;
+
+        Engine(Sluice sluice) {
+            this.sluice = sluice;
+        }
     }
+
+    /** One user's share of an engine: release it exactly once, when that user stops. */
+    public static final class Share {
+        private final Map<String, String> key;
+        private final Sluice sluice;
+        private final AtomicBoolean released = new AtomicBoolean();
+
+        private Share(Map<String, String> key, Sluice sluice) {
+            this.key = key;
+            this.sluice = sluice;
+        }
+
+        public Sluice sluice() {
+            return sluice;
+        }
+
+        /** Gives the share back; closes the engine if it was the last one. Only the first call counts. */
+        public void release() {
+            if (!released.compareAndSet(false, true)) return;
+            Sluice last = null;
+            synchronized (ENGINES) {
+                Engine e = ENGINES.get(key);
+                if (e != null && e.sluice == sluice && --e.users == 0) {
+                    ENGINES.remove(key);
+                    last = sluice;
+                }
+            }
+            if (last != null) last.close();
+        }
+    }
+
+    private static final Map<Map<String, String>, Engine> ENGINES = new HashMap<>();
 
     private ApplicationSluice() {
     }
 
-    /** The engine published in {@code context}, or else a new one from {@code build}, published there. */
-    public static Shared obtain(ServletContext context, Supplier<Sluice> build) {
-        // One lock for every application using this copy of the class: contention is limited to start-up.
-        synchronized (ApplicationSluice.class) {
-            if (context.getAttribute(CONTEXT_ATTRIBUTE) instanceof Sluice published) return new Shared(published, false);
-            Sluice built = build.get();
-            context.setAttribute(CONTEXT_ATTRIBUTE, built);
-            return new Shared(built, true);
+    /** A share of the engine built from {@code properties}, built now by {@code build} if there is none yet. */
+    public static Share obtain(Map<String, String> properties, Supplier<Sluice> build) {
+        Map<String, String> key = Map.copyOf(properties);
+        synchronized (ENGINES) {
+            Engine e = ENGINES.get(key);
+            if (e == null) {
+                e = new Engine(build.get());
+                ENGINES.put(key, e);
+            }
+            e.users++;
+            return new Share(key, e.sluice);
         }
-    }
-
-    /** Closes an engine this caller owns and withdraws it from {@code context}; does nothing for a borrowed one. */
-    public static void release(ServletContext context, Shared shared) {
-        if (!shared.owner()) return;
-        synchronized (ApplicationSluice.class) {
-            if (context.getAttribute(CONTEXT_ATTRIBUTE) == shared.sluice()) context.removeAttribute(CONTEXT_ATTRIBUTE);
-        }
-        shared.sluice().close();
     }
 }
