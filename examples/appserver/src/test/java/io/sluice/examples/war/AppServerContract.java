@@ -148,7 +148,7 @@ abstract class AppServerContract extends WarContract {
     @Test
     void anUnknownRuleFailsTheDeploymentNamingIt() {
         assertThat(given().get(otherApp(AppServers.BROKEN, "/probe")).statusCode()).isNotEqualTo(200);
-        assertThat(app.logs()).contains("names unknown rule '" + AppServers.MISSING_RULE + "'");
+        assertThat(((ContainerProcess) app).wholeLog()).contains("names unknown rule '" + AppServers.MISSING_RULE + "'");
     }
 
     /** Sluice's own warning, logged through whatever logging the server gives the application. */
@@ -156,7 +156,7 @@ abstract class AppServerContract extends WarContract {
     void sluicesBackendFailureWarningIsInTheServerLog() {
         given().header("X-User", "nobody").post(otherApp(AppServers.UNREACHABLE, "/api/posts"));
         await("Sluice's warning in the server's log").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500))
-                .untilAsserted(() -> assertThat(app.logs())
+                .untilAsserted(() -> assertThat(((ContainerProcess) app).wholeLog())
                         .containsPattern("Backend (failed|too slow)[^\\n]* for rule 'posts'[^\\n]*per on-backend-failure"));
     }
 

@@ -123,6 +123,16 @@ final class ContainerProcess implements Deployed {
 
     @Override
     public String logs() {
+        return logs(300);
+    }
+
+    /** Every line the container wrote so far, for checks of what it logged. */
+    String wholeLog() {
+        return logs(Integer.MAX_VALUE);
+    }
+
+    /** The last {@code lines} lines of each of the container's log files. */
+    private String logs(int lines) {
         StringBuilder out = new StringBuilder();
         List<Path> files = new ArrayList<>(List.of(log));
         if (logDirectory != null && Files.isDirectory(logDirectory)) {
@@ -135,8 +145,8 @@ final class ContainerProcess implements Deployed {
         for (Path f : files) {
             out.append("----- ").append(name).append(": ").append(f).append('\n');
             try {
-                List<String> lines = Files.readAllLines(f, StandardCharsets.UTF_8);
-                lines.subList(Math.max(0, lines.size() - 300), lines.size()).forEach(l -> out.append(l).append('\n'));
+                List<String> all = Files.readAllLines(f, StandardCharsets.UTF_8);
+                all.subList(Math.max(0, all.size() - lines), all.size()).forEach(l -> out.append(l).append('\n'));
             } catch (IOException e) {
                 out.append("(unreadable: ").append(e).append(")\n");
             }
