@@ -40,22 +40,7 @@ abstract class AppServerContract extends WarContract {
             .connectTimeout(Duration.ofSeconds(10)).build();
 
     AppServerContract(String servletVersion, String serverInfo, Function<Map<String, String>, Deployed> deploy) {
-        super(new Target() {
-            @Override
-            public String servletVersion() {
-                return servletVersion;
-            }
-
-            @Override
-            public String serverInfo() {
-                return serverInfo;
-            }
-
-            @Override
-            public Deployed deploy(Map<String, String> environment) {
-                return deploy.apply(environment);
-            }
-        });
+        super(new Server(servletVersion, serverInfo, deploy));
     }
 
     /** The URL of another application on the same server. */

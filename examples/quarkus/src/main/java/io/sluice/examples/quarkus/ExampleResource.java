@@ -10,10 +10,11 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 
+import java.net.URI;
 import java.util.concurrent.CompletionStage;
 
 /**
- * {@code POST /posts} (header {@code X-User}) and {@code GET /images?prompt=...} over the {@code @Limited}
+ * {@code POST /posts} (header {@code X-User}, the text as body) and {@code GET /images?prompt=...} over the {@code @Limited}
  * services; a rejection is answered by Sluice's {@code LimitExceededMapper}: 429 with every header.
  * {@code GET /images/state} and {@code POST /images/finish} show and end the generations in flight.
  */
@@ -24,11 +25,12 @@ public class ExampleResource {
     @Inject
     ImageService images;
 
+    /** Publishes the request body as a post by the {@code X-User}; 201 with where it lives. */
     @POST
     @Path("posts")
-    @Produces(MediaType.TEXT_PLAIN)
-    public Response post(@HeaderParam("X-User") String user) {
-        return Response.status(Response.Status.CREATED).entity("post " + posts.create(user) + " created\n").build();
+    public Response publish(@HeaderParam("X-User") String author, String text) {
+        PostService.Post post = posts.publish(author, text);
+        return Response.created(URI.create("/posts/" + post.id())).build();
     }
 
     @GET

@@ -2,6 +2,7 @@ package io.sluice.examples.quarkus;
 
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.RestAssured;
 import io.restassured.response.Response;
 import io.sluice.Sluice;
 import io.sluice.key.KeyResolver;
@@ -24,6 +25,7 @@ import java.util.concurrent.TimeUnit;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.matchesPattern;
 
 /**
  * The example on Quarkus (ArC, Quarkus REST) against a real Redis: the interceptor and producer registered by
@@ -41,9 +43,10 @@ class ExampleResourceTest {
     void postsAdmitExactlyFivePerUserThenAnswer429WithEveryHeader() {
         String user = "alice-" + UUID.randomUUID();
         for (int i = 0; i < 5; i++) {
-            given().header("X-User", user).post("/posts").then().statusCode(201);
+            given().header("X-User", user).body("hello " + i).post("/posts").then().statusCode(201)
+                    .header("Location", matchesPattern(".*/posts/[0-9]+"));
         }
-        Response rejected = given().header("X-User", user).post("/posts");
+        Response rejected = given().header("X-User", user).body("one too many").post("/posts");
         assertThat(rejected.statusCode()).isEqualTo(429);
         long retryAfter = Long.parseLong(rejected.getHeader("Retry-After"));
         assertThat(retryAfter).isBetween(3590L, 3600L);
@@ -55,13 +58,13 @@ class ExampleResourceTest {
                 "violated-policies", List.of("posts")));
         assertThat(rejected.asString()).doesNotContain(user);
 
-        given().header("X-User", "bob-" + UUID.randomUUID()).post("/posts").then().statusCode(201);
+        given().header("X-User", "bob-" + UUID.randomUUID()).body("hi").post("/posts").then().statusCode(201);
     }
 
     @Test
     void imageGenerationsPeakAtExactlyTwoAndReturnEveryPermit() throws Exception {
         HttpClient http = HttpClient.newHttpClient();
-        URI images = URI.create("http://localhost:" + io.restassured.RestAssured.port + "/images?prompt=cat");
+        URI images = URI.create("http://localhost:" + RestAssured.port + "/images?prompt=cat");
         List<CompletableFuture<HttpResponse<String>>> responses = new ArrayList<>();
         for (int i = 0; i < 3 * IMAGES_LIMIT; i++) {
             responses.add(http.sendAsync(HttpRequest.newBuilder(images).timeout(Duration.ofSeconds(60)).build(),

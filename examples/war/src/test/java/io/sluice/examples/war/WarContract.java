@@ -49,6 +49,15 @@ abstract class WarContract {
         Deployed deploy(Map<String, String> environment);
     }
 
+    /** A server given by its parts (the application servers' tests). */
+    record Server(String servletVersion, String serverInfo, Function<Map<String, String>, Deployed> deployer)
+            implements Target {
+        @Override
+        public Deployed deploy(Map<String, String> environment) {
+            return deployer.apply(environment);
+        }
+    }
+
     /** The servlet containers of the compatibility table. */
     enum Container implements Target {
         TOMCAT_10_1("6.0", "Apache Tomcat/" + System.getProperty("it.tomcat10.version"),
