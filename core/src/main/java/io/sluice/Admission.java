@@ -1,6 +1,7 @@
 package io.sluice;
 
 import io.sluice.rule.HeaderStyle;
+
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;

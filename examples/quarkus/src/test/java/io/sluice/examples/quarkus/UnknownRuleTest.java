@@ -17,8 +17,15 @@ class UnknownRuleTest {
             .withApplicationRoot(jar -> jar.addClasses(PostService.class)
                     .addAsResource(new StringAsset("sluice.rules.images.key=global\nsluice.rules.images.concurrency=2\n"),
                             "sluice.properties"))
-            .assertException(e -> assertThat(e).rootCause().hasMessage("@Limited on " + PostService.class.getName()
-                    + ".create names unknown rule 'posts'; rules are: [images]"));
+            .assertException(e -> assertThat(innermost(e)).hasMessage("@Limited on " + PostService.class.getName()
+                    + ".publish names unknown rule 'posts'; rules are: [images]"));
+
+    /** The problem itself, however the build wraps it. */
+    private static Throwable innermost(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) t = t.getCause();
+        return t;
+    }
 
     @Test
     void theApplicationDoesNotStart() {
