@@ -1,5 +1,7 @@
 package io.sluice;
 
+import io.sluice.rule.HeaderStyle;
+
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
@@ -18,12 +20,19 @@ public final class Admission implements AutoCloseable {
     private final List<Decision> decisions;
     private final Decision rejection;
     private final Runnable release;
+    private final HeaderStyle headerStyle;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     Admission(List<Decision> decisions, Decision rejection, Runnable release) {
+        this(decisions, rejection, release, HeaderStyle.ALL);
+    }
+
+    /** {@code headerStyle}: the headers a rejection's {@link LimitExceededException} asks for. */
+    Admission(List<Decision> decisions, Decision rejection, Runnable release, HeaderStyle headerStyle) {
         this.decisions = List.copyOf(decisions);
         this.rejection = rejection;
         this.release = release;
+        this.headerStyle = headerStyle;
     }
 
     /** {@return an admission of a request no rule applied to: allowed, no decisions, no permits} */
@@ -70,7 +79,7 @@ public final class Admission implements AutoCloseable {
      * @throws LimitExceededException when it rejects the request, carrying the rejecting rule and its retry-after
      */
     public Admission orThrow() {
-        if (rejection != null) throw LimitExceededException.of(rejection);
+        if (rejection != null) throw LimitExceededException.of(rejection, headerStyle);
         return this;
     }
 

@@ -2,6 +2,7 @@ package io.sluice;
 
 import io.sluice.internal.DecisionListener;
 import io.sluice.internal.ThrottledLog;
+import io.sluice.rule.HeaderStyle;
 import io.sluice.rule.MissingKeyPolicy;
 import io.sluice.rule.Rule;
 
@@ -25,8 +26,11 @@ final class Admitter {
     private final Leases leases;
     private final DecisionListener listener;
     private final ThrottledLog log;
+    /** Which headers a rejection thrown as an exception carries. */
+    private final HeaderStyle headers;
 
-    Admitter(RateDecider rates, Leases leases, DecisionListener listener, ThrottledLog log) {
+    Admitter(RateDecider rates, Leases leases, DecisionListener listener, ThrottledLog log, HeaderStyle headers) {
+        this.headers = headers;
         this.rates = rates;
         this.leases = leases;
         this.listener = listener;
@@ -107,7 +111,7 @@ final class Admitter {
         List<Leases.Lease> held = List.copyOf(p.held);
         if (rejection != null) {
             held.forEach(leases::release);
-            return new Admission(p.decisions, rejection, () -> { });
+            return new Admission(p.decisions, rejection, () -> { }, headers);
         }
         if (held.isEmpty()) return new Admission(p.decisions, null, () -> { });
         return new Admission(p.decisions, null, () -> held.forEach(leases::release));

@@ -1,10 +1,15 @@
 package io.sluice;
 
+import io.sluice.rule.HeaderStyle;
+
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * Thrown where a rejection must become an exception: at the CDI boundary, or by code that calls
- * {@link Admission#orThrow()}. Carries the rule and when to try again; never a key or an address.
+ * {@link Admission#orThrow()}. Carries the rule and when to try again; never a key or an address. When
+ * thrown by Sluice it also carries the rejecting {@link #decision()} and the application's header style, so
+ * an HTTP boundary (the Jakarta REST mapper) can answer exactly as the servlet filter does.
  */
 public class LimitExceededException extends RuntimeException {
     /** The name of the rule that rejected. */
@@ -15,6 +20,8 @@ public class LimitExceededException extends RuntimeException {
     private final long limit;
     /** Permits left at the rejection. */
     private final long remaining;
+    private final transient Decision decision;
+    private final HeaderStyle headerStyle;
 
     /**
      * A rejection by one rule.
@@ -25,11 +32,18 @@ public class LimitExceededException extends RuntimeException {
      * @param remaining  permits left when the request was rejected
      */
     public LimitExceededException(String rule, Duration retryAfter, long limit, long remaining) {
+        this(rule, retryAfter, limit, remaining, null, HeaderStyle.ALL);
+    }
+
+    private LimitExceededException(String rule, Duration retryAfter, long limit, long remaining, Decision decision,
+                                   HeaderStyle headerStyle) {
         super("Limit of rule '" + rule + "' exceeded; retry after " + Math.max(1, (retryAfter.toMillis() + 999) / 1000) + "s");
         this.rule = rule;
         this.retryAfter = retryAfter;
         this.limit = limit;
         this.remaining = remaining;
+        this.decision = decision;
+        this.headerStyle = headerStyle;
     }
 
     /**
@@ -40,7 +54,23 @@ public class LimitExceededException extends RuntimeException {
      * @return the exception to throw
      */
     public static LimitExceededException of(Decision d) {
-        return new LimitExceededException(d.ruleName(), Duration.ofSeconds(d.retryAfterSeconds()), d.limit(), d.remaining());
+        return of(d, HeaderStyle.ALL);
+    }
+
+    /** The exception for a rejection by {@code d}, in an application writing {@code headerStyle} headers. */
+    public static LimitExceededException of(Decision d, HeaderStyle headerStyle) {
+        return new LimitExceededException(d.ruleName(), Duration.ofSeconds(d.retryAfterSeconds()), d.limit(),
+                d.remaining(), d, headerStyle);
+    }
+
+    /** The decision that rejected, when Sluice threw this (absent once serialized or when built by hand). */
+    public Optional<Decision> decision() {
+        return Optional.ofNullable(decision);
+    }
+
+    /** Which rate-limit headers the application writes ({@code sluice.headers}). */
+    public HeaderStyle headerStyle() {
+        return headerStyle;
     }
 
     /** {@return the name of the rule that rejected} */

@@ -62,7 +62,8 @@ public final class Sluice implements AutoCloseable {
         KeyNaming naming = new KeyNaming(rules.settings().keyPrefix());
         BackendGuard guard = new BackendGuard(rules.settings().backendTimeout(), ticker, stats, log);
         this.leases = new Leases(backend, guard, naming, scheduler, log, stats);
-        this.admitter = new Admitter(new RateDecider(backend, guard, naming, ticker, stats, scheduler), leases, stats, log);
+        this.admitter = new Admitter(new RateDecider(backend, guard, naming, ticker, stats, scheduler), leases, stats, log,
+                rules.settings().headers());
         this.clockSkew = new ClockSkewMonitor(backend, clock, ticker, rules.settings().maxClockSkew(), scheduler, log);
         clockSkew.start();
         scheduler.withFixedDelay(guard::sweep, DEADLINE_SWEEP_MILLIS, DEADLINE_SWEEP_MILLIS);

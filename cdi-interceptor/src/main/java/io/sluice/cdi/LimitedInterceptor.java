@@ -6,6 +6,7 @@ import io.sluice.Sluice;
 import io.sluice.rule.Rule;
 import io.sluice.rule.RuleSet;
 import jakarta.annotation.Priority;
+import jakarta.enterprise.context.control.RequestContextController;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.inject.Inject;
@@ -19,22 +20,39 @@ import java.lang.reflect.Method;
 import java.security.Principal;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Applies the rules of {@link Limited} to a call: admits it or throws
  * {@link io.sluice.LimitExceededException}, and returns concurrency permits exactly once when the method
- * returns or throws, or when its {@link CompletionStage} completes. The plan of each method (its rules,
+ * returns or throws, or when its {@link CompletionStage} completes. A method returning a
+ * {@link CompletionStage} never blocks its caller on Redis: it gets a stage that completes with the
+ * method's result, or exceptionally with the rejection, once Redis has answered. The plan of each method (its rules,
  * its {@link LimitKey} parameter, whether it is asynchronous) is computed once per bean class and method.
  *
- * <p>Enabled for the whole application by its {@link Priority}; registered by {@link SluiceExtension}.
+ * <p>Enabled for the whole application by its {@link Priority}; registered by {@link SluiceExtension} (portable
+ * CDI) or {@link SluiceBuildExtension} (CDI Lite, such as Quarkus).
  */
 @Limited({})
 @Interceptor
-@Priority(Interceptor.Priority.PLATFORM_BEFORE + 200)
+@Priority(LimitedInterceptor.PRIORITY)
 public class LimitedInterceptor implements Serializable {
+    /**
+     * Before {@code @Transactional} ({@code PLATFORM_BEFORE + 200}): a limit is decided before a transaction
+     * opens, so a rejected call never begins one and a transaction never waits on Redis.
+     */
+    public static final int PRIORITY = Interceptor.Priority.PLATFORM_BEFORE + 100;
     private static final long serialVersionUID = 1L;
-    private static final boolean SERVLET_PRESENT = classPresent("jakarta.servlet.http.HttpServletRequest");
+    /**
+     * The plan of each method of each bean class, for the life of the application (its class loader): a plan
+     * depends only on the class and its annotations, so every container (Weld, ArC) can share it.
+     */
+    private static final Map<PlanKey, Plan> PLANS = new ConcurrentHashMap<>();
+    private static final boolean SERVLET_PRESENT = Classes.present("jakarta.servlet.http.HttpServletRequest");
 
     /** The application's engine: {@link SluiceProducer}'s, or an enabled alternative. */
     @Inject
@@ -45,9 +63,10 @@ public class LimitedInterceptor implements Serializable {
     /** Finds the {@link SluiceExtension} that holds the per-method plans. */
     @Inject
     BeanManager beanManager;
+    @Inject
+    Instance<RequestContextController> requestContexts;
 
     private transient volatile Sluice sluice;
-    private transient volatile SluiceExtension extension;
 
     /**
      * Admits the call by the method's rules, or throws before it runs.
@@ -59,14 +78,19 @@ public class LimitedInterceptor implements Serializable {
      */
     @AroundInvoke
     public Object limit(InvocationContext ctx) throws Exception {
-        Plan plan = extension()
-                .plan(new PlanKey(targetClass(ctx), ctx.getMethod()), k -> Plan.of(k, ctx));
+        Plan plan = PLANS.computeIfAbsent(new PlanKey(targetClass(ctx), ctx.getMethod()), k -> Plan.of(k, ctx));
         if (plan.ruleNames.isEmpty()) return ctx.proceed();
 
         Sluice s = sluice();
+        List<Rule> rules = plan.rules(s.rules());
+        // A rule the filter applied to this request already counted it: one request, one count.
+        if (SERVLET_PRESENT) rules = HttpRequests.notAppliedByFilter(rules);
+        if (rules.isEmpty()) return ctx.proceed();
         KeySource keys = plan.keyIndex >= 0 ? KeySource.fixed(text(ctx.getParameters()[plan.keyIndex]))
                 : s.keysOf(new CallView(this::userName, this::httpRequest));
-        Admission admission = s.admit(plan.rules(s.rules()), keys).toCompletableFuture().join();
+        CompletableFuture<Admission> admitted = s.admit(rules, keys).toCompletableFuture();
+        if (plan.nonBlocking && !admitted.isDone()) return proceedWhenAdmitted(ctx, admitted, requestContexts.get());
+        Admission admission = admitted.join();
         admission.orThrow();
 
         Object result;
@@ -84,10 +108,47 @@ public class LimitedInterceptor implements Serializable {
         return result;
     }
 
-    private SluiceExtension extension() {
-        SluiceExtension e = extension;
-        if (e == null) extension = e = beanManager.getExtension(SluiceExtension.class);
-        return e;
+    /**
+     * A method returning {@code CompletionStage} or {@code CompletableFuture} while Redis has not answered yet:
+     * the caller gets a stage at once; the method runs when Redis admits the call (on a pool thread, not
+     * Redis's I/O thread, in a request context of its own: the caller's does not cross threads), and the
+     * stage completes with the method's own, or with the rejection.
+     */
+    private static CompletableFuture<Object> proceedWhenAdmitted(InvocationContext ctx, CompletableFuture<Admission> admitted,
+                                                                 RequestContextController requestContext) {
+        CompletableFuture<Object> result = new CompletableFuture<>();
+        admitted.whenCompleteAsync((admission, failure) -> {
+            if (failure != null) {
+                result.completeExceptionally(failure instanceof CompletionException && failure.getCause() != null
+                        ? failure.getCause() : failure);
+                return;
+            }
+            try {
+                admission.orThrow();
+            } catch (RuntimeException rejected) {
+                result.completeExceptionally(rejected);
+                return;
+            }
+            boolean activated = requestContext.activate();
+            try {
+                if (ctx.proceed() instanceof CompletionStage<?> stage) {
+                    stage.whenComplete((value, error) -> {
+                        admission.close();
+                        if (error != null) result.completeExceptionally(error);
+                        else result.complete(value);
+                    });
+                } else {
+                    admission.close();
+                    result.complete(null);
+                }
+            } catch (Exception | Error e) {
+                admission.close();
+                result.completeExceptionally(e);
+            } finally {
+                if (activated) requestContext.deactivate();
+            }
+        });
+        return result;
     }
 
     private Sluice sluice() {
@@ -121,14 +182,6 @@ public class LimitedInterceptor implements Serializable {
         return target != null ? target.getClass() : ctx.getMethod().getDeclaringClass();
     }
 
-    private static boolean classPresent(String name) {
-        try {
-            Class.forName(name, false, LimitedInterceptor.class.getClassLoader());
-            return true;
-        } catch (ClassNotFoundException | LinkageError e) {
-            return false;
-        }
-    }
 
     record PlanKey(Class<?> target, Method method) {
     }
@@ -138,15 +191,18 @@ public class LimitedInterceptor implements Serializable {
         final List<String> ruleNames;
         final int keyIndex;
         final boolean async;
+        /** The method may be handed a stage of the interceptor's own ({@link CompletableFuture} fits its return type). */
+        final boolean nonBlocking;
         private volatile Resolved resolved;
 
         private record Resolved(RuleSet set, List<Rule> rules) {
         }
 
-        private Plan(List<String> ruleNames, int keyIndex, boolean async) {
+        private Plan(List<String> ruleNames, int keyIndex, Class<?> returnType) {
             this.ruleNames = ruleNames;
             this.keyIndex = keyIndex;
-            this.async = async;
+            this.async = CompletionStage.class.isAssignableFrom(returnType);
+            this.nonBlocking = async && returnType.isAssignableFrom(CompletableFuture.class);
         }
 
         /** Method-level {@code @Limited} wins over the class's; bindings added by extensions are honoured on Weld. */
@@ -164,8 +220,7 @@ public class LimitedInterceptor implements Serializable {
                     if (a.annotationType() == LimitKey.class) keyIndex = i;
                 }
             }
-            return new Plan(Arrays.stream(names).distinct().sorted().toList(), keyIndex,
-                    CompletionStage.class.isAssignableFrom(m.getReturnType()));
+            return new Plan(Arrays.stream(names).distinct().sorted().toList(), keyIndex, m.getReturnType());
         }
 
         /** Bindings added by an extension or InterceptionFactory are not on the class: Weld lists them in the context data. */

@@ -4,6 +4,7 @@ import io.sluice.Sluice;
 import io.sluice.rule.ConfigLoader;
 import io.sluice.rule.RuleParser;
 import io.sluice.rule.RuleSet;
+import io.sluice.servlet.ApplicationSluice;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Instance;
@@ -23,6 +24,10 @@ import java.util.Map;
  * pseudo-scope, which gives one instance per container without a proxy. To supply your own, produce one
  * as an enabled alternative: {@code @Produces @Singleton @Alternative @Priority(100) Sluice mySluice()}.
  *
+ * <p>The engine is shared with the servlet filter when both read the same rules ({@link ApplicationSluice}):
+ * whichever starts first builds it, the last to stop closes it, so a web application has one engine and one
+ * Redis client.
+ *
  * <p>Registered by {@link SluiceExtension}; thread-safe.
  */
 @ApplicationScoped
@@ -33,16 +38,28 @@ public class SluiceProducer {
         return RuleParser.parse(ConfigLoader.load(null, Map.of(), contextClassLoader()));
     }
 
+    /** This producer's share of the application's engine; null when built around the application's own client. */
+    private volatile ApplicationSluice.Share share;
+
     @Produces
     @Singleton
     Sluice sluice(Instance<RedissonClient> redisson) {
-        Sluice.Builder builder = Sluice.builder().rules(loadRules()).classLoader(contextClassLoader());
-        if (redisson.isResolvable()) builder.redisson(redisson.get());
-        return builder.build();
+        ClassLoader loader = contextClassLoader();
+        if (redisson.isResolvable()) {
+            return Sluice.builder().rules(loadRules()).classLoader(loader).redisson(redisson.get()).build();
+        }
+        // The same rules as the servlet filter's: one engine (and Redis client) for both, whichever starts first.
+        Map<String, String> properties = ConfigLoader.load(null, Map.of(), loader);
+        ApplicationSluice.Share s = ApplicationSluice.obtain(properties,
+                () -> Sluice.builder().properties(properties).classLoader(loader).build());
+        share = s;
+        return s.sluice();
     }
 
     void close(@Disposes Sluice sluice) {
-        sluice.close();
+        ApplicationSluice.Share s = share;
+        if (s != null && s.sluice() == sluice) s.release();
+        else sluice.close();
     }
 
     private static ClassLoader contextClassLoader() {

@@ -16,11 +16,14 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -159,20 +162,37 @@ class LimitedInterceptorTest {
     @Test
     void completionStageKeepsItsPermitUntilItCompletes() throws Exception {
         CompletableFuture<String> first = new CompletableFuture<>();
-        CompletionStage<String> returned = service.async(first);
-        assertThat(returned).isSameAs(first);
-        assertThatThrownBy(() -> service.async(new CompletableFuture<>()))
-                .isInstanceOfSatisfying(LimitExceededException.class, e -> assertThat(e.rule()).isEqualTo("async"));
+        CompletableFuture<String> returned = service.async(first).toCompletableFuture();
+        // The call returns before Redis admits it: once its permit is taken, the next call finds none.
+        awaitPermits("async", 0);
+        assertThat(rejection(() -> service.async(new CompletableFuture<>())).rule()).isEqualTo("async");
 
         Thread completer = new Thread(() -> first.complete("done"));
         completer.start();
         completer.join();
+        assertThat(returned.get(10, TimeUnit.SECONDS)).isEqualTo("done");
         awaitPermits("async", 1);
 
         CompletableFuture<String> second = new CompletableFuture<>();
-        assertThat(service.async(second)).isSameAs(second);
+        CompletableFuture<String> returnedSecond = service.async(second).toCompletableFuture();
         second.completeExceptionally(new IllegalStateException("failed later"));
+        assertThatThrownBy(() -> returnedSecond.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(IllegalStateException.class);
         awaitPermits("async", 1);
+    }
+
+    /** The rejection of a call returning a stage: thrown if Sluice knew at once, else the stage's failure. */
+    static LimitExceededException rejection(Supplier<CompletionStage<?>> call) {
+        try {
+            call.get().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        } catch (LimitExceededException e) {
+            return e;
+        } catch (ExecutionException e) {
+            assertThat(e.getCause()).isInstanceOf(LimitExceededException.class);
+            return (LimitExceededException) e.getCause();
+        } catch (InterruptedException | TimeoutException e) {
+            throw new AssertionError(e);
+        }
+        throw new AssertionError("admitted, expected a rejection");
     }
 
     @Test

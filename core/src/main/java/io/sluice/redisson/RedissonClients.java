@@ -38,6 +38,8 @@ public final class RedissonClients {
                     .setConnectTimeout(Math.max(timeout, 1000))
                     .setConnectionMinimumIdleSize(4)
                     .setPingConnectionInterval(5000);
+            // No UDP sockets on the wildcard address (Netty's DNS client): see JdkAddressResolverFactory.
+            config.setAddressResolverGroupFactory(new JdkAddressResolverFactory());
         }
         config.setLazyInitialization(true);
         try {

@@ -6,6 +6,8 @@ import io.sluice.Sluice;
 import io.sluice.internal.Log;
 import io.sluice.rule.ConfigLoader;
 import io.sluice.rule.Rule;
+import io.sluice.servlet.AppliedRules;
+import io.sluice.servlet.ApplicationSluice;
 import io.sluice.servlet.ServletRequestView;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.AsyncEvent;
@@ -13,6 +15,7 @@ import jakarta.servlet.AsyncListener;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.FilterConfig;
+import jakarta.servlet.ServletContext;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
@@ -45,19 +48,25 @@ import java.util.concurrent.atomic.AtomicInteger;
  * once, when the request really ends: when {@code doFilter} returns or throws, or, for a request the
  * application puts in async mode, when it completes, fails or times out.
  *
- * <p>Thread-safe. The {@link Sluice} it builds is published as the servlet context attribute
- * {@link #CONTEXT_ATTRIBUTE} so other parts of the application can share it.
+ * <p>Thread-safe. Its {@link Sluice} is published as the servlet context attribute {@link #CONTEXT_ATTRIBUTE}.
+ * The application's CDI producer, reading the same rules, uses the same engine whichever starts first
+ * ({@link ApplicationSluice}), so an application has one engine and one Redis client.
  */
 public class SluiceFilter implements Filter {
     /** The servlet context attribute under which the filter publishes its {@link Sluice}. */
-    public static final String CONTEXT_ATTRIBUTE = Sluice.class.getName();
+    public static final String CONTEXT_ATTRIBUTE = ApplicationSluice.CONTEXT_ATTRIBUTE;
     private static final Log LOG = Log.of(SluiceFilter.class);
     private static final AtomicInteger INSTANCES = new AtomicInteger();
-    /** Marks a request this filter has decided: a second SluiceFilter in the chain still applies its own rules. */
+    /**
+     * The request attribute holding the rules this filter applied to a request: it applies once per request
+     * (forwards, includes and error pages see it again), and a second SluiceFilter still applies its own rules.
+     */
     private final String applied = SluiceFilter.class.getName() + ".applied." + INSTANCES.incrementAndGet();
 
     private volatile Sluice sluice;
-    private volatile boolean ownsSluice;
+    /** This filter's share of the engine {@link #init} found or built; null around an engine of the caller's. */
+    private volatile ApplicationSluice.Share share;
+    private volatile ServletContext context;
     private volatile ResponseWriter writer;
 
     /** For containers that instantiate the filter; {@link #init} builds the {@link Sluice}. */
@@ -89,13 +98,18 @@ public class SluiceFilter implements Filter {
                 else problems.add("init-param " + name + " = (value not shown): expected config or a sluice.* property");
             }
             if (!problems.isEmpty()) throw new ConfigException(problems);
-            ClassLoader loader = config.getServletContext().getClassLoader();
+            ServletContext context = config.getServletContext();
+            ClassLoader loader = context.getClassLoader();
             Map<String, String> properties = ConfigLoader.load(location, overrides, loader);
-            Sluice built = Sluice.builder().properties(properties).classLoader(loader).build();
+            // One engine (and Redis client) per application and rules, shared with the CDI producer.
+            ApplicationSluice.Share share = ApplicationSluice.obtain(properties,
+                    () -> Sluice.builder().properties(properties).classLoader(loader).build());
+            Sluice built = share.sluice();
             this.sluice = built;
-            this.ownsSluice = true;
+            this.share = share;
+            this.context = context;
             this.writer = new ResponseWriter(built.rules().settings().headers());
-            config.getServletContext().setAttribute(CONTEXT_ATTRIBUTE, built);
+            context.setAttribute(CONTEXT_ATTRIBUTE, built);
             LOG.info("Sluice filter '{}' started with {} rules", config.getFilterName(), built.rules().all().size());
         } catch (ConfigException e) {
             throw new ServletException(e.getMessage(), e);
@@ -114,13 +128,19 @@ public class SluiceFilter implements Filter {
     @Override
     public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
         // Applied already: a forward, an include, an error page or an async dispatch of the same request.
-        if (!(req instanceof HttpServletRequest request) || !(res instanceof HttpServletResponse response)
-                || req.getAttribute(applied) != null) {
+        if (!(req instanceof HttpServletRequest request) || !(res instanceof HttpServletResponse response)) {
             chain.doFilter(req, res);
             return;
         }
-        request.setAttribute(applied, Boolean.TRUE);
+        if (req.getAttribute(applied) instanceof List<?> earlier) {
+            @SuppressWarnings("unchecked")
+            List<Rule> appliedRules = (List<Rule>) earlier;
+            AppliedRules.during(appliedRules, () -> chain.doFilter(req, res));
+            return;
+        }
         List<Rule> rules = sluice.rules().matching(request.getMethod(), pathInApplication(request));
+        // The rules applied to this request: a @Limited bean serving it does not count them again.
+        request.setAttribute(applied, rules);
         if (rules.isEmpty()) {
             chain.doFilter(req, res);
             return;
@@ -133,7 +153,7 @@ public class SluiceFilter implements Filter {
             admission = sluice.admit(rules, sluice.keysOf(new ServletRequestView(request))).toCompletableFuture().join();
         } catch (RuntimeException e) {
             undecided(e);
-            chain.doFilter(req, res);
+            AppliedRules.during(rules, () -> chain.doFilter(req, res));
             return;
         }
         if (!admission.allowed()) {
@@ -144,7 +164,7 @@ public class SluiceFilter implements Filter {
         ReleasingRequest wrapped = new ReleasingRequest(request, admission);
         boolean releaseLater = false;
         try {
-            chain.doFilter(wrapped, res);
+            AppliedRules.during(rules, () -> chain.doFilter(wrapped, res));
             releaseLater = wrapped.listening() || wrapped.listenIfAsyncStartedElsewhere();
         } finally {
             if (!releaseLater) admission.close();
@@ -166,7 +186,9 @@ public class SluiceFilter implements Filter {
 
     @Override
     public void destroy() {
-        if (ownsSluice && sluice != null) sluice.close();
+        if (share == null) return;
+        if (context.getAttribute(CONTEXT_ATTRIBUTE) == share.sluice()) context.removeAttribute(CONTEXT_ATTRIBUTE);
+        share.release();
     }
 
     /**

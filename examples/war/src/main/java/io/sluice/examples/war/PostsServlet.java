@@ -14,7 +14,7 @@ public class PostsServlet extends HttpServlet {
 
     @Override
     protected void doPost(HttpServletRequest req, HttpServletResponse resp) throws IOException {
-        long id = posts.incrementAndGet();
+        long id = create(req.getHeader("X-User"));
         resp.setStatus(HttpServletResponse.SC_CREATED);
         resp.setContentType("text/plain;charset=UTF-8");
         resp.getWriter().write("post " + id + " created\n");
@@ -23,6 +23,16 @@ public class PostsServlet extends HttpServlet {
     @Override
     protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
         resp.setContentType("text/plain;charset=UTF-8");
-        resp.getWriter().write(posts.get() + " posts\n");
+        resp.getWriter().write(count() + " posts\n");
+    }
+
+    /** Creates a post by {@code user} (null if anonymous); its id. */
+    protected long create(String user) {
+        return posts.incrementAndGet();
+    }
+
+    /** How many posts there are. */
+    protected long count() {
+        return posts.get();
     }
 }

@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * nothing but time and a test decides exactly when the admitted reports end.
  */
 public final class Workload {
-    static final Duration MAX_HOLD = Duration.ofMinutes(2);
+    public static final Duration MAX_HOLD = Duration.ofMinutes(2);
     private static final String ATTRIBUTE = Workload.class.getName();
 
     private final AtomicInteger inFlight = new AtomicInteger();
@@ -40,12 +40,13 @@ public final class Workload {
         return t;
     });
 
-    static Workload of(ServletContext context) {
+    /** The workload of the application whose context this is; null before {@link Lifecycle} created it. */
+    public static Workload of(ServletContext context) {
         return (Workload) context.getAttribute(ATTRIBUTE);
     }
 
     /** Starts a report; the future completes after {@code hold}, or when the gate opens if that comes first. */
-    CompletableFuture<Void> start(Duration hold) {
+    public CompletableFuture<Void> start(Duration hold) {
         started.incrementAndGet();
         peak.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
         CompletableFuture<Void> done = new CompletableFuture<>();
@@ -56,7 +57,7 @@ public final class Workload {
     }
 
     /** Called when a report ends, before its response completes (so before its permit is returned). */
-    void finish() {
+    public void finish() {
         inFlight.decrementAndGet();
         finished.incrementAndGet();
     }

@@ -13,7 +13,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 
@@ -108,6 +111,11 @@ final class ContainerProcess implements Deployed {
         }
     }
 
+    /** The process started, and through it every process it started in turn (a start script's JVM). */
+    ProcessHandle handle() {
+        return process.toHandle();
+    }
+
     @Override
     public String baseUrl() {
         return baseUrl;
@@ -115,6 +123,16 @@ final class ContainerProcess implements Deployed {
 
     @Override
     public String logs() {
+        return logs(300);
+    }
+
+    /** Every line the container wrote so far, for checks of what it logged. */
+    String wholeLog() {
+        return logs(Integer.MAX_VALUE);
+    }
+
+    /** The last {@code lines} lines of each of the container's log files. */
+    private String logs(int lines) {
         StringBuilder out = new StringBuilder();
         List<Path> files = new ArrayList<>(List.of(log));
         if (logDirectory != null && Files.isDirectory(logDirectory)) {
@@ -127,8 +145,8 @@ final class ContainerProcess implements Deployed {
         for (Path f : files) {
             out.append("----- ").append(name).append(": ").append(f).append('\n');
             try {
-                List<String> lines = Files.readAllLines(f, StandardCharsets.UTF_8);
-                lines.subList(Math.max(0, lines.size() - 300), lines.size()).forEach(l -> out.append(l).append('\n'));
+                List<String> all = Files.readAllLines(f, StandardCharsets.UTF_8);
+                all.subList(Math.max(0, all.size() - lines), all.size()).forEach(l -> out.append(l).append('\n'));
             } catch (IOException e) {
                 out.append("(unreadable: ").append(e).append(")\n");
             }
@@ -152,18 +170,24 @@ final class ContainerProcess implements Deployed {
         }
     }
 
-    /** A graceful stop first (the container's own shutdown hook), then a hard one. */
+    /**
+     * A graceful stop first (the container's own shutdown hook), then a hard one. A start script may exit at
+     * once on the signal while the server it started is still stopping: every process of the tree is awaited.
+     */
     private static void kill(Process process) {
-        if (!process.isAlive()) return;
-        process.descendants().forEach(ProcessHandle::destroy);
-        process.destroy();
+        List<ProcessHandle> tree = new ArrayList<>(process.descendants().toList());
+        tree.add(process.toHandle());
+        if (tree.stream().noneMatch(ProcessHandle::isAlive)) return;
+        tree.forEach(ProcessHandle::destroy);
+        CompletableFuture<?> exited = CompletableFuture.allOf(tree.stream().map(ProcessHandle::onExit)
+                .toArray(CompletableFuture[]::new));
         try {
-            if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                process.descendants().forEach(ProcessHandle::destroyForcibly);
-                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
+            exited.get(30, TimeUnit.SECONDS);
+        } catch (TimeoutException | ExecutionException e) {
+            tree.forEach(ProcessHandle::destroyForcibly);
+            exited.completeOnTimeout(null, 10, TimeUnit.SECONDS).join();
         } catch (InterruptedException e) {
-            process.destroyForcibly();
+            tree.forEach(ProcessHandle::destroyForcibly);
             Thread.currentThread().interrupt();
         }
     }

@@ -21,7 +21,7 @@ import java.util.stream.Stream;
 final class StockContainers {
     static final String CONTEXT = "/example";
     /** Small and quick to start: these JVMs serve a few dozen requests. */
-    private static final List<String> JVM_OPTIONS = List.of("-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
+    static final List<String> JVM_OPTIONS = List.of("-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
 
     private StockContainers() {
     }
@@ -105,11 +105,11 @@ final class StockContainers {
         return property("it.war");
     }
 
-    private static String java() {
+    static String java() {
         return Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }
 
-    private static Path freshDirectory(String name) {
+    static Path freshDirectory(String name) {
         Path dir = property("it.work").resolve(name);
         if (Files.exists(dir)) {
             io(() -> {
@@ -122,7 +122,7 @@ final class StockContainers {
         return createDirectories(dir);
     }
 
-    private static void copyTree(Path from, Path to) {
+    static void copyTree(Path from, Path to) {
         io(() -> {
             try (Stream<Path> s = Files.walk(from)) {
                 for (Path p : (Iterable<Path>) s::iterator) {
@@ -135,19 +135,19 @@ final class StockContainers {
         });
     }
 
-    private static Path createDirectories(Path dir) {
+    static Path createDirectories(Path dir) {
         return io(() -> Files.createDirectories(dir));
     }
 
-    private static void copy(Path from, Path to) {
+    static void copy(Path from, Path to) {
         io(() -> Files.copy(from, to, StandardCopyOption.REPLACE_EXISTING));
     }
 
-    private static String read(Path file) {
+    static String read(Path file) {
         return io(() -> Files.readString(file));
     }
 
-    private static void write(Path file, String content) {
+    static void write(Path file, String content) {
         io(() -> Files.writeString(file, content));
     }
 

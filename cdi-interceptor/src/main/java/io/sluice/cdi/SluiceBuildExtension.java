@@ -1,0 +1,57 @@
+package io.sluice.cdi;
+
+import jakarta.enterprise.inject.build.compatible.spi.BuildCompatibleExtension;
+import jakarta.enterprise.inject.build.compatible.spi.Discovery;
+import jakarta.enterprise.inject.build.compatible.spi.Enhancement;
+import jakarta.enterprise.inject.build.compatible.spi.Messages;
+import jakarta.enterprise.inject.build.compatible.spi.ScannedClasses;
+import jakarta.enterprise.inject.build.compatible.spi.SkipIfPortableExtensionPresent;
+import jakarta.enterprise.inject.build.compatible.spi.Validation;
+import jakarta.enterprise.lang.model.AnnotationInfo;
+import jakarta.enterprise.lang.model.AnnotationMember;
+import jakarta.enterprise.lang.model.declarations.ClassInfo;
+import jakarta.enterprise.lang.model.declarations.MethodInfo;
+
+import java.util.List;
+
+/**
+ * {@link SluiceExtension} for CDI Lite containers, which run no portable extension (Quarkus ArC): registers
+ * {@link LimitedInterceptor} and {@link SluiceProducer} and checks that every rule a {@link Limited} names
+ * exists, so an unknown name fails the application's build and start naming the class, method and rule. A
+ * container that runs portable extensions (Weld) skips it and runs {@link SluiceExtension} instead.
+ *
+ * <p>In Quarkus the check runs at build time, against the rules file as the build sees it
+ * ({@code sluice.config}, {@code SLUICE_CONFIG}, else {@code classpath:sluice.properties}).
+ */
+@SkipIfPortableExtensionPresent(SluiceExtension.class)
+public class SluiceBuildExtension implements BuildCompatibleExtension {
+    private final LimitedUsages usages = new LimitedUsages();
+
+    @Discovery
+    public void register(ScannedClasses classes) {
+        classes.add(LimitedInterceptor.class.getName());
+        classes.add(SluiceProducer.class.getName());
+    }
+
+    @Enhancement(types = Object.class, withSubtypes = true, withAnnotations = {Limited.class, LimitKey.class})
+    public void collect(ClassInfo type) {
+        if (type.name().equals(LimitedInterceptor.class.getName())) return;
+        AnnotationInfo onClass = type.annotation(Limited.class);
+        if (onClass != null) usages.limited(type.name(), names(onClass));
+        for (MethodInfo m : type.methods()) {
+            String where = type.name() + "." + m.name();
+            AnnotationInfo onMethod = m.annotation(Limited.class);
+            if (onMethod != null) usages.limited(where, names(onMethod));
+            usages.limitKeys(where, m.parameters().stream().filter(p -> p.hasAnnotation(LimitKey.class)).count());
+        }
+    }
+
+    @Validation
+    public void validate(Messages messages) {
+        usages.problems(SluiceProducer::loadRules).forEach(messages::error);
+    }
+
+    private static List<String> names(AnnotationInfo limited) {
+        return limited.value().asArray().stream().map(AnnotationMember::asString).toList();
+    }
+}
