@@ -20,7 +20,9 @@ public class LimitExceededException extends RuntimeException {
     private final long limit;
     /** Permits left at the rejection. */
     private final long remaining;
+    /** The decision that rejected (not serialized: a rule is not). */
     private final transient Decision decision;
+    /** Which rate-limit headers the application writes. */
     private final HeaderStyle headerStyle;
 
     /**
@@ -57,18 +59,32 @@ public class LimitExceededException extends RuntimeException {
         return of(d, HeaderStyle.ALL);
     }
 
-    /** The exception for a rejection by {@code d}, in an application writing {@code headerStyle} headers. */
+    /**
+     * The exception for a rejection by {@code d}, in an application writing {@code headerStyle} headers.
+     *
+     * @param d           a decision that rejects
+     * @param headerStyle the application's {@code sluice.headers}
+     * @return the exception to throw
+     */
     public static LimitExceededException of(Decision d, HeaderStyle headerStyle) {
         return new LimitExceededException(d.ruleName(), Duration.ofSeconds(d.retryAfterSeconds()), d.limit(),
                 d.remaining(), d, headerStyle);
     }
 
-    /** The decision that rejected, when Sluice threw this (absent once serialized or when built by hand). */
+    /**
+     * The decision that rejected, when Sluice threw this (absent once serialized or when built by hand).
+     *
+     * @return the rejecting decision, if known
+     */
     public Optional<Decision> decision() {
         return Optional.ofNullable(decision);
     }
 
-    /** Which rate-limit headers the application writes ({@code sluice.headers}). */
+    /**
+     * Which rate-limit headers the application writes ({@code sluice.headers}).
+     *
+     * @return the header style
+     */
     public HeaderStyle headerStyle() {
         return headerStyle;
     }

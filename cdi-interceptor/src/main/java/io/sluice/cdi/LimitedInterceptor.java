@@ -63,6 +63,7 @@ public class LimitedInterceptor implements Serializable {
     /** Finds the {@link SluiceExtension} that holds the per-method plans. */
     @Inject
     BeanManager beanManager;
+    /** A request context of its own for a non-blocking call admitted after its caller has returned. */
     @Inject
     Instance<RequestContextController> requestContexts;
 

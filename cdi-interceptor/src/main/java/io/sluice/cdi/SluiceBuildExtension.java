@@ -27,12 +27,22 @@ import java.util.List;
 public class SluiceBuildExtension implements BuildCompatibleExtension {
     private final LimitedUsages usages = new LimitedUsages();
 
+    /**
+     * Adds the interceptor and the producer to the application's beans.
+     *
+     * @param classes the classes the container discovers
+     */
     @Discovery
     public void register(ScannedClasses classes) {
         classes.add(LimitedInterceptor.class.getName());
         classes.add(SluiceProducer.class.getName());
     }
 
+    /**
+     * Records every {@code @Limited} class and method, and the {@code @LimitKey} parameters of each method.
+     *
+     * @param type a class that uses the annotations
+     */
     @Enhancement(types = Object.class, withSubtypes = true, withAnnotations = {Limited.class, LimitKey.class})
     public void collect(ClassInfo type) {
         if (type.name().equals(LimitedInterceptor.class.getName())) return;
@@ -46,6 +56,12 @@ public class SluiceBuildExtension implements BuildCompatibleExtension {
         }
     }
 
+    /**
+     * Fails the build for every {@code @Limited} naming an unknown rule, and every method with more than one
+     * {@code @LimitKey}.
+     *
+     * @param messages where the container collects deployment problems
+     */
     @Validation
     public void validate(Messages messages) {
         usages.problems(SluiceProducer::loadRules).forEach(messages::error);

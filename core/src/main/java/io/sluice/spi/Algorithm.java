@@ -28,17 +28,30 @@ public enum Algorithm {
         this.id = id;
     }
 
-    /** The name used in the rules file and in Redis key names. */
+    /**
+     * The name used in the rules file and in Redis key names.
+     *
+     * @return the name, such as {@code token-bucket}
+     */
     public String id() {
         return id;
     }
 
-    /** Whether a rejected request's permits could be handed back ({@code LimiterBackend.refund}). */
+    /**
+     * Whether permits taken can be handed back ({@code LimiterBackend.refund}).
+     *
+     * @return false for the leaky bucket, whose slots are a pace, not permits
+     */
     public boolean refundable() {
         return this != LEAKY_BUCKET;
     }
 
-    /** Parses the rules file's spelling (case-insensitive). */
+    /**
+     * Parses the rules file's spelling (case-insensitive).
+     *
+     * @param text the value of an {@code algorithm} property
+     * @return the algorithm, or empty for an unknown name
+     */
     public static Optional<Algorithm> parse(String text) {
         String t = text.trim().toLowerCase(Locale.ROOT);
         for (Algorithm a : values()) if (a.id.equals(t)) return Optional.of(a);

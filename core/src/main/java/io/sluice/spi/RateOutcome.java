@@ -18,12 +18,23 @@ public record RateOutcome(boolean allowed, long remaining, long resetMillis, lon
     /** {@link #retryAfterMillis()} of a request whose cost can never fit, however long it waits. */
     public static final long NEVER_FITS = -1;
 
-    /** An outcome without delay or overage, as {@code sliding-log} under hard throttling answers. */
+    /**
+     * An outcome without delay or overage, as {@code sliding-log} under hard throttling answers.
+     *
+     * @param allowed          whether the permits were taken
+     * @param remaining        permits left
+     * @param resetMillis      until a permit frees
+     * @param retryAfterMillis when a rejected request may succeed
+     */
     public RateOutcome(boolean allowed, long remaining, long resetMillis, long retryAfterMillis) {
         this(allowed, remaining, resetMillis, retryAfterMillis, 0, false);
     }
 
-    /** Whether the request was rejected because its cost is above the key's capacity. */
+    /**
+     * Whether the request was rejected because its cost is above the key's capacity.
+     *
+     * @return true when no wait would let it fit
+     */
     public boolean neverFits() {
         return !allowed && retryAfterMillis == NEVER_FITS;
     }

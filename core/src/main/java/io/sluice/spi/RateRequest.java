@@ -19,6 +19,18 @@ import java.time.Duration;
 public record RateRequest(String key, Algorithm algorithm, long limit, Duration period, long cost,
                           long burst, long queue, long effectiveLimit) {
 
+    /**
+     * Checks the request's numbers.
+     *
+     * @param key            the backend key, namespaced and free of user-supplied characters
+     * @param algorithm      how to count
+     * @param limit          the advertised permits per period
+     * @param period         the period
+     * @param cost           permits this request takes
+     * @param burst          a token bucket's capacity
+     * @param queue          how many requests a leaky bucket lets wait for their slot
+     * @param effectiveLimit the limit enforced: {@code limit}, or above it under soft or elastic throttling
+     */
     public RateRequest {
         if (limit < 1) throw new IllegalArgumentException("limit must be at least 1: " + limit);
         if (cost < 1) throw new IllegalArgumentException("cost must be at least 1: " + cost);
@@ -27,43 +39,86 @@ public record RateRequest(String key, Algorithm algorithm, long limit, Duration 
         if (effectiveLimit < limit) throw new IllegalArgumentException("effective limit below the limit: " + effectiveLimit);
     }
 
-    /** A hard {@code sliding-log} decision, as Sluice made before it had other algorithms. */
+    /**
+     * A hard {@code sliding-log} decision, as Sluice made before it had other algorithms.
+     *
+     * @param key    the backend key
+     * @param limit  permits per period
+     * @param period the period
+     * @param cost   permits this request takes
+     */
     public RateRequest(String key, long limit, Duration period, long cost) {
         this(key, Algorithm.SLIDING_LOG, limit, period, cost, limit, 0, limit);
     }
 
-    /** A hard decision of {@code algorithm} at cost 1, with the default burst and no queue. */
+    /**
+     * A hard decision of {@code algorithm} at cost 1, with the default burst and no queue.
+     *
+     * @param algorithm how to count
+     * @param key       the backend key
+     * @param limit     permits per period
+     * @param period    the period
+     * @return the request
+     */
     public static RateRequest of(Algorithm algorithm, String key, long limit, Duration period) {
         return new RateRequest(key, algorithm, limit, period, 1, limit, 0, limit);
     }
 
+    /**
+     * @param cost permits this request takes
+     * @return this request at that cost
+     */
     public RateRequest withCost(long cost) {
         return new RateRequest(key, algorithm, limit, period, cost, burst, queue, effectiveLimit);
     }
 
+    /**
+     * @param burst a token bucket's capacity
+     * @return this request with that burst
+     */
     public RateRequest withBurst(long burst) {
         return new RateRequest(key, algorithm, limit, period, cost, burst, queue, effectiveLimit);
     }
 
+    /**
+     * @param queue how many requests a leaky bucket lets wait for their slot
+     * @return this request with that queue
+     */
     public RateRequest withQueue(long queue) {
         return new RateRequest(key, algorithm, limit, period, cost, burst, queue, effectiveLimit);
     }
 
+    /**
+     * @param effectiveLimit the limit enforced (above {@code limit} under soft or elastic throttling)
+     * @return this request with that enforced limit
+     */
     public RateRequest withEffectiveLimit(long effectiveLimit) {
         return new RateRequest(key, algorithm, limit, period, cost, burst, queue, effectiveLimit);
     }
 
+    /**
+     * @param key another backend key
+     * @return this request on that key
+     */
     public RateRequest withKey(String key) {
         return new RateRequest(key, algorithm, limit, period, cost, burst, queue, effectiveLimit);
     }
 
-    /** The enforced bucket capacity of a token bucket: {@code burst} scaled like the limit by the overage. */
+    /**
+     * The enforced bucket capacity of a token bucket: {@code burst} scaled like the limit by the overage.
+     *
+     * @return the capacity enforced
+     */
     public long effectiveBurst() {
         if (effectiveLimit == limit) return burst;
         return (long) Math.floor((double) burst * effectiveLimit / limit);
     }
 
-    /** Whether the enforced limit is above the advertised one (soft or elastic throttling). */
+    /**
+     * Whether the enforced limit is above the advertised one (soft or elastic throttling).
+     *
+     * @return true under an overage
+     */
     public boolean overage() {
         return effectiveLimit > limit;
     }
