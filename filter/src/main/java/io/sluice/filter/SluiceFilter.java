@@ -13,6 +13,7 @@ import jakarta.servlet.AsyncListener;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.FilterConfig;
+import jakarta.servlet.ServletContext;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
@@ -46,11 +47,18 @@ import java.util.concurrent.atomic.AtomicInteger;
  * application puts in async mode, when it completes, fails or times out.
  *
  * <p>Thread-safe. The {@link Sluice} it builds is published as the servlet context attribute
- * {@link #CONTEXT_ATTRIBUTE} so other parts of the application can share it.
+ * {@link #CONTEXT_ATTRIBUTE} so other parts of the application can share it. With Micrometer on the class
+ * path, its meters go to the {@code MeterRegistry} found in the servlet context attribute
+ * {@link #METER_REGISTRY_ATTRIBUTE} when {@code init} runs, else to Micrometer's global registry.
  */
 public class SluiceFilter implements Filter {
     /** The servlet context attribute under which the filter publishes its {@link Sluice}. */
     public static final String CONTEXT_ATTRIBUTE = Sluice.class.getName();
+    /**
+     * The servlet context attribute where the filter looks for a Micrometer {@code MeterRegistry} to publish its
+     * meters in (set it before the filter's {@code init}, e.g. in a {@code ServletContextListener}).
+     */
+    public static final String METER_REGISTRY_ATTRIBUTE = "io.micrometer.core.instrument.MeterRegistry";
     private static final Log LOG = Log.of(SluiceFilter.class);
     private static final AtomicInteger INSTANCES = new AtomicInteger();
     /** Marks a request this filter has decided: a second SluiceFilter in the chain still applies its own rules. */
@@ -91,7 +99,8 @@ public class SluiceFilter implements Filter {
             if (!problems.isEmpty()) throw new ConfigException(problems);
             ClassLoader loader = config.getServletContext().getClassLoader();
             Map<String, String> properties = ConfigLoader.load(location, overrides, loader);
-            Sluice built = Sluice.builder().properties(properties).classLoader(loader).build();
+            Sluice built = Sluice.builder().properties(properties).classLoader(loader)
+                    .meterRegistry(meterRegistry(config.getServletContext())).build();
             this.sluice = built;
             this.ownsSluice = true;
             this.writer = new ResponseWriter(built.rules().settings().headers());
@@ -100,6 +109,11 @@ public class SluiceFilter implements Filter {
         } catch (ConfigException e) {
             throw new ServletException(e.getMessage(), e);
         }
+    }
+
+    /** The application's Micrometer registry, when it put one in {@link #METER_REGISTRY_ATTRIBUTE}; else null (global). */
+    private static Object meterRegistry(ServletContext context) {
+        return context.getAttribute(METER_REGISTRY_ATTRIBUTE);
     }
 
     /**
