@@ -74,11 +74,11 @@ final class BackendGuard {
     <T> CompletableFuture<T> unjudged(CompletionStage<T> stage, Duration limit) {
         listener.backendCalled();
         long started = ticker.nanos();
-        CompletableFuture<T> bounded = deadlines.bound(stage, limit);
-        bounded.whenComplete((v, e) -> listener.backendAnswered(e == null ? DecisionListener.CallOutcome.SUCCESS
+        // The stage returned runs after the report, so whoever sees the decision sees the call's duration counted.
+        return deadlines.bound(stage, limit).whenComplete((v, e) -> listener.backendAnswered(e == null
+                ? DecisionListener.CallOutcome.SUCCESS
                 : unwrap(e) instanceof TimeoutException ? DecisionListener.CallOutcome.TIMEOUT
                 : DecisionListener.CallOutcome.ERROR, ticker.nanos() - started));
-        return bounded;
     }
 
     void succeeded() {

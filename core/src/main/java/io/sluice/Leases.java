@@ -74,8 +74,12 @@ final class Leases {
     private CompletableFuture<LeaseOutcome> bounded(LeaseRequest request, Duration limit, boolean judged) {
         CompletionStage<LeaseOutcome> acquiring = backend.tryAcquire(request);
         CompletableFuture<LeaseOutcome> bounded = judged ? guard.call(acquiring, limit) : guard.unjudged(acquiring, limit);
-        acquiring.whenComplete((o, e) -> {
-            if (o != null && o.acquired() && bounded.isCompletedExceptionally()) backend.release(request, o.permitId());
+        // Sluice gave up (deadline) on a permit the backend grants, before or after: return it. Conditioned on both
+        // outcomes, not on which callback runs first.
+        bounded.whenComplete((ignored, failure) -> {
+            if (failure != null) acquiring.thenAccept(o -> {
+                if (o.acquired()) backend.release(request, o.permitId());
+            });
         });
         return bounded;
     }

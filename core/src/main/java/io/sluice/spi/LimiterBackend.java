@@ -78,7 +78,9 @@ public interface LimiterBackend extends AutoCloseable {
 
     /**
      * Completes once the first connection to the store has succeeded (at once for a store that needs none). A
-     * failed attempt does not complete it: it completes exceptionally only if the backend is closed first.
+     * failed attempt does not complete it: it completes exceptionally only if the backend is closed first. A
+     * backend that connects on demand retries when asked again (a decision, {@link #connected()}), so a caller
+     * that waits long polls {@link #connected()} meanwhile, as start-up does.
      *
      * @return the first connection
      */
