@@ -10,7 +10,6 @@ import io.sluice.Decision;
 import io.sluice.internal.DecisionListener;
 import io.sluice.rule.Rule;
 
-import java.util.EnumMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Queue;
@@ -51,16 +50,12 @@ final class SluiceMeters implements DecisionListener {
     private final Map<String, AtomicReferenceArray<Counter>> requests = new ConcurrentHashMap<>();
     private final Map<String, Counter> shielded = new ConcurrentHashMap<>();
     private final Map<String, AtomicLong> held = new ConcurrentHashMap<>();
-    private final Map<CallOutcome, Timer> calls = new EnumMap<>(CallOutcome.class);
+    /** By {@link CallOutcome} ordinal, registered on first use. */
+    private final AtomicReferenceArray<Timer> calls = new AtomicReferenceArray<>(CallOutcome.values().length);
 
+    /** Registers nothing yet: an engine whose build fails after this leaves no meter behind. */
     private SluiceMeters(MeterRegistry registry) {
         this.registry = registry;
-        for (CallOutcome o : CallOutcome.values()) {
-            calls.put(o, keep(Timer.builder(BACKEND_CALLS)
-                    .description("Decision calls to the backend (Redis), by how they ended; a waiting acquire includes its wait")
-                    .tag("outcome", o.name().toLowerCase(Locale.ROOT))
-                    .register(registry)));
-        }
     }
 
     /** Meters in {@code registry}, or in {@link Metrics#globalRegistry} when it is null. */
@@ -96,7 +91,15 @@ final class SluiceMeters implements DecisionListener {
 
     @Override
     public void backendAnswered(CallOutcome outcome, long nanos) {
-        calls.get(outcome).record(nanos, TimeUnit.NANOSECONDS);
+        Timer t = calls.get(outcome.ordinal());
+        if (t == null) {
+            t = keep(Timer.builder(BACKEND_CALLS)
+                    .description("Decision calls to the backend (Redis), by how they ended; a waiting acquire includes its wait")
+                    .tag("outcome", outcome.name().toLowerCase(Locale.ROOT))
+                    .register(registry));
+            calls.set(outcome.ordinal(), t);
+        }
+        t.record(nanos, TimeUnit.NANOSECONDS);
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.sluice.micrometer;
 
 import io.micrometer.core.instrument.Metrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.sluice.ConfigException;
 import io.sluice.Sluice;
 import io.sluice.testing.CountingBackend;
 import org.junit.jupiter.api.Test;
@@ -59,6 +60,14 @@ class InMemoryMetersTest extends MetersContract {
             Metrics.removeRegistry(global);
         }
         assertThat(Metrics.globalRegistry.find("sluice.requests").tag("rule", rule).counters()).as("removed on close").isEmpty();
+    }
+
+    @Test
+    void aBuildThatFailsLeavesNoMeterBehind() {
+        assertThatThrownBy(() -> Sluice.builder().properties(Map.of("sluice.redis.config", "file:/nonexistent/redisson.yaml",
+                "sluice.rules.g.rate", "1/1h")).meterRegistry(registry).build())
+                .isInstanceOf(ConfigException.class);
+        assertThat(registry.getMeters()).isEmpty();
     }
 
     @Test
