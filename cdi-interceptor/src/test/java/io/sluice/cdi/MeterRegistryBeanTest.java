@@ -45,7 +45,7 @@ class MeterRegistryBeanTest {
         }
     }
 
-    /** The application's registry: a singleton (MeterRegistry has final methods, so no client proxy). */
+    /** The application's registry: a singleton (MeterRegistry has no no-argument constructor for a client proxy). */
     public static class Registry {
         @Produces
         @Singleton
