@@ -4,6 +4,7 @@ import io.sluice.Admission;
 import io.sluice.ConfigException;
 import io.sluice.Sluice;
 import io.sluice.internal.Log;
+import io.sluice.micrometer.Micrometer;
 import io.sluice.rule.ConfigLoader;
 import io.sluice.rule.Rule;
 import io.sluice.servlet.ServletRequestView;
@@ -58,7 +59,7 @@ public class SluiceFilter implements Filter {
      * The servlet context attribute where the filter looks for a Micrometer {@code MeterRegistry} to publish its
      * meters in (set it before the filter's {@code init}, e.g. in a {@code ServletContextListener}).
      */
-    public static final String METER_REGISTRY_ATTRIBUTE = "io.micrometer.core.instrument.MeterRegistry";
+    public static final String METER_REGISTRY_ATTRIBUTE = Micrometer.REGISTRY_CLASS;
     private static final Log LOG = Log.of(SluiceFilter.class);
     private static final AtomicInteger INSTANCES = new AtomicInteger();
     /** Marks a request this filter has decided: a second SluiceFilter in the chain still applies its own rules. */
