@@ -75,7 +75,10 @@ final class Admitter {
             Step step = steps.get(i);
             String raw = p.keyFor(step.rule());
             if (raw == null) {
-                if (step.rule().onMissingKey() == MissingKeyPolicy.SKIP) continue;
+                if (step.rule().onMissingKey() == MissingKeyPolicy.SKIP) {
+                    listener.skipped(step.rule(), step.kind());
+                    continue;
+                }
                 Decision d = missingKey(step);
                 p.decisions.add(d);
                 if (d.rejects()) return CompletableFuture.completedFuture(finish(p, d));

@@ -34,6 +34,7 @@ final class BackendGuard {
     };
 
     private final Duration timeout;
+    private final Ticker ticker;
     private final Deadlines deadlines;
     private final CircuitBreaker breaker;
     private final DecisionListener listener;
@@ -41,10 +42,12 @@ final class BackendGuard {
 
     BackendGuard(Duration timeout, Ticker ticker, DecisionListener listener, ThrottledLog log) {
         this.timeout = timeout;
+        this.ticker = ticker;
         this.deadlines = new Deadlines(ticker);
         this.breaker = new CircuitBreaker(ticker, FAILURES_BEFORE_OPEN, COOL_DOWN_MILLIS);
         this.listener = listener;
         this.log = log;
+        listener.watchCircuit(breaker::isOpen);
     }
 
     /** {@code sluice.backend-timeout}: the deadline of one backend call. */
@@ -73,7 +76,12 @@ final class BackendGuard {
     /** A backend call under the deadline whose outcome the caller reports ({@link #succeeded}, {@link #failed}). */
     <T> CompletableFuture<T> unjudged(CompletionStage<T> stage, Duration limit) {
         listener.backendCalled();
-        return deadlines.bound(stage, limit);
+        long started = ticker.nanos();
+        // The stage returned runs after the report, so whoever sees the decision sees the call's duration counted.
+        return deadlines.bound(stage, limit).whenComplete((v, e) -> listener.backendAnswered(e == null
+                ? DecisionListener.CallOutcome.SUCCESS
+                : unwrap(e) instanceof TimeoutException ? DecisionListener.CallOutcome.TIMEOUT
+                : DecisionListener.CallOutcome.ERROR, ticker.nanos() - started));
     }
 
     void succeeded() {

@@ -26,8 +26,8 @@ final class Leases {
     private static final long RENEWALS_PER_LEASE = 3;
     private static final long MIN_RENEWAL_MILLIS = 100;
 
-    /** A permit held for a request, and its renewal. */
-    record Lease(LeaseRequest request, String permitId, ScheduledFuture<?> renewal) {
+    /** A permit held for a request under a rule, and its renewal. */
+    record Lease(Rule rule, LeaseRequest request, String permitId, ScheduledFuture<?> renewal) {
     }
 
     private final LimiterBackend backend;
@@ -59,7 +59,7 @@ final class Leases {
             if (e != null) return guard.failure(rule, Decision.Kind.CONCURRENCY, rule.concurrency(), e);
             Decision d;
             if (o.acquired()) {
-                held.add(hold(request, o.permitId()));
+                held.add(hold(rule, request, o.permitId()));
                 d = Decision.allowed(rule, Decision.Kind.CONCURRENCY, rule.concurrency(), o.available(), Duration.ZERO);
             } else {
                 d = Decision.rejected(rule, Decision.Kind.CONCURRENCY, rule.concurrency(), o.available(), Duration.ZERO,
@@ -74,8 +74,12 @@ final class Leases {
     private CompletableFuture<LeaseOutcome> bounded(LeaseRequest request, Duration limit, boolean judged) {
         CompletionStage<LeaseOutcome> acquiring = backend.tryAcquire(request);
         CompletableFuture<LeaseOutcome> bounded = judged ? guard.call(acquiring, limit) : guard.unjudged(acquiring, limit);
-        acquiring.whenComplete((o, e) -> {
-            if (o != null && o.acquired() && bounded.isCompletedExceptionally()) backend.release(request, o.permitId());
+        // Sluice gave up (deadline) on a permit the backend grants, before or after: return it. Conditioned on both
+        // outcomes, not on which callback runs first.
+        bounded.whenComplete((ignored, failure) -> {
+            if (failure != null) acquiring.thenAccept(o -> {
+                if (o.acquired()) backend.release(request, o.permitId());
+            });
         });
         return bounded;
     }
@@ -102,7 +106,8 @@ final class Leases {
         }).thenCompose(last -> last);
     }
 
-    private Lease hold(LeaseRequest request, String permitId) {
+    private Lease hold(Rule rule, LeaseRequest request, String permitId) {
+        listener.permitTaken(rule);
         long every = Math.max(MIN_RENEWAL_MILLIS, request.lease().toMillis() / RENEWALS_PER_LEASE);
         ScheduledFuture<?> renewal = scheduler.atFixedRate(() -> backend.renew(request, permitId).whenComplete((ok, e) -> {
             if (e != null || !Boolean.TRUE.equals(ok)) {
@@ -110,12 +115,13 @@ final class Leases {
                         + (e != null ? " (" + e.getClass().getSimpleName() + ")" : " (permit expired)"));
             }
         }), every);
-        return new Lease(request, permitId, renewal);
+        return new Lease(rule, request, permitId, renewal);
     }
 
     /** Stops the renewal and returns the permit; the answer is never waited for. */
     void release(Lease lease) {
         lease.renewal().cancel(false);
+        listener.permitReturned(lease.rule());
         backend.release(lease.request(), lease.permitId()).whenComplete((ok, e) -> {
             if (e != null) {
                 log.warn("release", "Could not release a concurrency permit; its lease returns it ("

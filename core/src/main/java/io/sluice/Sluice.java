@@ -1,13 +1,17 @@
 package io.sluice;
 
+import io.sluice.internal.DecisionListener;
+import io.sluice.internal.DecisionListeners;
 import io.sluice.internal.Log;
 import io.sluice.internal.ThrottledLog;
 import io.sluice.internal.Ticker;
 import io.sluice.key.KeyResolver;
 import io.sluice.key.RequestView;
 import io.sluice.memory.InMemoryBackend;
+import io.sluice.micrometer.Micrometer;
 import io.sluice.redisson.RedissonBackend;
 import io.sluice.redisson.RedissonClients;
+import io.sluice.rule.Durations;
 import io.sluice.rule.Rule;
 import io.sluice.rule.RuleParser;
 import io.sluice.rule.RuleSet;
@@ -23,7 +27,11 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The engine: a parsed rules file and a backend that stores the limits. Adapters (the servlet filter,
@@ -44,26 +52,30 @@ public final class Sluice implements AutoCloseable {
     private static final long WARN_AT_MOST_EVERY_MILLIS = 10_000;
     /** How often decisions past their deadline are failed: a deadline fires at most this late. */
     private static final long DEADLINE_SWEEP_MILLIS = 10;
+    /** While start-up waits for the backend, a failed connection attempt is followed by another this often. */
+    private static final long AWAIT_RETRY_MILLIS = 1_000;
 
     private final RuleSet rules;
     private final LimiterBackend backend;
     private final KeyResolver resolver;
     private final EngineScheduler scheduler = new EngineScheduler();
     private final StatsRecorder stats = new StatsRecorder();
+    private final DecisionListener listener;
     private final Admitter admitter;
     private final Leases leases;
     private final ClockSkewMonitor clockSkew;
 
-    private Sluice(RuleSet rules, LimiterBackend backend, Clock clock, Ticker ticker) {
+    private Sluice(RuleSet rules, LimiterBackend backend, Clock clock, Ticker ticker, Optional<DecisionListener> meters) {
         this.rules = rules;
         this.backend = backend;
+        this.listener = meters.map(m -> DecisionListeners.of(List.of(stats, m))).orElse(stats);
         this.resolver = new KeyResolver(rules.settings().trustedProxies(), rules.settings().clientAddressHeader());
         ThrottledLog log = new ThrottledLog(LOG, WARN_AT_MOST_EVERY_MILLIS, ticker);
         KeyNaming naming = new KeyNaming(rules.settings().keyPrefix());
-        BackendGuard guard = new BackendGuard(rules.settings().backendTimeout(), ticker, stats, log);
-        this.leases = new Leases(backend, guard, naming, scheduler, log, stats);
-        this.admitter = new Admitter(new RateDecider(backend, guard, naming, ticker, stats, scheduler), leases, stats, log,
-                rules.settings().headers());
+        BackendGuard guard = new BackendGuard(rules.settings().backendTimeout(), ticker, listener, log);
+        this.leases = new Leases(backend, guard, naming, scheduler, log, listener);
+        this.admitter = new Admitter(new RateDecider(backend, guard, naming, ticker, listener, scheduler), leases, listener,
+                log, rules.settings().headers());
         this.clockSkew = new ClockSkewMonitor(backend, clock, ticker, rules.settings().maxClockSkew(), scheduler, log);
         clockSkew.start();
         scheduler.withFixedDelay(guard::sweep, DEADLINE_SWEEP_MILLIS, DEADLINE_SWEEP_MILLIS);
@@ -143,6 +155,19 @@ public final class Sluice implements AutoCloseable {
     }
 
     /**
+     * Whether the backend has made its first connection (always true for the in-memory backend): for health
+     * checks. Until it has, every decision follows its rule's {@code on-backend-failure}. Asking retries a
+     * failed connection attempt (at most once a second), so polling sees Redis come up without any request.
+     * After the first connection, Redisson reconnects by itself; an outage then shows in the circuit breaker
+     * (the {@code sluice.circuit.open} gauge) and in {@link #stats()}.
+     *
+     * @return whether the backend is connected
+     */
+    public boolean connected() {
+        return backend.connected();
+    }
+
+    /**
      * Counts of decisions since this engine started.
      *
      * @return a snapshot of the counts
@@ -171,6 +196,40 @@ public final class Sluice implements AutoCloseable {
     public void close() {
         scheduler.close();
         backend.close();
+        listener.engineClosed();
+    }
+
+    /**
+     * {@code sluice.await-backend}: blocks until the backend's first connection, or until the wait is over, then
+     * serves anyway. The wait is real time on this JVM's monotonic clock (not the injected ticker, which
+     * a test may have stopped): it bounds how long a deployment blocks.
+     */
+    private void awaitBackend(Duration await) {
+        if (await.isZero() || backend.connected()) return;
+        long started = System.nanoTime();
+        long deadline = started + await.toNanos();
+        CompletableFuture<Void> first = backend.firstConnection().toCompletableFuture();
+        // connected() starts another attempt when the last one failed; the future tells at once when one succeeds.
+        while (!backend.connected()) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                LOG.warn("Sluice started without its backend: no connection to Redis within sluice.await-backend={};"
+                        + " until it connects, each rule follows its on-backend-failure", Durations.format(await));
+                return;
+            }
+            try {
+                first.get(Math.min(left, TimeUnit.MILLISECONDS.toNanos(AWAIT_RETRY_MILLIS)), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                // Not yet: ask again, which retries a failed attempt.
+            } catch (ExecutionException e) {
+                return; // closed meanwhile
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                LOG.warn("Sluice stopped waiting for its backend (interrupted); serving anyway");
+                return;
+            }
+        }
+        LOG.info("Sluice connected to its backend after {} ms", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
     }
 
     /** Builds a {@link Sluice}. Not thread-safe; the built instance is. */
@@ -182,6 +241,7 @@ public final class Sluice implements AutoCloseable {
         private Ticker ticker = Ticker.SYSTEM;
         private ClassLoader classLoader;
         private boolean inMemory;
+        private Object meterRegistry;
 
         private Builder() {
         }
@@ -255,6 +315,20 @@ public final class Sluice implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Where Sluice publishes its Micrometer meters ({@code sluice.requests} and the others listed in
+         * docs/operations.md). Without this, and with Micrometer on the class path, they go to
+         * {@code Metrics.globalRegistry}; without Micrometer, Sluice publishes none. Typed {@code Object} so
+         * that Sluice's API does not need Micrometer on the class path.
+         *
+         * @param registry an {@code io.micrometer.core.instrument.MeterRegistry}, or null for the global registry
+         * @return this builder
+         */
+        public Builder meterRegistry(Object registry) {
+            this.meterRegistry = registry;
+            return this;
+        }
+
         /** The monotonic time of everything measured locally; for tests (package-private: not an API). */
         Builder ticker(Ticker ticker) {
             this.ticker = Objects.requireNonNull(ticker);
@@ -274,10 +348,13 @@ public final class Sluice implements AutoCloseable {
 
         /**
          * The engine. Without a backend of your own, a Redisson client or {@link #inMemory}, Sluice connects
-         * to the Redis the rules name (in the background: a Redis that is down never blocks this).
+         * to the Redis the rules name, in the background: a Redis that is down blocks this only for as long as
+         * {@code sluice.await-backend} says (default {@code 0s}: not at all), then it is logged and Sluice serves
+         * anyway, each rule following its {@code on-backend-failure} until Redis connects.
          *
          * @return the engine; close it on shutdown
          * @throws IllegalStateException without rules, or with more than one backend chosen
+         * @throws IllegalArgumentException when the meter registry is not a Micrometer {@code MeterRegistry}
          */
         public Sluice build() {
             if (rules == null) throw new IllegalStateException("rules or properties are required");
@@ -289,6 +366,7 @@ public final class Sluice implements AutoCloseable {
                 throw new IllegalStateException("choose one backend: backend(...), redisson(...) or inMemory(); got "
                         + String.join(" and ", chosen));
             }
+            Optional<DecisionListener> meters = Micrometer.listener(meterRegistry);
             LimiterBackend b = backend;
             if (inMemory) b = new InMemoryBackend(clock);
             if (redisson != null) b = new RedissonBackend(redisson, false, clock, rules.settings().backendTimeout());
@@ -296,7 +374,9 @@ public final class Sluice implements AutoCloseable {
                 b = new RedissonBackend(RedissonClients.create(rules.settings(), classLoader), true, clock,
                         rules.settings().backendTimeout());
             }
-            return new Sluice(rules, b, clock, ticker);
+            Sluice sluice = new Sluice(rules, b, clock, ticker, meters);
+            sluice.awaitBackend(rules.settings().awaitBackend());
+            return sluice;
         }
     }
 }

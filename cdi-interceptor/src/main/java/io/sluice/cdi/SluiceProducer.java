@@ -1,6 +1,7 @@
 package io.sluice.cdi;
 
 import io.sluice.Sluice;
+import io.sluice.micrometer.Micrometer;
 import io.sluice.rule.ConfigLoader;
 import io.sluice.rule.RuleParser;
 import io.sluice.rule.RuleSet;
@@ -18,7 +19,9 @@ import java.util.Map;
  * The default, application-wide {@link Sluice}: built on first use from the rules file (the system
  * property {@code sluice.config}, the environment variable {@code SLUICE_CONFIG}, then
  * {@code classpath:sluice.properties}) and closed when the container shuts down. When the application
- * has a {@link RedissonClient} bean, Sluice uses it (and leaves it open) instead of creating its own.
+ * has a {@link RedissonClient} bean, Sluice uses it (and leaves it open) instead of creating its own. With
+ * Micrometer on the class path, the meters go to the application's {@code MeterRegistry} bean when there is
+ * one, else to Micrometer's global registry.
  *
  * <p>{@link Sluice} is final, so it cannot have a client proxy: it is produced in the {@link Singleton}
  * pseudo-scope, which gives one instance per container without a proxy. To supply your own, produce one
@@ -43,17 +46,24 @@ public class SluiceProducer {
 
     @Produces
     @Singleton
-    Sluice sluice(Instance<RedissonClient> redisson) {
+    Sluice sluice(Instance<RedissonClient> redisson, Instance<Object> beans) {
         ClassLoader loader = contextClassLoader();
+        Object meters = meterRegistry(beans);
         if (redisson.isResolvable()) {
-            return Sluice.builder().rules(loadRules()).classLoader(loader).redisson(redisson.get()).build();
+            return Sluice.builder().rules(loadRules()).classLoader(loader).redisson(redisson.get()).meterRegistry(meters).build();
         }
         // The same rules as the servlet filter's: one engine (and Redis client) for both, whichever starts first.
         Map<String, String> properties = ConfigLoader.load(null, Map.of(), loader);
         ApplicationSluice.Share s = ApplicationSluice.obtain(properties,
-                () -> Sluice.builder().properties(properties).classLoader(loader).build());
+                () -> Sluice.builder().properties(properties).classLoader(loader).meterRegistry(meters).build());
         share = s;
         return s.sluice();
+    }
+
+    /** The application's {@code MeterRegistry} bean, when Micrometer is present and there is exactly one; else null. */
+    static Object meterRegistry(Instance<Object> beans) {
+        return Micrometer.registryType().map(type -> beans.select(type))
+                .filter(Instance::isResolvable).map(Instance::get).orElse(null);
     }
 
     void close(@Disposes Sluice sluice) {

@@ -75,6 +75,8 @@ public final class RedissonBackend implements LimiterBackend {
     private final Object connectLock = new Object();
     private volatile boolean connected;
     private volatile boolean closed;
+    /** Completed by the first attempt that succeeds; only a close fails it. */
+    private final CompletableFuture<Void> connectedOnce = new CompletableFuture<>();
     private CompletableFuture<Void> connection; // guarded by connectLock
     private long lastAttemptNanos;              // guarded by connectLock
 
@@ -142,15 +144,24 @@ public final class RedissonBackend implements LimiterBackend {
         try {
             scripts.eval(RScript.Mode.READ_ONLY, PING, RScript.ReturnType.LONG);
             connected = true;
+            connectedOnce.complete(null);
             attempt.complete(null);
         } catch (RuntimeException e) {
             attempt.completeExceptionally(e);
         }
     }
 
-    /** Completes once the background first connection has succeeded (a failed attempt is retried); for tests. */
-    CompletionStage<Void> firstConnection() {
-        return connected ? CompletableFuture.completedFuture(null) : connection();
+    /** Asking starts another attempt when the last one failed (at most once a second), so polling sees Redis come up. */
+    @Override
+    public boolean connected() {
+        if (!connected && !closed) connection();
+        return connected;
+    }
+
+    @Override
+    public CompletionStage<Void> firstConnection() {
+        if (!connected) connection();
+        return connectedOnce.copy();
     }
 
     /** The client underneath, for applications that want Redisson's own objects beside Sluice's. */
@@ -350,6 +361,7 @@ public final class RedissonBackend implements LimiterBackend {
     @Override
     public void close() {
         closed = true;
+        connectedOnce.completeExceptionally(new IllegalStateException("Sluice's Redis backend is closed"));
         if (ownsClient) redisson.shutdown(0, 2, TimeUnit.SECONDS);
     }
 }

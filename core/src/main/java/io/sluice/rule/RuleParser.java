@@ -35,7 +35,8 @@ public final class RuleParser {
     private static final Pattern METHOD = Pattern.compile("[A-Za-z]{1,20}");
     private static final Set<String> GLOBALS = Set.of(
             "sluice.redis.address", "sluice.redis.config", "sluice.key-prefix", "sluice.on-backend-failure",
-            "sluice.trusted-proxies", "sluice.client-address-header", "sluice.headers", "sluice.backend-timeout", "sluice.max-clock-skew");
+            "sluice.trusted-proxies", "sluice.client-address-header", "sluice.headers", "sluice.backend-timeout", "sluice.max-clock-skew",
+            "sluice.await-backend");
     private static final Set<String> RULE_PROPERTIES = Set.of(
             "rate", "concurrency", "lease", "wait", "paths", "methods", "key", "on-missing-key", "status", "mode",
             "on-backend-failure", "algorithm", "burst", "queue", "throttling", "overage", "capacity", "cost", "costs");
@@ -132,7 +133,10 @@ public final class RuleParser {
                 s -> Durations.parse(s).filter(d -> d.toMillis() >= 1).orElse(null), "a positive duration such as 100ms");
         Duration skew = value("sluice.max-clock-skew", Settings.DEFAULT_MAX_CLOCK_SKEW,
                 s -> Durations.parse(s).orElse(null), "a duration such as 500ms");
-        return new Settings(address, config, prefix, failure, proxies, clientAddressHeader, headers, timeout, skew);
+        Duration awaitBackend = value("sluice.await-backend", Settings.DEFAULT_AWAIT_BACKEND,
+                s -> Durations.parse(s).orElse(null), "a duration such as 10s (0s: do not wait)");
+        return new Settings(address, config, prefix, failure, proxies, clientAddressHeader, headers, timeout, skew,
+                awaitBackend);
     }
 
     private Optional<Rule> rule(String name, Map<String, String> p, Settings settings) {

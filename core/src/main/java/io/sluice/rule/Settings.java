@@ -19,6 +19,8 @@ import java.util.Optional;
  * @param backendTimeout   {@code sluice.backend-timeout}: the deadline of one decision (extension)
  * @param maxClockSkew     {@code sluice.max-clock-skew}: tolerated difference between this server's clock and
  *                         Redis's (extension); leases must be at least twice as long
+ * @param awaitBackend     {@code sluice.await-backend}: how long start-up waits for the first connection to
+ *                         the backend before serving anyway ({@code 0s}: not at all)
  */
 public record Settings(
         Optional<String> redisAddress,
@@ -29,9 +31,11 @@ public record Settings(
         ClientAddressHeader clientAddressHeader,
         HeaderStyle headers,
         Duration backendTimeout,
-        Duration maxClockSkew) {
+        Duration maxClockSkew,
+        Duration awaitBackend) {
 
     public static final String DEFAULT_REDIS_ADDRESS = "redis://127.0.0.1:6379";
     public static final Duration DEFAULT_BACKEND_TIMEOUT = Duration.ofMillis(100);
     public static final Duration DEFAULT_MAX_CLOCK_SKEW = Duration.ofMillis(500);
+    public static final Duration DEFAULT_AWAIT_BACKEND = Duration.ZERO;
 }

@@ -77,6 +77,30 @@ public interface LimiterBackend extends AutoCloseable {
         return CompletableFuture.completedFuture(null);
     }
 
+    /**
+     * Whether the backend has reached its store: for health checks, and for start-up to know when to stop
+     * waiting ({@code sluice.await-backend}). A backend that connects in the background answers false until its
+     * first connection has succeeded, and may take the question as the cue to try again after a failed attempt.
+     * An in-JVM store is always connected.
+     *
+     * @return whether the first connection has been made
+     */
+    default boolean connected() {
+        return true;
+    }
+
+    /**
+     * Completes once the first connection to the store has succeeded (at once for a store that needs none). A
+     * failed attempt does not complete it: it completes exceptionally only if the backend is closed first. A
+     * backend that connects on demand retries when asked again (a decision, {@link #connected()}), so a caller
+     * that waits long polls {@link #connected()} meanwhile, as start-up does.
+     *
+     * @return the first connection
+     */
+    default CompletionStage<Void> firstConnection() {
+        return CompletableFuture.completedFuture(null);
+    }
+
     @Override
     void close();
 }

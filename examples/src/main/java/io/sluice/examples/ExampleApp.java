@@ -1,5 +1,7 @@
 package io.sluice.examples;
 
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.sluice.filter.SluiceFilter;
 import jakarta.servlet.DispatcherType;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
@@ -25,6 +27,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *   <li>{@code POST /api/images}: rule {@code images}, at most 3 image generations in flight for everyone.
  *       The servlet is asynchronous, so a waiting generation holds a permit but no thread.</li>
  * </ul>
+ * {@code GET /metrics} serves Sluice's meters in Prometheus text format: the filter finds the app's
+ * {@link PrometheusMeterRegistry} in the servlet context attribute {@link SluiceFilter#METER_REGISTRY_ATTRIBUTE}.
  * The rules are in {@code sluice-example.properties}. Redis is {@code REDIS_URL} when set, otherwise an
  * embedded Redis on a free port; the HTTP port is {@code PORT} (default 8080).
  */
@@ -63,6 +67,7 @@ public final class ExampleApp {
         String address = redisAddressOrNull;
         ScheduledExecutorService scheduler = null;
         Server server = null;
+        PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         try {
             if (address == null) {
                 redis = EmbeddedRedis.start();
@@ -81,6 +86,8 @@ public final class ExampleApp {
 
             ServletContextHandler context = new ServletContextHandler();
             context.setContextPath("/");
+            // Set before the filter's init, which is where it looks for the registry.
+            context.setAttribute(SluiceFilter.METER_REGISTRY_ATTRIBUTE, meters);
             // The filter reads classpath:sluice-example.properties through the context's class loader.
             context.setClassLoader(ExampleApp.class.getClassLoader());
 
@@ -96,6 +103,7 @@ public final class ExampleApp {
             ServletHolder images = new ServletHolder("images", new ImagesServlet(scheduler, imageDelay));
             images.setAsyncSupported(true);
             context.addServlet(images, "/api/images");
+            context.addServlet(new ServletHolder("metrics", new MetricsServlet(meters)), "/metrics");
             context.addServlet(new ServletHolder("home", new HomeServlet()), "/");
 
             server.setHandler(context);
@@ -103,9 +111,10 @@ public final class ExampleApp {
             if (!context.isAvailable()) {
                 throw new IllegalStateException("The example context did not start; see the log above");
             }
-            return new Running(server, connector.getLocalPort(), address, redis, scheduler, imageDelay);
+            return new Running(server, connector.getLocalPort(), address, redis, scheduler, imageDelay, meters);
         } catch (Exception | Error e) {
             stopQuietly(server, scheduler, redis);
+            meters.close();
             throw e;
         }
     }
@@ -129,6 +138,7 @@ public final class ExampleApp {
                 "  curl -si -X POST " + base + "/api/posts",
                 "  for i in $(seq 1 5); do curl -s -o /dev/null -w '%{http_code}\\n' -X POST " + base
                         + "/api/images & done; wait",
+                "  curl -s " + base + "/metrics | grep sluice_",
                 "",
                 "Stop with Ctrl-C.",
                 "");
@@ -161,16 +171,18 @@ public final class ExampleApp {
         private final RedisServer redis;
         private final ScheduledExecutorService scheduler;
         private final Duration imageDelay;
+        private final PrometheusMeterRegistry meters;
         private final AtomicBoolean closed = new AtomicBoolean();
 
         private Running(Server server, int port, String redisAddress, RedisServer redis,
-                        ScheduledExecutorService scheduler, Duration imageDelay) {
+                        ScheduledExecutorService scheduler, Duration imageDelay, PrometheusMeterRegistry meters) {
             this.server = server;
             this.port = port;
             this.redisAddress = redisAddress;
             this.redis = redis;
             this.scheduler = scheduler;
             this.imageDelay = imageDelay;
+            this.meters = meters;
         }
 
         /** The HTTP port the app listens on. */
@@ -201,7 +213,10 @@ public final class ExampleApp {
         /** Stops Jetty (which closes the filter and its Redis connections), then the embedded Redis. Idempotent. */
         @Override
         public void close() {
-            if (closed.compareAndSet(false, true)) stopQuietly(server, scheduler, redis);
+            if (closed.compareAndSet(false, true)) {
+                stopQuietly(server, scheduler, redis);
+                meters.close();
+            }
         }
     }
 }

@@ -37,6 +37,8 @@ final class HomeServlet extends HttpServlet {
                 "Five images at once: three 200, two 429:",
                 "  for i in $(seq 1 5); do curl -s -o /dev/null -w '%{http_code}\\n' -X POST " + base
                         + "/api/images & done; wait",
+                "Sluice's meters (sluice_requests_total by rule, type and result), in Prometheus text format:",
+                "  curl -s " + base + "/metrics | grep sluice_",
                 ""));
     }
 

@@ -4,6 +4,7 @@ import io.sluice.Admission;
 import io.sluice.ConfigException;
 import io.sluice.Sluice;
 import io.sluice.internal.Log;
+import io.sluice.micrometer.Micrometer;
 import io.sluice.rule.ConfigLoader;
 import io.sluice.rule.Rule;
 import io.sluice.servlet.AppliedRules;
@@ -50,11 +51,18 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Thread-safe. Its {@link Sluice} is published as the servlet context attribute {@link #CONTEXT_ATTRIBUTE}.
  * The application's CDI producer, reading the same rules, uses the same engine whichever starts first
- * ({@link ApplicationSluice}), so an application has one engine and one Redis client.
+ * ({@link ApplicationSluice}), so an application has one engine and one Redis client. With Micrometer on the
+ * class path, its meters go to the {@code MeterRegistry} found in the servlet context attribute
+ * {@link #METER_REGISTRY_ATTRIBUTE} when {@code init} runs, else to Micrometer's global registry.
  */
 public class SluiceFilter implements Filter {
     /** The servlet context attribute under which the filter publishes its {@link Sluice}. */
     public static final String CONTEXT_ATTRIBUTE = ApplicationSluice.CONTEXT_ATTRIBUTE;
+    /**
+     * The servlet context attribute where the filter looks for a Micrometer {@code MeterRegistry} to publish its
+     * meters in (set it before the filter's {@code init}, e.g. in a {@code ServletContextListener}).
+     */
+    public static final String METER_REGISTRY_ATTRIBUTE = Micrometer.REGISTRY_CLASS;
     private static final Log LOG = Log.of(SluiceFilter.class);
     private static final AtomicInteger INSTANCES = new AtomicInteger();
     /**
@@ -103,7 +111,8 @@ public class SluiceFilter implements Filter {
             Map<String, String> properties = ConfigLoader.load(location, overrides, loader);
             // One engine (and Redis client) per application and rules, shared with the CDI producer.
             ApplicationSluice.Share share = ApplicationSluice.obtain(properties,
-                    () -> Sluice.builder().properties(properties).classLoader(loader).build());
+                    () -> Sluice.builder().properties(properties).classLoader(loader)
+                            .meterRegistry(meterRegistry(context)).build());
             Sluice built = share.sluice();
             this.sluice = built;
             this.share = share;
@@ -114,6 +123,11 @@ public class SluiceFilter implements Filter {
         } catch (ConfigException e) {
             throw new ServletException(e.getMessage(), e);
         }
+    }
+
+    /** The application's Micrometer registry, when it put one in {@link #METER_REGISTRY_ATTRIBUTE}; else null (global). */
+    private static Object meterRegistry(ServletContext context) {
+        return context.getAttribute(METER_REGISTRY_ATTRIBUTE);
     }
 
     /**

@@ -49,8 +49,10 @@ class DisconnectTest {
                 // The permit goes back once the response is complete, a moment after its status line was read.
                 assertPermitBack(server, "stream", System.nanoTime());
             }
+            // Both 20 s streams ended within seconds, on a write into a connection the client had closed (a
+            // container may also see a broken write on its own side of a closing connection: at least these two).
             await().atMost(RETURNED_WITHIN).until(() -> TestServlets.Stream.ended.get() == 4);
-            assertThat(TestServlets.Stream.broken.get()).isEqualTo(2);
+            assertThat(TestServlets.Stream.broken.get()).isGreaterThanOrEqualTo(2);
         }
     }
 
@@ -99,17 +101,25 @@ class DisconnectTest {
     }
 
     private static Socket request(Containers.Running server, String pathAndQuery) throws IOException {
+        return request(server, pathAndQuery, "");
+    }
+
+    private static Socket request(Containers.Running server, String pathAndQuery, String headers) throws IOException {
         Socket s = new Socket("127.0.0.1", server.port());
         s.setSoTimeout(30_000);
         OutputStream out = s.getOutputStream();
-        out.write(("GET " + pathAndQuery + " HTTP/1.1\r\nHost: 127.0.0.1\r\nX-User: u\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+        out.write(("GET " + pathAndQuery + " HTTP/1.1\r\nHost: 127.0.0.1\r\nX-User: u\r\n" + headers + "\r\n")
+                .getBytes(StandardCharsets.US_ASCII));
         out.flush();
         return s;
     }
 
+    /** A whole exchange: the status, then the rest of the response up to the server closing the connection. */
     private static int status(Containers.Running server, String pathAndQuery) throws IOException {
-        try (Socket s = request(server, pathAndQuery)) {
-            return readStatus(s);
+        try (Socket s = request(server, pathAndQuery, "Connection: close\r\n")) {
+            int status = readStatus(s);
+            s.getInputStream().transferTo(OutputStream.nullOutputStream());
+            return status;
         }
     }
 

@@ -1,0 +1,142 @@
+package io.sluice;
+
+import io.sluice.rule.Rule;
+import io.sluice.testing.RedisProcess;
+import io.sluice.testing.TestRedis;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * {@code sluice.await-backend} on a real Redis: {@code build()} (which the filter's {@code init} and the CDI
+ * producer call) returns as soon as Redis is connected; with Redis down it returns after the wait, says so in
+ * the log, and decisions follow {@code on-backend-failure}; {@link Sluice#connected()} turns true when Redis
+ * comes up, without any request. Log lines are read where the JDK sends {@code System.Logger} by default,
+ * {@code java.util.logging}.
+ */
+class AwaitBackendTest {
+    private static final Duration AWAIT = Duration.ofMillis(1500);
+    /** Start-up may overrun the wait by one connection attempt and a loaded machine's scheduling. */
+    private static final Duration OVERRUN = Duration.ofSeconds(5);
+
+    /** Held strongly: java.util.logging keeps loggers weakly, and would drop the handler with it. */
+    private final Logger julLogger = Logger.getLogger(Sluice.class.getName());
+    private final List<LogRecord> logged = new CopyOnWriteArrayList<>();
+    private final Handler recorder = new Handler() {
+        @Override
+        public void publish(LogRecord record) {
+            logged.add(record);
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void close() {
+        }
+    };
+
+    @BeforeEach
+    void record() {
+        julLogger.addHandler(recorder);
+    }
+
+    @AfterEach
+    void stopRecording() {
+        julLogger.removeHandler(recorder);
+    }
+
+    @Test
+    void withRedisUpStartUpReturnsConnected() {
+        try (Sluice sluice = Sluice.fromProperties(Map.of(
+                "sluice.redis.address", TestRedis.address(),
+                "sluice.await-backend", "60s",
+                "sluice.backend-timeout", "5s",
+                "sluice.key-prefix", "await-up",
+                "sluice.rules.r.rate", "3/1h"))) {
+            assertThat(sluice.connected()).isTrue();
+            assertThat(decide(sluice, "r").outcome()).isEqualTo(Decision.Outcome.DECIDED);
+            assertThat(messages(Level.INFO)).anyMatch(m -> m.startsWith("Sluice connected to its backend after "));
+            assertThat(messages(Level.WARNING)).isEmpty();
+        }
+    }
+
+    @Test
+    void withRedisDownStartUpWaitsTheAwaitThenServesByTheFailurePolicyUntilRedisComesUp() {
+        int port = TestRedis.freePort();
+        long started = System.nanoTime();
+        try (Sluice sluice = Sluice.fromProperties(Map.of(
+                "sluice.redis.address", "redis://127.0.0.1:" + port,
+                "sluice.await-backend", "1500ms",
+                "sluice.backend-timeout", "200ms",
+                "sluice.rules.lenient.rate", "3/1h",
+                "sluice.rules.strict.rate", "3/1h",
+                "sluice.rules.strict.on-backend-failure", "deny"))) {
+            Duration took = Duration.ofNanos(System.nanoTime() - started);
+            assertThat(took).isBetween(AWAIT, AWAIT.plus(OVERRUN));
+            assertThat(sluice.connected()).isFalse();
+            assertThat(messages(Level.WARNING)).containsExactly("Sluice started without its backend: no connection to"
+                    + " Redis within sluice.await-backend=1500ms; until it connects, each rule follows its on-backend-failure");
+
+            Decision lenient = decide(sluice, "lenient");
+            Decision strict = decide(sluice, "strict");
+            assertThat(lenient.outcome()).isEqualTo(Decision.Outcome.BACKEND_FAILURE);
+            assertThat(lenient.allowed()).isTrue();
+            assertThat(strict.outcome()).isEqualTo(Decision.Outcome.BACKEND_FAILURE);
+            assertThat(strict.allowed()).isFalse();
+
+            try (RedisProcess redis = RedisProcess.start(port, false, List.of())) {
+                // Asking is what retries the connection: a health check alone brings the engine up.
+                await("connected() once Redis is up").atMost(30, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(50))
+                        .until(sluice::connected);
+                await("a decision through Redis").atMost(30, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(50))
+                        .until(() -> decide(sluice, "strict").outcome() == Decision.Outcome.DECIDED);
+            }
+        }
+    }
+
+    @Test
+    void withoutAnAwaitStartUpNeverWaits() {
+        int port = TestRedis.freePort();
+        try (Sluice sluice = Sluice.fromProperties(Map.of(
+                "sluice.redis.address", "redis://127.0.0.1:" + port,
+                "sluice.rules.r.rate", "3/1h"))) {
+            assertThat(sluice.connected()).isFalse();
+            assertThat(logged).isEmpty();
+        }
+    }
+
+    @Test
+    void theInMemoryBackendIsAlwaysConnected() {
+        try (Sluice sluice = Sluice.builder().properties(Map.of("sluice.await-backend", "1h", "sluice.rules.r.rate", "3/1h"))
+                .inMemory().build()) {
+            assertThat(sluice.connected()).isTrue();
+            assertThat(logged).isEmpty();
+        }
+    }
+
+    private List<String> messages(Level level) {
+        return logged.stream().filter(r -> r.getLevel() == level).map(LogRecord::getMessage).toList();
+    }
+
+    private static Decision decide(Sluice sluice, String ruleName) {
+        Rule rule = sluice.rules().get(ruleName).orElseThrow();
+        try (Admission a = sluice.admit(List.of(rule), k -> "someone").toCompletableFuture().join()) {
+            return a.decisions().get(0);
+        }
+    }
+}
