@@ -56,10 +56,10 @@ public final class RedissonBackend implements LimiterBackend {
     private static final String ACQUIRE = script("acquire.lua");
     private static final String RENEW = script("renew.lua");
     private static final String RELEASE = script("release.lua");
-    private static final String TOKEN_BUCKET = script("token-bucket.lua");
-    private static final String LEAKY_BUCKET = script("leaky-bucket.lua");
-    private static final String FIXED_WINDOW = script("fixed-window.lua");
-    private static final String SLIDING_WINDOW = script("sliding-window.lua");
+    private static final String TOKEN_BUCKET = onRedisTime("token-bucket.lua");
+    private static final String LEAKY_BUCKET = onRedisTime("leaky-bucket.lua");
+    private static final String FIXED_WINDOW = onRedisTime("fixed-window.lua");
+    private static final String SLIDING_WINDOW = onRedisTime("sliding-window.lua");
     private static final String REFUND_LOG = script("refund-log.lua");
     /** The scripts' "use Redis TIME" argument: production never passes a time. */
     private static final String REDIS_TIME = "";
@@ -335,6 +335,11 @@ public final class RedissonBackend implements LimiterBackend {
         byte[] id = new byte[16];
         ThreadLocalRandom.current().nextBytes(id);
         return HexFormat.of().formatHex(id);
+    }
+
+    /** A script that opens with {@code redis-time.lua}: Redis TIME, or a test's own time, and the TTL slack. */
+    private static String onRedisTime(String file) {
+        return script("redis-time.lua") + script(file);
     }
 
     private static String script(String file) {

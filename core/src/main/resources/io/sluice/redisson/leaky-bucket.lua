@@ -4,18 +4,7 @@
 -- ARGV[3] effective limit (the pace: one request every period / limit), ARGV[4] queue, ARGV[5] cost.
 -- Returns {allowed, remaining, reset ms, retry-after ms, delay ms until the slot, 0}.
 -- io.sluice.memory.LeakyBucketModel is the same computation in Java, operation for operation.
-local SLACK_MS = 1000
-local now
-if ARGV[1] == '' then
-  -- Redis before 5 replicates scripts verbatim, which a script reading TIME must not be; a no-op since.
-  if redis.replicate_commands then redis.replicate_commands() end
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-else
-  -- A test's time runs ahead of the real time that expires keys: keep them a minute longer.
-  now = tonumber(ARGV[1]) * 1000
-  SLACK_MS = 60000
-end
+-- (redis-time.lua, prepended on load, has set now and SLACK_MS.)
 local period = tonumber(ARGV[2]) * 1000
 local eff = tonumber(ARGV[3])
 local queue = tonumber(ARGV[4])
