@@ -53,13 +53,13 @@ import java.util.function.Supplier;
  */
 public final class RedissonBackend implements LimiterBackend {
     private static final String RATE = script("rate.lua");
-    private static final String ACQUIRE = script("acquire.lua");
+    private static final String ACQUIRE = script("wake.lua", "acquire.lua");
     private static final String RENEW = script("renew.lua");
-    private static final String RELEASE = script("release.lua");
-    private static final String TOKEN_BUCKET = onRedisTime("token-bucket.lua");
-    private static final String LEAKY_BUCKET = onRedisTime("leaky-bucket.lua");
-    private static final String FIXED_WINDOW = onRedisTime("fixed-window.lua");
-    private static final String SLIDING_WINDOW = onRedisTime("sliding-window.lua");
+    private static final String RELEASE = script("wake.lua", "release.lua");
+    private static final String TOKEN_BUCKET = script("redis-time.lua", "token-bucket.lua");
+    private static final String LEAKY_BUCKET = script("redis-time.lua", "leaky-bucket.lua");
+    private static final String FIXED_WINDOW = script("redis-time.lua", "fixed-window.lua");
+    private static final String SLIDING_WINDOW = script("redis-time.lua", "sliding-window.lua");
     private static final String REFUND_LOG = script("refund-log.lua");
     /** The scripts' "use Redis TIME" argument: production never passes a time. */
     private static final String REDIS_TIME = "";
@@ -337,9 +337,14 @@ public final class RedissonBackend implements LimiterBackend {
         return HexFormat.of().formatHex(id);
     }
 
-    /** A script that opens with {@code redis-time.lua}: Redis TIME, or a test's own time, and the TTL slack. */
-    private static String onRedisTime(String file) {
-        return script("redis-time.lua") + script(file);
+    /**
+     * The files of a script, one after another: Lua scripts cannot include each other, so shared openings
+     * ({@code redis-time.lua}: Redis TIME or a test's own time; {@code wake.lua}: waking waiters) are prepended.
+     */
+    private static String script(String first, String... rest) {
+        StringBuilder all = new StringBuilder(script(first));
+        for (String file : rest) all.append(script(file));
+        return all.toString();
     }
 
     private static String script(String file) {

@@ -3,19 +3,7 @@
 -- ARGV[1] limit, ARGV[2] lease expiry (ms), ARGV[3] now (ms), ARGV[4] permit id (hex), ARGV[5] key TTL (ms),
 -- ARGV[6] how to wake waiters (see wake).
 -- Returns {acquired (1|0), permits available afterwards}.
--- Wakes Redisson's waiting acquirers the way Redisson's own semaphore does: ARGV[6] is 'publish', or
--- 'spublish' where Redisson subscribed them to sharded channels (a Redis 7 Cluster), or 'both' when the client
--- could not say (SPUBLISH is unknown before Redis 7: pcall ignores that).
-local function wake(channel, value, how)
-  if how == 'spublish' then
-    redis.call('spublish', channel, value)
-  elseif how == 'both' then
-    redis.call('publish', channel, value)
-    pcall(redis.call, 'spublish', channel, value)
-  else
-    redis.call('publish', channel, value)
-  end
-end
+-- Waiters are woken with wake(channel, value, ARGV[6]), from wake.lua (prepended on load).
 local limit = tonumber(ARGV[1])
 local now = tonumber(ARGV[3])
 
