@@ -85,7 +85,7 @@ final class Admitter {
                 continue;
             }
             CompletableFuture<Decision> decided = (step.kind() == Decision.Kind.RATE
-                    ? rates.decide(step.rule(), raw) : leases.acquire(step.rule(), raw, p.held)).toCompletableFuture();
+                    ? rates.decide(step.rule(), raw, p.keys.costFor(step.rule())) : leases.acquire(step.rule(), raw, p.held)).toCompletableFuture();
             // Answered already (the attack shield, an in-memory backend): go on without another stage.
             if (decided.isDone() && !decided.isCompletedExceptionally()) {
                 Decision d = decided.join();

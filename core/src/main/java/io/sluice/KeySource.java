@@ -4,8 +4,9 @@ import io.sluice.key.KeyResolver;
 import io.sluice.rule.Rule;
 
 /**
- * Supplies the key value of a rule for one request or call: resolved from a request by the rule's
- * {@code key} ({@link Sluice#keysOf}), or one value for every rule ({@link #fixed}, as {@code @LimitKey}).
+ * What the engine needs to know of one request or call, per rule: the key value (resolved from a request by
+ * the rule's {@code key} ({@link Sluice#keysOf}), or one value for every rule ({@link #fixed}, as
+ * {@code @LimitKey})), the cost a rate rule charges it, and the plan it is on.
  */
 @FunctionalInterface
 public interface KeySource {
@@ -16,6 +17,56 @@ public interface KeySource {
      * @return the key value, or null when it cannot be resolved
      */
     String keyFor(Rule rule);
+
+    /**
+     * Permits this request takes from a rate rule: the rule's {@code cost} unless the source knows better (a
+     * per-path {@code costs} entry, {@code @LimitCost}, {@link #withCost}).
+     *
+     * @param rule a rate rule that applies to the request or call
+     * @return the cost, at least 1
+     */
+    default long costFor(Rule rule) {
+        return rule.ratePolicy().cost();
+    }
+
+    /**
+     * The plan value of the request for a rule with {@code plan}, as resolved (unchecked: the engine maps
+     * values the rule does not list to the rule's own limits, and never sends a plan value to the backend).
+     *
+     * @param rule a rule that applies to the request or call
+     * @return the raw plan value, or null for none
+     */
+    default String planFor(Rule rule) {
+        return null;
+    }
+
+    /**
+     * This source with one cost for every rate rule, as the programmatic form of {@code @LimitCost}.
+     *
+     * @param cost permits the request takes from each rate rule, at least 1
+     * @return a source answering {@code cost} from {@link #costFor}, and as this one otherwise
+     * @throws IllegalArgumentException when {@code cost} is below 1
+     */
+    default KeySource withCost(long cost) {
+        if (cost < 1) throw new IllegalArgumentException("cost must be at least 1: " + cost);
+        KeySource self = this;
+        return new KeySource() {
+            @Override
+            public String keyFor(Rule rule) {
+                return self.keyFor(rule);
+            }
+
+            @Override
+            public long costFor(Rule rule) {
+                return cost;
+            }
+
+            @Override
+            public String planFor(Rule rule) {
+                return self.planFor(rule);
+            }
+        };
+    }
 
     /**
      * The same value for every rule, as from a {@code @LimitKey} parameter; rules keyed {@code global} stay global.

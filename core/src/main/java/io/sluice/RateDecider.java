@@ -41,10 +41,10 @@ final class RateDecider {
         this.listener = listener;
     }
 
-    CompletionStage<Decision> decide(Rule rule, String raw) {
+    CompletionStage<Decision> decide(Rule rule, String raw, long cost) {
         long limit = rule.rate().orElseThrow().permits();
         String key = naming.rate(rule, raw);
-        if (rule.dryRun()) return ask(rule, key, limit, false);
+        if (rule.dryRun()) return ask(rule, key, limit, cost, false);
         DenyCache.Check check = denied.check(key, ticker.millis());
         if (check.deniedMillis() > 0) {
             Decision d = Decision.shielded(rule, limit, Duration.ofMillis(check.deniedMillis()));
@@ -52,15 +52,15 @@ final class RateDecider {
             return CompletableFuture.completedFuture(d);
         }
         // Another request is asking the backend about this key right now: its answer decides for us too.
-        if (check.pending() != null) return check.pending().thenCompose(ignored -> decide(rule, raw));
+        if (check.pending() != null) return check.pending().thenCompose(ignored -> decide(rule, raw, cost));
         // Under soft or elastic throttling the key may go past a nominal "0 remaining": only Redis knows.
-        CompletionStage<Decision> asked = ask(rule, key, limit, rule.ratePolicy().throttling() == Throttling.HARD);
+        CompletionStage<Decision> asked = ask(rule, key, limit, cost, rule.ratePolicy().throttling() == Throttling.HARD);
         if (!check.probe()) return asked;
         return asked.whenComplete((d, e) -> denied.settle(key, ticker.millis()));
     }
 
-    private CompletionStage<Decision> ask(Rule rule, String key, long limit, boolean shield) {
-        RateRequest built = rule.ratePolicy().request(key, rule.rate().get(), rule.ratePolicy().cost());
+    private CompletionStage<Decision> ask(Rule rule, String key, long limit, long cost, boolean shield) {
+        RateRequest built = rule.ratePolicy().request(key, rule.rate().get(), cost);
         // Until the engine borrows from the capacity rule, an elastic rule holds its nominal limit.
         RateRequest request = rule.ratePolicy().throttling() == Throttling.ELASTIC ? built.withEffectiveLimit(limit) : built;
         if (!guard.allows()) return CompletableFuture.completedFuture(guard.circuitOpen(rule, Decision.Kind.RATE, limit));

@@ -122,13 +122,25 @@ public final class Sluice implements AutoCloseable {
     }
 
     /**
-     * Key values of a request, resolved by each rule's {@code key}.
+     * Key values of a request, resolved by each rule's {@code key}; a rate rule's cost from its {@code costs}
+     * for the request's {@link RequestView#path() path}.
      *
      * @param request the request, as an adapter sees it
-     * @return the key of each rule for this request
+     * @return the key and cost of each rule for this request
      */
     public KeySource keysOf(RequestView request) {
-        return rule -> resolver.resolve(rule.key(), request);
+        return new KeySource() {
+            @Override
+            public String keyFor(Rule rule) {
+                return resolver.resolve(rule.key(), request);
+            }
+
+            @Override
+            public long costFor(Rule rule) {
+                String path = request.path();
+                return path == null ? rule.ratePolicy().cost() : rule.ratePolicy().costFor(path);
+            }
+        };
     }
 
     /**

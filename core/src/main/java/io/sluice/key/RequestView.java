@@ -31,4 +31,17 @@ public interface RequestView {
 
     /** The id of an existing session, or null; never creates one. */
     String sessionId();
+
+    /**
+     * The path inside the application (servlet path plus path info, decoded), as rules' {@code paths} and
+     * {@code costs} match it; null when the view has none (a call outside a request).
+     */
+    default String path() {
+        return null;
+    }
+
+    /** A request attribute set by the application, as text (for {@code plan=attribute:<name>}), or null. */
+    default String attribute(String name) {
+        return null;
+    }
 }

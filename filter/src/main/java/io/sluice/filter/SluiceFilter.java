@@ -152,7 +152,8 @@ public class SluiceFilter implements Filter {
             AppliedRules.during(appliedRules, () -> chain.doFilter(req, res));
             return;
         }
-        List<Rule> rules = sluice.rules().matching(request.getMethod(), pathInApplication(request));
+        ServletRequestView view = new ServletRequestView(request);
+        List<Rule> rules = sluice.rules().matching(request.getMethod(), view.path());
         // The rules applied to this request: a @Limited bean serving it does not count them again.
         request.setAttribute(applied, rules);
         if (rules.isEmpty()) {
@@ -164,7 +165,7 @@ public class SluiceFilter implements Filter {
             // Decided on this thread: suspending the request and dispatching it again would turn the rest of it
             // into an ASYNC dispatch, which every REQUEST-only filter after this one (authentication...) skips.
             // Sluice's own deadlines bound the wait: the backend timeout, plus a concurrency rule's wait.
-            admission = sluice.admit(rules, sluice.keysOf(new ServletRequestView(request))).toCompletableFuture().join();
+            admission = sluice.admit(rules, sluice.keysOf(view)).toCompletableFuture().join();
         } catch (RuntimeException e) {
             undecided(e);
             AppliedRules.during(rules, () -> chain.doFilter(req, res));
@@ -188,14 +189,6 @@ public class SluiceFilter implements Filter {
     private static void undecided(Throwable e) {
         // Backend failures are decided inside admit(); anything else is a bug, which must not break the request.
         LOG.error("Sluice could not decide a request; letting it through", e);
-    }
-
-    /** The path the servlet URL patterns are matched against: decoded and normalised by the container. */
-    static String pathInApplication(HttpServletRequest request) {
-        String servletPath = request.getServletPath();
-        String pathInfo = request.getPathInfo();
-        String path = (servletPath == null ? "" : servletPath) + (pathInfo == null ? "" : pathInfo);
-        return path.isEmpty() ? "/" : path;
     }
 
     @Override

@@ -63,4 +63,18 @@ public final class ServletRequestView implements RequestView {
         HttpSession s = request.getSession(false);
         return s == null ? null : s.getId();
     }
+
+    @Override
+    public String path() {
+        String servletPath = request.getServletPath();
+        String pathInfo = request.getPathInfo();
+        String path = (servletPath == null ? "" : servletPath) + (pathInfo == null ? "" : pathInfo);
+        return path.isEmpty() ? "/" : path;
+    }
+
+    @Override
+    public String attribute(String name) {
+        Object value = request.getAttribute(name);
+        return value == null ? null : value.toString();
+    }
 }
