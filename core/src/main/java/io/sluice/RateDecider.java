@@ -41,6 +41,11 @@ final class RateDecider {
         this.listener = listener;
     }
 
+    /** After a reload: a key remembered as exhausted may have room under its rule's new limit, so ask Redis again. */
+    void forgetShielded() {
+        denied.clear();
+    }
+
     CompletionStage<Decision> decide(Rule rule, String raw, long cost) {
         long limit = rule.rate().orElseThrow().permits();
         String key = naming.rate(rule, raw);

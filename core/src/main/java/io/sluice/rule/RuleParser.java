@@ -36,7 +36,7 @@ public final class RuleParser {
     private static final Set<String> GLOBALS = Set.of(
             "sluice.redis.address", "sluice.redis.config", "sluice.key-prefix", "sluice.on-backend-failure",
             "sluice.trusted-proxies", "sluice.client-address-header", "sluice.headers", "sluice.backend-timeout", "sluice.max-clock-skew",
-            "sluice.await-backend");
+            "sluice.await-backend", "sluice.reload");
     private static final Set<String> RULE_PROPERTIES = Set.of(
             "rate", "concurrency", "lease", "wait", "paths", "methods", "key", "on-missing-key", "status", "mode",
             "on-backend-failure", "algorithm", "burst", "queue", "throttling", "overage", "capacity", "cost", "costs");
@@ -47,6 +47,8 @@ public final class RuleParser {
     private static final int MAX_OVERAGE_PERCENT = 1000;
     private static final String WHOLE_COST = "a whole number of permits, at least 1, such as 5";
     static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
+    /** A shorter {@code sluice.reload} would read the file more often than anyone edits it. */
+    private static final long MIN_RELOAD_MILLIS = 100;
     static final Duration MIN_LEASE = Duration.ofSeconds(1);
 
     private final List<String> problems = new ArrayList<>();
@@ -135,8 +137,11 @@ public final class RuleParser {
                 s -> Durations.parse(s).orElse(null), "a duration such as 500ms");
         Duration awaitBackend = value("sluice.await-backend", Settings.DEFAULT_AWAIT_BACKEND,
                 s -> Durations.parse(s).orElse(null), "a duration such as 10s (0s: do not wait)");
+        Duration reload = value("sluice.reload", Settings.DEFAULT_RELOAD,
+                s -> Durations.parse(s).filter(d -> d.isZero() || d.toMillis() >= MIN_RELOAD_MILLIS).orElse(null),
+                "a duration of at least 100ms such as 10s (0s: never)");
         return new Settings(address, config, prefix, failure, proxies, clientAddressHeader, headers, timeout, skew,
-                awaitBackend);
+                awaitBackend, reload);
     }
 
     private Optional<Rule> rule(String name, Map<String, String> p, Settings settings) {
