@@ -83,6 +83,7 @@ public class LimitedInterceptor implements Serializable {
         if (plan.ruleNames.isEmpty()) return ctx.proceed();
 
         Sluice s = sluice();
+        plan.requiredBy(s);
         List<Rule> rules = plan.rules(s.rules());
         // A rule the filter applied to this request already counted it: one request, one count.
         if (SERVLET_PRESENT) rules = HttpRequests.notAppliedByFilter(rules);
@@ -194,12 +195,17 @@ public class LimitedInterceptor implements Serializable {
         final boolean async;
         /** The method may be handed a stage of the interceptor's own ({@link CompletableFuture} fits its return type). */
         final boolean nonBlocking;
+        /** Where the annotation stands, for messages. */
+        final String where;
         private volatile Resolved resolved;
+        /** The engine told that this method needs its rules (a reload must keep them). */
+        private volatile Sluice registered;
 
         private record Resolved(RuleSet set, List<Rule> rules) {
         }
 
-        private Plan(List<String> ruleNames, int keyIndex, Class<?> returnType) {
+        private Plan(String where, List<String> ruleNames, int keyIndex, Class<?> returnType) {
+            this.where = where;
             this.ruleNames = ruleNames;
             this.keyIndex = keyIndex;
             this.async = CompletionStage.class.isAssignableFrom(returnType);
@@ -221,7 +227,8 @@ public class LimitedInterceptor implements Serializable {
                     if (a.annotationType() == LimitKey.class) keyIndex = i;
                 }
             }
-            return new Plan(Arrays.stream(names).distinct().sorted().toList(), keyIndex, m.getReturnType());
+            return new Plan(key.target().getName() + "." + m.getName(), Arrays.stream(names).distinct().sorted().toList(),
+                    keyIndex, m.getReturnType());
         }
 
         /** Bindings added by an extension or InterceptionFactory are not on the class: Weld lists them in the context data. */
@@ -232,7 +239,17 @@ public class LimitedInterceptor implements Serializable {
             return null;
         }
 
-        /** The rules, looked up once per rule set. */
+        /**
+         * Tells the engine, once, that this method needs its rules. The extension registers every {@code @Limited} at
+         * deployment already; this covers CDI Lite containers (Quarkus), whose extension runs at build time.
+         */
+        void requiredBy(Sluice s) {
+            if (registered == s) return;
+            s.requireRules("@Limited on " + where, ruleNames);
+            registered = s;
+        }
+
+        /** The rules, looked up once per rule set (a reload makes a new one). */
         List<Rule> rules(RuleSet set) {
             Resolved r = resolved;
             if (r == null || r.set() != set) {

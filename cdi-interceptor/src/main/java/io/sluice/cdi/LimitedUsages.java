@@ -6,9 +6,12 @@ import io.sluice.rule.RuleSet;
 
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
 
 /**
  * The {@link Limited} annotations of an application as its CDI extension found them, and what is wrong with
@@ -31,6 +34,17 @@ final class LimitedUsages {
     /** The method {@code where} has {@code count} {@code @LimitKey} parameters. */
     synchronized void limitKeys(String where, long count) {
         if (count > 1) problems.add("@LimitKey on " + count + " parameters of " + where + ": expected at most one");
+    }
+
+    /** Where each {@code @Limited} naming rules stands, and the rules it names: what a reload must keep. */
+    synchronized Map<String, List<String>> named() {
+        Map<String, List<String>> out = new LinkedHashMap<>();
+        for (Usage u : usages) if (!u.names().isEmpty()) out.merge("@Limited on " + u.where(), u.names(), LimitedUsages::union);
+        return out;
+    }
+
+    private static List<String> union(List<String> a, List<String> b) {
+        return Stream.concat(a.stream(), b.stream()).distinct().toList();
     }
 
     /** Every deployment problem, given the rules the interceptor will use (only asked for if a rule is named). */

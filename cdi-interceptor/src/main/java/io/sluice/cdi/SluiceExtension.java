@@ -2,6 +2,7 @@ package io.sluice.cdi;
 
 import io.sluice.Sluice;
 import io.sluice.rule.RuleSet;
+import io.sluice.servlet.ApplicationSluice;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.spi.AfterDeploymentValidation;
 import jakarta.enterprise.inject.spi.AnnotatedMethod;
@@ -15,6 +16,7 @@ import jakarta.enterprise.inject.spi.ProcessAnnotatedType;
 import jakarta.enterprise.inject.spi.WithAnnotations;
 
 import java.util.List;
+import java.util.Map;
 
 /**
  * Registers {@link LimitedInterceptor} and {@link SluiceProducer}, and checks at deployment that every
@@ -45,7 +47,27 @@ public class SluiceExtension implements Extension {
     }
 
     void validate(@Observes AfterDeploymentValidation adv, BeanManager bm) {
-        usages.problems(() -> rulesOf(bm)).forEach(p -> adv.addDeploymentProblem(new DeploymentException(p)));
+        List<String> problems = usages.problems(() -> rulesOf(bm));
+        problems.forEach(p -> adv.addDeploymentProblem(new DeploymentException(p)));
+        if (problems.isEmpty()) requireNamedRules(bm);
+    }
+
+    /**
+     * The engine keeps every rule a deployed {@code @Limited} names: a reload that would remove one is refused. The
+     * default producer's engine may not exist yet (it is built on first use, or by the servlet filter): the names
+     * are recorded for it. An application's own engine is told at once.
+     */
+    private void requireNamedRules(BeanManager bm) {
+        Map<String, List<String>> named = usages.named();
+        if (named.isEmpty()) return;
+        Bean<?> bean = bm.resolve(bm.getBeans(Sluice.class));
+        if (bean == null) return;
+        if (bean.getBeanClass() == SluiceProducer.class) {
+            ApplicationSluice.require(SluiceProducer.rulesSource(), named);
+        } else {
+            Sluice own = (Sluice) bm.getReference(bean, Sluice.class, bm.createCreationalContext(bean));
+            named.forEach(own::requireRules);
+        }
     }
 
     /** The rules of the Sluice the interceptor will use: the rules file, or those of the application's own Sluice. */

@@ -78,12 +78,12 @@ public final class RulesSource {
     @Override
     public boolean equals(Object o) {
         return o instanceof RulesSource other && supplier == null && other.supplier == null
-                && Objects.equals(location, other.location) && overrides.equals(other.overrides);
+                && description().equals(other.description()) && overrides.equals(other.overrides);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(location, overrides);
+        return Objects.hash(description(), overrides);
     }
 
     @Override

@@ -7,6 +7,7 @@ import io.sluice.internal.Log;
 import io.sluice.micrometer.Micrometer;
 import io.sluice.rule.ConfigLoader;
 import io.sluice.rule.Rule;
+import io.sluice.rule.RulesSource;
 import io.sluice.servlet.AppliedRules;
 import io.sluice.servlet.ApplicationSluice;
 import io.sluice.servlet.ServletRequestView;
@@ -108,10 +109,11 @@ public class SluiceFilter implements Filter {
             if (!problems.isEmpty()) throw new ConfigException(problems);
             ServletContext context = config.getServletContext();
             ClassLoader loader = context.getClassLoader();
-            Map<String, String> properties = ConfigLoader.load(location, overrides, loader);
-            // One engine (and Redis client) per application and rules, shared with the CDI producer.
-            ApplicationSluice.Share share = ApplicationSluice.obtain(properties,
-                    () -> Sluice.builder().properties(properties).classLoader(loader)
+            // Read again by Sluice.reload() and sluice.reload: the same file, the same overrides.
+            RulesSource source = ConfigLoader.source(location, overrides, loader);
+            // One engine (and Redis client) per application and rules source, shared with the CDI producer.
+            ApplicationSluice.Share share = ApplicationSluice.obtain(source,
+                    () -> Sluice.builder().source(source).classLoader(loader)
                             .meterRegistry(meterRegistry(context)).build());
             Sluice built = share.sluice();
             this.sluice = built;
