@@ -22,7 +22,7 @@ class RuleParserTest {
             + "on-missing-key, overage, paths, queue, rate, status, throttling, wait]";
     private static final String GLOBALS = "[sluice.await-backend, sluice.backend-timeout, sluice.client-address-header, sluice.headers, sluice.key-prefix, "
             + "sluice.max-clock-skew, sluice.on-backend-failure, sluice.redis.address, sluice.redis.config, "
-            + "sluice.trusted-proxies]";
+            + "sluice.reload, sluice.trusted-proxies]";
     private static final String RATE = "expected <permits>/<period> such as 10/1h, 40/1m, 5/10s, 100/s or 2/500ms";
     private static final String PATHS = "expected servlet URL patterns such as /api/posts, /api/images/*, *.jpg or /*";
     private static final String KEY =
