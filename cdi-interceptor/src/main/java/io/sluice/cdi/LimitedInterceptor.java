@@ -227,7 +227,7 @@ public class LimitedInterceptor implements Serializable {
                     if (a.annotationType() == LimitKey.class) keyIndex = i;
                 }
             }
-            return new Plan(key.target().getName() + "." + m.getName(), Arrays.stream(names).distinct().sorted().toList(),
+            return new Plan(m.getDeclaringClass().getName() + "." + m.getName(), Arrays.stream(names).distinct().sorted().toList(),
                     keyIndex, m.getReturnType());
         }
 
