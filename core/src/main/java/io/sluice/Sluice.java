@@ -45,7 +45,8 @@ import java.util.concurrent.TimeoutException;
  * order given (name order); the first rejection ends the request and returns the concurrency permits
  * already taken for it; permits of rate rules that allowed it stay consumed. Each backend call is bounded
  * by {@code sluice.backend-timeout}; when it fails or is late, the rule's {@code on-backend-failure} decides.
- * Concurrency permits are renewed at a third of their lease while they are held.
+ * Concurrency permits are renewed at a third of their lease while they are held. The rules can be replaced while
+ * the engine runs ({@link #reload()}, {@code sluice.reload}); counters survive a changed limit.
  *
  * <p>Thread-safe; build one per application and {@link #close()} it on shutdown.
  */
