@@ -4,6 +4,7 @@ import io.sluice.internal.DecisionListener;
 import io.sluice.internal.DenyCache;
 import io.sluice.internal.Ticker;
 import io.sluice.rule.Rule;
+import io.sluice.rule.RuleSet;
 import io.sluice.rule.Throttling;
 import io.sluice.spi.LimiterBackend;
 import io.sluice.spi.RateOutcome;
@@ -12,6 +13,7 @@ import io.sluice.spi.RateRequest;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
 
 /**
  * Rate decisions: one backend call per request, with the attack shield in front. A key the backend has
@@ -30,9 +32,12 @@ final class RateDecider {
     private final DecisionListener listener;
     private final EngineScheduler scheduler;
     private final DenyCache denied = new DenyCache(SHIELD_MAX_KEYS);
+    /** The rules in effect: an answer for a rule a reload has replaced must not shield a key under the new one. */
+    private final Supplier<RuleSet> rules;
 
     RateDecider(LimiterBackend backend, BackendGuard guard, KeyNaming naming, Ticker ticker, DecisionListener listener,
-                EngineScheduler scheduler) {
+                EngineScheduler scheduler, Supplier<RuleSet> rules) {
+        this.rules = rules;
         this.backend = backend;
         this.scheduler = scheduler;
         this.guard = guard;
@@ -76,16 +81,30 @@ final class RateDecider {
             Decision d;
             if (o.allowed()) {
                 // Just took the last permit: no permit frees before the oldest one leaves the window.
-                if (shield && o.remaining() <= 0) denied.deny(key, asked, o.resetMillis());
+                if (shield && o.remaining() <= 0) deny(rule, key, asked, o.resetMillis());
                 d = Decision.allowed(rule, Decision.Kind.RATE, limit, o.remaining(), reset);
             } else {
                 Duration retry = Duration.ofMillis(Math.max(o.retryAfterMillis(), o.resetMillis()));
-                if (shield) denied.deny(key, asked, retry.toMillis());
+                if (shield) deny(rule, key, asked, retry.toMillis());
                 d = Decision.rejected(rule, Decision.Kind.RATE, limit, o.remaining(), reset, retry);
             }
             listener.decided(d, DecisionListener.Source.BACKEND);
             return o.allowed() && o.delayMillis() > 0 ? atSlot(d, o.delayMillis()) : CompletableFuture.completedFuture(d);
         }).thenCompose(decided -> decided);
+    }
+
+    /** Shields the key, unless its rule is no longer the one in effect (a reload replaced it): then nothing. */
+    private void deny(Rule rule, String key, long asked, long millis) {
+        if (!inEffect(rule)) return;
+        denied.deny(key, asked, millis);
+        // A reload between the look and the deny: its clear may have run first.
+        if (!inEffect(rule)) denied.clear();
+    }
+
+    /** The rule is the engine's current one of its name (a rule the engine does not know is not second-guessed). */
+    private boolean inEffect(Rule rule) {
+        Rule current = rules.get().get(rule.name()).orElse(null);
+        return current == null || current == rule || current.equals(rule);
     }
 
     /**

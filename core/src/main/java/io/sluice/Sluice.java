@@ -93,7 +93,7 @@ public final class Sluice implements AutoCloseable {
         KeyNaming naming = new KeyNaming(rules.settings().keyPrefix());
         BackendGuard guard = new BackendGuard(rules.settings().backendTimeout(), ticker, listener, log);
         this.leases = new Leases(backend, guard, naming, scheduler, log, listener, live);
-        this.rates = new RateDecider(backend, guard, naming, ticker, listener, scheduler);
+        this.rates = new RateDecider(backend, guard, naming, ticker, listener, scheduler, live);
         this.admitter = new Admitter(rates, leases, listener, log, rules.settings().headers());
         this.clockSkew = new ClockSkewMonitor(backend, clock, ticker, rules.settings().maxClockSkew(), scheduler, log);
         clockSkew.start();

@@ -208,6 +208,9 @@ class ReloadTest {
             for (int i = 0; i < 4; i++) held.remove(0).close();
             assertThat(admit(s, "c", "k").allowed()).as("2 of 2 still held").isFalse();
             held.remove(0).close();
+            // Releases are sent without waiting for Redis: wait for the five to land (1 held of 2).
+            Rule lowered = s.rules().get("c").orElseThrow();
+            await().atMost(Duration.ofSeconds(5)).until(() -> s.availablePermits(lowered, "k").toCompletableFuture().join() == 1);
             Admission fits = admit(s, "c", "k");
             assertThat(fits.allowed()).isTrue();
             held.add(fits);
@@ -484,7 +487,9 @@ class ReloadTest {
             Rule c = s.rules().get("c").orElseThrow();
             for (int k = 0; k < keys; k++) {
                 String key = "k" + k;
-                assertThat(s.availablePermits(c, key).toCompletableFuture().join()).as("all permits back").isEqualTo(c.concurrency());
+                // The last releases are sent without waiting for Redis: wait for them to land, then check the leases.
+                await("all permits back").atMost(Duration.ofSeconds(10))
+                        .until(() -> s.availablePermits(c, key).toCompletableFuture().join() == c.concurrency());
                 assertThat(redisson.getScoredSortedSet("{" + prefix + ":c:concurrency:" + KeyResolver.hash(key) + "}:timeout")
                         .size()).isZero();
             }
