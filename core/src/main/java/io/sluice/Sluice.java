@@ -58,6 +58,8 @@ public final class Sluice implements AutoCloseable {
     private static final long DEADLINE_SWEEP_MILLIS = 10;
     /** While start-up waits for the backend, a failed connection attempt is followed by another this often. */
     private static final long AWAIT_RETRY_MILLIS = 1_000;
+    /** Where rules given to {@code reload(...)} come from, in log messages. */
+    private static final String FROM_CODE = "the application (Sluice.reload)";
 
     private final LiveRules live;
     private final LimiterBackend backend;
@@ -169,11 +171,11 @@ public final class Sluice implements AutoCloseable {
             try {
                 properties = source.load();
             } catch (ConfigException e) {
-                throw refused(e);
+                throw refused(e, source.description());
             }
             lastSeen = properties;
             if (properties.equals(loaded)) return false;
-            apply(properties);
+            apply(properties, source.description());
             return true;
         }
     }
@@ -187,7 +189,7 @@ public final class Sluice implements AutoCloseable {
      */
     public void reload(Map<String, String> properties) {
         synchronized (reloading) {
-            apply(new LinkedHashMap<>(properties));
+            apply(new LinkedHashMap<>(properties), FROM_CODE);
         }
     }
 
@@ -200,7 +202,7 @@ public final class Sluice implements AutoCloseable {
     public void reload(RuleSet rules) {
         Objects.requireNonNull(rules);
         synchronized (reloading) {
-            swap(rules, "rules supplied by the application");
+            swap(rules, FROM_CODE);
             loaded = null;
         }
     }
@@ -218,14 +220,14 @@ public final class Sluice implements AutoCloseable {
     }
 
     /** Parses and swaps in the properties; the caller holds {@link #reloading}. */
-    private void apply(Map<String, String> properties) {
+    private void apply(Map<String, String> properties, String from) {
         RuleSet parsed;
         try {
             parsed = RuleParser.parse(properties);
         } catch (ConfigException e) {
-            throw refused(e);
+            throw refused(e, from);
         }
-        swap(parsed, source != null ? source.description() : "properties supplied by the application");
+        swap(parsed, from);
         loaded = properties;
     }
 
@@ -234,7 +236,7 @@ public final class Sluice implements AutoCloseable {
         try {
             changes = live.replace(candidate);
         } catch (ConfigException e) {
-            throw refused(e);
+            throw refused(e, from);
         }
         // A key the shield remembers as exhausted may have room under its new limit.
         rates.forgetShielded();
@@ -242,9 +244,9 @@ public final class Sluice implements AutoCloseable {
         poll(live.reloadEvery());
     }
 
-    private ConfigException refused(ConfigException e) {
-        LOG.error("Sluice refused the new rules from " + (source != null ? source.description() : "the application")
-                + " and keeps serving the rules in effect. " + e.getMessage(), (Throwable) null);
+    private static ConfigException refused(ConfigException e, String from) {
+        LOG.error("Sluice refused the new rules from " + from + " and keeps serving the rules in effect. " + e.getMessage(),
+                (Throwable) null);
         return e;
     }
 
@@ -258,7 +260,7 @@ public final class Sluice implements AutoCloseable {
             try {
                 properties = source.load();
             } catch (ConfigException e) {
-                if (!e.getMessage().equals(lastUnreadable)) refused(e);
+                if (!e.getMessage().equals(lastUnreadable)) refused(e, source.description());
                 lastUnreadable = e.getMessage();
                 return;
             }
@@ -266,7 +268,7 @@ public final class Sluice implements AutoCloseable {
             if (properties.equals(lastSeen)) return;
             lastSeen = properties;
             try {
-                apply(properties);
+                apply(properties, source.description());
             } catch (ConfigException refusedAndLogged) {
                 // The rules in effect keep serving; the next change of the file is looked at again.
             }
@@ -281,8 +283,8 @@ public final class Sluice implements AutoCloseable {
         pollingEvery = every;
         if (every.isZero()) return;
         if (source == null || !source.pollable()) {
-            LOG.warn("sluice.reload={} is ignored: it polls a file: rules file, and the rules come from {}; Sluice.reload()"
-                    + " applies changes", Durations.format(every), source != null ? source.description() : "properties given to the builder");
+            LOG.warn("sluice.reload={} is ignored: it polls a rules file (file:PATH or a plain path) or a RulesSource.of(...),"
+                    + " and the rules come from {}; Sluice.reload() applies changes", Durations.format(every), source != null ? source.description() : "properties given to the builder");
             return;
         }
         polling = scheduler.withFixedDelay(() -> {
