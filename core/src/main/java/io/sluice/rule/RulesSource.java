@@ -12,7 +12,8 @@ import java.util.function.Supplier;
  * {@link ConfigLoader#source} (its location is resolved once, so a reload reads the same file), or properties
  * supplied by code ({@link #of}). A {@code file:} location (or a plain file path) is the one
  * {@code sluice.reload} can poll. Immutable and thread-safe; two sources of the same location and overrides are
- * equal (the servlet filter and the CDI producer share one engine by it).
+ * equal (the servlet filter and the CDI producer share one engine by it); a source of code's own is equal only to
+ * itself.
  */
 public final class RulesSource {
     private final String location;
@@ -77,6 +78,7 @@ public final class RulesSource {
 
     @Override
     public boolean equals(Object o) {
+        if (this == o) return true;
         return o instanceof RulesSource other && supplier == null && other.supplier == null
                 && description().equals(other.description()) && overrides.equals(other.overrides);
     }
