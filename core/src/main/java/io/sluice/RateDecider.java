@@ -44,8 +44,9 @@ final class RateDecider {
     CompletionStage<Decision> decide(Rule rule, String raw, long cost) {
         long limit = rule.rate().orElseThrow().permits();
         String key = naming.rate(rule, raw);
-        if (rule.dryRun()) return ask(rule, key, limit, cost, false);
-        DenyCache.Check check = denied.check(key, ticker.millis());
+        String shielded = shieldKey(rule, key);
+        if (rule.dryRun()) return ask(rule, key, shielded, limit, cost, false);
+        DenyCache.Check check = denied.check(shielded, ticker.millis());
         if (check.deniedMillis() > 0) {
             Decision d = Decision.shielded(rule, limit, Duration.ofMillis(check.deniedMillis()));
             listener.decided(d, DecisionListener.Source.SHIELD);
@@ -54,12 +55,21 @@ final class RateDecider {
         // Another request is asking the backend about this key right now: its answer decides for us too.
         if (check.pending() != null) return check.pending().thenCompose(ignored -> decide(rule, raw, cost));
         // Under soft or elastic throttling the key may go past a nominal "0 remaining": only Redis knows.
-        CompletionStage<Decision> asked = ask(rule, key, limit, cost, rule.ratePolicy().throttling() == Throttling.HARD);
+        CompletionStage<Decision> asked = ask(rule, key, shielded, limit, cost, rule.ratePolicy().throttling() == Throttling.HARD);
         if (!check.probe()) return asked;
-        return asked.whenComplete((d, e) -> denied.settle(key, ticker.millis()));
+        return asked.whenComplete((d, e) -> denied.settle(shielded, ticker.millis()));
     }
 
-    private CompletionStage<Decision> ask(Rule rule, String key, long limit, long cost, boolean shield) {
+    /**
+     * What the shield remembers a key under. Plans share one counter per key but not one limit: a key rejected on
+     * one plan must still reach the backend on a larger one, so a rule with plans remembers it per limit.
+     */
+    private static String shieldKey(Rule rule, String key) {
+        if (!rule.plans().any()) return key;
+        return key + "|" + rule.rate().orElseThrow().permits() + "/" + rule.ratePolicy().burst();
+    }
+
+    private CompletionStage<Decision> ask(Rule rule, String key, String shielded, long limit, long cost, boolean shield) {
         RateRequest built = rule.ratePolicy().request(key, rule.rate().get(), cost);
         // Until the engine borrows from the capacity rule, an elastic rule holds its nominal limit.
         RateRequest request = rule.ratePolicy().throttling() == Throttling.ELASTIC ? built.withEffectiveLimit(limit) : built;
@@ -71,11 +81,11 @@ final class RateDecider {
             Decision d;
             if (o.allowed()) {
                 // Just took the last permit: no permit frees before the oldest one leaves the window.
-                if (shield && o.remaining() <= 0) denied.deny(key, asked, o.resetMillis());
+                if (shield && o.remaining() <= 0) denied.deny(shielded, asked, o.resetMillis());
                 d = Decision.allowed(rule, Decision.Kind.RATE, limit, o.remaining(), reset);
             } else {
                 Duration retry = Duration.ofMillis(Math.max(o.retryAfterMillis(), o.resetMillis()));
-                if (shield) denied.deny(key, asked, retry.toMillis());
+                if (shield) denied.deny(shielded, asked, retry.toMillis());
                 d = Decision.rejected(rule, Decision.Kind.RATE, limit, o.remaining(), reset, retry);
             }
             listener.decided(d, DecisionListener.Source.BACKEND);
