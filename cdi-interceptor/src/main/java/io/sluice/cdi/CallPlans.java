@@ -26,7 +26,7 @@ final class CallPlans {
     static KeySource of(KeySource keys, boolean keysFromRequest, boolean hasPlanArgument, Object planArgument,
                         List<Rule> rules, Supplier<KeySource> request) {
         if (hasPlanArgument) return keys.withPlan(planArgument == null ? null : planArgument.toString());
-        if (keysFromRequest || rules.stream().noneMatch(r -> r.plans().any())) return keys;
+        if (keysFromRequest || !anyPlans(rules)) return keys;
         KeySource plans = request.get();
         return new KeySource() {
             @Override
@@ -44,5 +44,11 @@ final class CallPlans {
                 return plans.planFor(rule);
             }
         };
+    }
+
+    /** A loop, not a stream: asked on every call of a {@code @LimitKey} method. */
+    private static boolean anyPlans(List<Rule> rules) {
+        for (Rule r : rules) if (r.plans().any()) return true;
+        return false;
     }
 }

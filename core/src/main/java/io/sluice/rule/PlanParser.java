@@ -62,10 +62,10 @@ final class PlanParser {
         if (sourceText != null) {
             source = PlanSource.parse(sourceText);
             if (source.isEmpty()) problem.report(base + "plan", sourceText, PlanSource.EXPECTED);
-            else if (byPlan.isEmpty() && p.keySet().stream().noneMatch(k -> k.startsWith("plans."))) {
+            else if (p.keySet().stream().noneMatch(k -> k.startsWith("plans."))) {
                 problem.report(base + "plan", sourceText, "plans to choose from, such as " + base + "plans.pro.rate=100/1h");
             }
-        } else if (!p.keySet().stream().filter(k -> k.startsWith("plans.")).toList().isEmpty()) {
+        } else if (p.keySet().stream().anyMatch(k -> k.startsWith("plans."))) {
             missing.accept(base + "plan = (missing): expected where a request's plan comes from, " + PlanSource.EXPECTED
                     + " (plans need it)");
         }
