@@ -63,13 +63,17 @@ class PlansThroughTheEngineTest {
         return "plans-" + UUID.randomUUID().toString().substring(0, 8);
     }
 
+    /**
+     * Rule {@code api}, keyed and planned by header. Its period is a week: Redis time cannot be injected, and fixed
+     * and sliding windows are aligned to multiples of the period, so a test must not cross a boundary while it counts.
+     */
     private static Sluice rateEngine(PlansThroughTheEngineTest t, String prefix, String algorithm) {
         return t.engine(prefix,
-                "sluice.rules.api.rate", "3/1h",
+                "sluice.rules.api.rate", "3/7d",
                 "sluice.rules.api.algorithm", algorithm,
                 "sluice.rules.api.key", "header:X-User",
                 "sluice.rules.api.plan", "header:X-Plan",
-                "sluice.rules.api.plans.pro.rate", "10/1h",
+                "sluice.rules.api.plans.pro.rate", "10/7d",
                 "sluice.rules.api.plans.vip.rate", "unlimited");
     }
 
@@ -141,7 +145,7 @@ class PlansThroughTheEngineTest {
     }
 
     /**
-     * 2 of free's 3 used, then pro (10/1h): the key has 8 left, not 10 (one counter, rescaled). Back to free with
+     * 2 of free's 3 used, then pro (10 a week): the key has 8 left, not 10 (one counter, rescaled). Back to free with
      * all 10 used: rejected at once. The shield, which remembered the key rejected on free, does not hold it on pro.
      */
     @ParameterizedTest

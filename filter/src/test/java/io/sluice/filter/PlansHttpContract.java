@@ -41,6 +41,8 @@ import static org.hamcrest.Matchers.equalTo;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class PlansHttpContract {
     private static final String PROBLEM_TYPE = "https://example.com/problems/rate-limited";
+    /** Each rule's period in seconds (sluice-plans.properties). */
+    private static final Map<String, Integer> WINDOWS = Map.of("api", 3600, "attr", 604_800, "query", 3600, "cookie", 604_800);
     private final Containers.Kind kind;
     private Containers.Running server;
     private Containers.Running hooked;
@@ -124,7 +126,7 @@ abstract class PlansHttpContract {
             assertThat(r.statusCode()).as(rule + " request " + i).isEqualTo(200);
             assertThat(r.getHeader("X-RateLimit-Limit")).isEqualTo(Integer.toString(limit));
             assertThat(r.getHeader("X-RateLimit-Remaining")).isEqualTo(Integer.toString(limit - i));
-            assertThat(r.getHeader("RateLimit-Policy")).isEqualTo("\"" + rule + "\";q=" + limit + ";w=3600");
+            assertThat(r.getHeader("RateLimit-Policy")).isEqualTo("\"" + rule + "\";q=" + limit + ";w=" + WINDOWS.get(rule));
         }
     }
 
