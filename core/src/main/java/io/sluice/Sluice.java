@@ -298,10 +298,10 @@ public final class Sluice implements AutoCloseable {
 
     /**
      * Key values of a request, resolved by each rule's {@code key}; a rate rule's cost from its {@code costs}
-     * for the request's {@link RequestView#path() path}.
+     * for the request's {@link RequestView#path() path}; the plan from a rule's {@code plan}.
      *
      * @param request the request, as an adapter sees it
-     * @return the key and cost of each rule for this request
+     * @return the key, cost and plan of each rule for this request
      */
     public KeySource keysOf(RequestView request) {
         return new KeySource() {
@@ -314,6 +314,11 @@ public final class Sluice implements AutoCloseable {
             public long costFor(Rule rule) {
                 String path = request.path();
                 return path == null ? rule.ratePolicy().cost() : rule.ratePolicy().costFor(path);
+            }
+
+            @Override
+            public String planFor(Rule rule) {
+                return rule.plans().source().map(s -> s.resolve(request)).orElse(null);
             }
         };
     }

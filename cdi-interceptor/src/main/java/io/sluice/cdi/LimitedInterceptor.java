@@ -90,6 +90,9 @@ public class LimitedInterceptor implements Serializable {
         if (rules.isEmpty()) return ctx.proceed();
         KeySource keys = plan.keyIndex >= 0 ? KeySource.fixed(text(ctx.getParameters()[plan.keyIndex]))
                 : s.keysOf(new CallView(this::userName, this::httpRequest));
+        keys = CallPlans.of(keys, plan.keyIndex < 0, plan.planIndex >= 0,
+                plan.planIndex >= 0 ? ctx.getParameters()[plan.planIndex] : null, rules,
+                () -> s.keysOf(new CallView(this::userName, this::httpRequest)));
         CompletableFuture<Admission> admitted = s.admit(rules, keys).toCompletableFuture();
         if (plan.nonBlocking && !admitted.isDone()) return proceedWhenAdmitted(ctx, admitted, requestContexts.get());
         Admission admission = admitted.join();
@@ -192,6 +195,8 @@ public class LimitedInterceptor implements Serializable {
     static final class Plan {
         final List<String> ruleNames;
         final int keyIndex;
+        /** The {@link LimitPlan} parameter, or -1. */
+        final int planIndex;
         final boolean async;
         /** The method may be handed a stage of the interceptor's own ({@link CompletableFuture} fits its return type). */
         final boolean nonBlocking;
@@ -204,10 +209,11 @@ public class LimitedInterceptor implements Serializable {
         private record Resolved(RuleSet set, List<Rule> rules) {
         }
 
-        private Plan(String where, List<String> ruleNames, int keyIndex, Class<?> returnType) {
+        private Plan(String where, List<String> ruleNames, int keyIndex, int planIndex, Class<?> returnType) {
             this.where = where;
             this.ruleNames = ruleNames;
             this.keyIndex = keyIndex;
+            this.planIndex = planIndex;
             this.async = CompletionStage.class.isAssignableFrom(returnType);
             this.nonBlocking = async && returnType.isAssignableFrom(CompletableFuture.class);
         }
@@ -221,14 +227,16 @@ public class LimitedInterceptor implements Serializable {
             if (limited == null) limited = fromContext(ctx);
             String[] names = limited == null ? new String[0] : limited.value();
             int keyIndex = -1;
+            int planIndex = -1;
             Annotation[][] params = m.getParameterAnnotations();
-            for (int i = 0; i < params.length && keyIndex < 0; i++) {
+            for (int i = 0; i < params.length; i++) {
                 for (Annotation a : params[i]) {
-                    if (a.annotationType() == LimitKey.class) keyIndex = i;
+                    if (a.annotationType() == LimitKey.class && keyIndex < 0) keyIndex = i;
+                    if (a.annotationType() == LimitPlan.class && planIndex < 0) planIndex = i;
                 }
             }
-            return new Plan(m.getDeclaringClass().getName() + "." + m.getName(), Arrays.stream(names).distinct().sorted().toList(),
-                    keyIndex, m.getReturnType());
+            return new Plan(key.target().getName() + "." + m.getName(), Arrays.stream(names).distinct().sorted().toList(),
+                    keyIndex, planIndex, m.getReturnType());
         }
 
         /** Bindings added by an extension or InterceptionFactory are not on the class: Weld lists them in the context data. */

@@ -23,7 +23,12 @@ final class LimitedUsages {
     private record Usage(String where, List<String> names) {
     }
 
+    /** A method with {@code count} {@code @LimitPlan} parameters, and the rules its {@code @Limited} names. */
+    private record PlanUsage(String where, long count, List<String> names) {
+    }
+
     private final List<Usage> usages = new ArrayList<>();
+    private final List<PlanUsage> planUsages = new ArrayList<>();
     private final List<String> problems = new ArrayList<>();
 
     /** A {@code @Limited} on {@code where} naming {@code names}. */
@@ -47,13 +52,22 @@ final class LimitedUsages {
         return Stream.concat(a.stream(), b.stream()).distinct().toList();
     }
 
+    /** The method {@code where}, limited by {@code names} (its own or its class's), has {@code count} {@code @LimitPlan}s. */
+    synchronized void limitPlans(String where, long count, List<String> names) {
+        if (count == 0) return;
+        if (count > 1) problems.add("@LimitPlan on " + count + " parameters of " + where + ": expected at most one");
+        planUsages.add(new PlanUsage(where, count, List.copyOf(names)));
+    }
+
     /** Every deployment problem, given the rules the interceptor will use (only asked for if a rule is named). */
     List<String> problems(Supplier<RuleSet> rulesSource) {
         List<String> found;
         List<Usage> used;
+        List<PlanUsage> planned;
         synchronized (this) {
             found = new ArrayList<>(problems);
             used = new ArrayList<>(usages);
+            planned = new ArrayList<>(planUsages);
         }
         if (used.stream().allMatch(u -> u.names().isEmpty())) return found;
         RuleSet rules;
@@ -67,6 +81,13 @@ final class LimitedUsages {
             return found;
         }
         List<String> known = rules.all().stream().map(Rule::name).toList();
+        for (PlanUsage p : planned) {
+            List<Rule> named = p.names().stream().flatMap(n -> rules.get(n).stream()).toList();
+            if (!named.isEmpty() && named.stream().noneMatch(r -> r.plans().any())) {
+                found.add("@LimitPlan on " + p.where() + ": expected a method whose @Limited rules have plans; "
+                        + p.names() + " have no sluice.rules.<name>.plans.<plan>.*");
+            }
+        }
         Set<String> reported = new HashSet<>();
         for (Usage u : used) {
             for (String name : u.names()) {

@@ -3,6 +3,7 @@ package io.sluice.http;
 import io.sluice.Admission;
 import io.sluice.Decision;
 import io.sluice.rule.HeaderStyle;
+import io.sluice.rule.Rule;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -54,14 +55,23 @@ public final class LimitResponse {
         return headers;
     }
 
-    /** The problem+json body of a rejection by {@code d}. */
+    /** The problem+json body of a rejection by {@code d}, whose {@code type} is the rule's {@code problem-type}. */
     public static String problem(Decision d) {
-        return problem(d.rule().status(), d.ruleName(), d.retryAfterSeconds());
+        return problem(d.rule().problemType(), d.rule().status(), d.ruleName(), d.retryAfterSeconds());
     }
 
-    /** Rule names are {@code [A-Za-z0-9_-]+}, so nothing in the body needs escaping or can leak a key. */
+    /** The problem+json body of a rejection by {@code rule}, of type {@code about:blank}. */
     public static String problem(int status, String rule, long retryAfterSeconds) {
-        return "{\"type\":\"about:blank\",\"title\":\"" + title(status) + "\",\"status\":" + status
+        return problem(Rule.DEFAULT_PROBLEM_TYPE, status, rule, retryAfterSeconds);
+    }
+
+    /**
+     * The problem+json body of a rejection. Rule names are {@code [A-Za-z0-9_-]+} and problem types are URIs of
+     * printable ASCII without quotes or backslashes (the parser checks both), so nothing in the body needs
+     * escaping or can leak a key. The title stays the status's phrase whatever the type.
+     */
+    public static String problem(String type, int status, String rule, long retryAfterSeconds) {
+        return "{\"type\":\"" + type + "\",\"title\":\"" + title(status) + "\",\"status\":" + status
                 + ",\"detail\":\"Request limit reached. Retry after " + retryAfterSeconds + " second"
                 + (retryAfterSeconds == 1 ? "" : "s") + ".\",\"violated-policies\":[\"" + rule + "\"]}";
     }
