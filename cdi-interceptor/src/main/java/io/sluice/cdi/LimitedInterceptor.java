@@ -235,7 +235,7 @@ public class LimitedInterceptor implements Serializable {
                     if (a.annotationType() == LimitPlan.class && planIndex < 0) planIndex = i;
                 }
             }
-            return new Plan(key.target().getName() + "." + m.getName(), Arrays.stream(names).distinct().sorted().toList(),
+            return new Plan(m.getDeclaringClass().getName() + "." + m.getName(), Arrays.stream(names).distinct().sorted().toList(),
                     keyIndex, planIndex, m.getReturnType());
         }
 
