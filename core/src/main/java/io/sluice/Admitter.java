@@ -44,11 +44,11 @@ final class Admitter {
         List<PlanLimits> plans = plansOf(applicable, keys);
         for (int i = 0; i < applicable.size(); i++) {
             Rule r = applicable.get(i);
-            if (r.limitsRate()) step(steps, r, plans.get(i), Decision.Kind.RATE);
+            if (r.limitsRate()) step(steps, r, plans == null ? null : plans.get(i), Decision.Kind.RATE);
         }
         for (int i = 0; i < applicable.size(); i++) {
             Rule r = applicable.get(i);
-            if (r.limitsConcurrency()) step(steps, r, plans.get(i), Decision.Kind.CONCURRENCY);
+            if (r.limitsConcurrency()) step(steps, r, plans == null ? null : plans.get(i), Decision.Kind.CONCURRENCY);
         }
         return run(steps, 0, new Progress(keys));
     }
@@ -60,8 +60,14 @@ final class Admitter {
     private record Step(Rule rule, Rule limits, Decision.Kind kind) {
     }
 
-    /** Each rule's plan for this request (null: the rule's own limits); asked once per rule, never sent anywhere. */
+    /**
+     * Each rule's plan for this request (null: the rule's own limits), asked once per rule and never sent anywhere;
+     * null when no rule has plans, so that requests without plans allocate nothing for them.
+     */
     private static List<PlanLimits> plansOf(List<Rule> applicable, KeySource keys) {
+        boolean any = false;
+        for (Rule r : applicable) any |= r.plans().any();
+        if (!any) return null;
         List<PlanLimits> plans = new ArrayList<>(applicable.size());
         for (Rule r : applicable) plans.add(r.plans().any() ? r.plans().lookup(keys.planFor(r)) : null);
         return plans;

@@ -70,6 +70,8 @@ final class PlanParser {
                     + " (plans need it)");
         }
         Map<String, PlanLimits> plans = new LinkedHashMap<>();
+        // A rule whose own rate or concurrency is bad has that problem reported; its plans are not judged against it.
+        if (rate.isEmpty() && p.containsKey("rate") || concurrency == 0 && p.containsKey("concurrency")) return Plans.NONE;
         byPlan.forEach((name, props) -> plans.put(name, plan(base + "plans." + name + ".", name, props, rate, concurrency, policy)));
         return source.isEmpty() ? Plans.NONE : new Plans(source, plans);
     }

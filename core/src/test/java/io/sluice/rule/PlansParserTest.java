@@ -136,6 +136,13 @@ class PlansParserTest {
     }
 
     @Test
+    void aRuleWhoseOwnRateIsBadGetsThatProblemOnly() {
+        assertThat(problems("sluice.rules.a.rate", "ten/h", "sluice.rules.a.plan", "header:X-Plan",
+                "sluice.rules.a.plans.pro.rate", "10/1h")).containsExactly(
+                "sluice.rules.a.rate = \"ten/h\": expected <permits>/<period> such as 10/1h, 40/1m, 5/10s, 100/s or 2/500ms");
+    }
+
+    @Test
     void plansNeedAPlanSourceAndAPlanSourceNeedsPlans() {
         assertThat(problems("sluice.rules.a.rate", "3/1h", "sluice.rules.a.plans.pro.rate", "10/1h")).containsExactly(
                 "sluice.rules.a.plan = (missing): expected where a request's plan comes from, header:<Name>, "
