@@ -14,6 +14,7 @@ import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -21,6 +22,7 @@ import java.util.Map;
 import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Per-plan limits on a real Redis: each plan's limit exactly, {@code unlimited} exempt without a backend call, an
@@ -149,7 +151,7 @@ class PlansThroughTheEngineTest {
      * all 10 used: rejected at once. The shield, which remembered the key rejected on free, does not hold it on pro.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"token-bucket", "fixed-window", "sliding-window"})
+    @ValueSource(strings = {"sliding-log", "token-bucket", "fixed-window", "sliding-window"})
     void aKeyThatChangesPlanKeepsItsUsage(String algorithm) {
         String prefix = prefix();
         Sluice s = rateEngine(this, prefix, algorithm);
@@ -163,7 +165,9 @@ class PlansThroughTheEngineTest {
         assertThat(admittedUntilRejected(s, user, "pro", 20)).isEqualTo(7);
         Decision downgraded = admit(s, user, FREE).rejection().orElseThrow();
         assertThat(downgraded.limit()).isEqualTo(3);
-        assertThat(keysOf(prefix, user)).as("one counter for the key whatever its plan").hasSize(1);
+        // One counter whatever the plan: a sliding log is RRateLimiter's three keys of one limiter.
+        assertThat(keysOf(prefix, user)).as("one counter for the key whatever its plan")
+                .hasSize(algorithm.equals("sliding-log") ? 3 : 1);
     }
 
     @Test
@@ -201,6 +205,38 @@ class PlansThroughTheEngineTest {
         }
         assertThat(held).containsExactlyInAnyOrderEntriesOf(Map.of("null", 1, "pro", 3, "vip", 12, "unknown", 1));
         open.forEach(Admission::close);
+    }
+
+    /** One semaphore per key whatever its plan: a permit held on the default plan counts against pro's 3. */
+    @Test
+    void aKeyThatChangesPlanKeepsItsPermitsHeld() {
+        Sluice s = engine(prefix(),
+                "sluice.rules.api.concurrency", "1",
+                "sluice.rules.api.key", "header:X-User",
+                "sluice.rules.api.plan", "header:X-Plan",
+                "sluice.rules.api.plans.pro.concurrency", "3");
+        String user = "m-" + UUID.randomUUID();
+        List<Admission> open = new ArrayList<>();
+        Admission first = admit(s, user, null);
+        assertThat(first.allowed()).isTrue();
+        open.add(first);
+        assertThat(admit(s, user, null).allowed()).as("default plan full").isFalse();
+        int onPro = 0;
+        for (int i = 0; i < 5; i++) {
+            Admission a = admit(s, user, "pro");
+            if (a.allowed()) {
+                onPro++;
+                open.add(a);
+            }
+        }
+        assertThat(onPro).as("pro's 3 less the one held on the default plan").isEqualTo(2);
+        open.forEach(Admission::close);
+        // Releases are sent without waiting for Redis: wait for them, then the default plan has its one permit.
+        Rule api = s.rules().get("api").orElseThrow();
+        await().atMost(Duration.ofSeconds(10)).until(() -> s.availablePermits(api, user).toCompletableFuture().join() == 1);
+        Admission again = admit(s, user, null);
+        assertThat(again.allowed()).as("every permit came back").isTrue();
+        again.close();
     }
 
     @Test
