@@ -15,7 +15,7 @@ import java.util.EnumSet;
  * {@link Scenario} as its own context on one connector on 127.0.0.1, default thread pool, each filter built by
  * Jetty from its class and init-params (Sluice from {@code sluice.*} init-params, as {@code web.xml} would give them).
  *
- * <pre>java -cp benchmarks.jar io.sluice.benchmarks.wrk.JettyServer PORT REDIS_ADDRESS</pre>
+ * <pre>java -cp benchmarks.jar io.sluice.benchmarks.wrk.JettyServer PORT REDIS_ADDRESS [BACKEND_TIMEOUT]</pre>
  */
 public final class JettyServer {
     private JettyServer() {
@@ -24,6 +24,7 @@ public final class JettyServer {
     public static void main(String[] args) throws Exception {
         int port = Integer.parseInt(args[0]);
         String redis = args[1];
+        String backendTimeout = args.length > 2 ? args[2] : null;
         Server server = new Server();
         ServerConnector connector = new ServerConnector(server);
         connector.setHost("127.0.0.1");
@@ -36,7 +37,7 @@ public final class JettyServer {
             if (scenario.filterClass() != null) {
                 FilterHolder holder = new FilterHolder();
                 holder.setClassName(scenario.filterClass());
-                holder.setInitParameters(scenario.filterParameters(redis));
+                holder.setInitParameters(scenario.filterParameters(redis, backendTimeout));
                 holder.setAsyncSupported(true);
                 context.addFilter(holder, "/*", EnumSet.of(DispatcherType.REQUEST));
             }

@@ -53,8 +53,11 @@ enum Scenario {
         };
     }
 
-    /** The hand-written filter's init-params; Sluice's rules file (as {@code sluice.*} properties). */
-    Map<String, String> filterParameters(String redisAddress) {
+    /**
+     * The hand-written filter's init-params; Sluice's rules file (as {@code sluice.*} properties), with
+     * {@code sluice.backend-timeout} only when {@code backendTimeout} is not null (else Sluice's default).
+     */
+    Map<String, String> filterParameters(String redisAddress, String backendTimeout) {
         Map<String, String> p = new LinkedHashMap<>();
         if (this == HAND_WRITTEN) {
             p.put(NaiveRateLimitFilter.REDIS_ADDRESS, redisAddress);
@@ -65,6 +68,7 @@ enum Scenario {
             p.put("sluice.redis.address", redisAddress);
             p.put("sluice.key-prefix", "wrk-" + id);
             p.put("sluice.headers", "all");
+            if (backendTimeout != null) p.put("sluice.backend-timeout", backendTimeout);
             p.put("sluice.rules.clients.paths", "/*");
             p.put("sluice.rules.clients.key", "header:" + HEADER);
             p.put("sluice.rules.clients.rate", PERMITS + "/" + PERIOD_SECONDS + "s");
@@ -74,7 +78,7 @@ enum Scenario {
     }
 
     /** The WAR's {@code web.xml}: the filter (if any) on {@code /*}, {@link Hello} at {@code /hello}. */
-    String webXml(String redisAddress) {
+    String webXml(String redisAddress, String backendTimeout) {
         StringBuilder x = new StringBuilder("""
                 <?xml version="1.0" encoding="UTF-8"?>
                 <web-app xmlns="https://jakarta.ee/xml/ns/jakartaee" version="5.0" metadata-complete="true">
@@ -84,7 +88,7 @@ enum Scenario {
                     .append("</filter-class>\n    <async-supported>true</async-supported>\n");
             // Sluice reads WEB-INF/classes/sluice.properties, as an application's would; the hand-written one its init-params.
             if (this == HAND_WRITTEN) {
-                filterParameters(redisAddress).forEach((k, v) -> x.append("    <init-param><param-name>").append(k)
+                filterParameters(redisAddress, backendTimeout).forEach((k, v) -> x.append("    <init-param><param-name>").append(k)
                         .append("</param-name><param-value>").append(v).append("</param-value></init-param>\n"));
             }
             x.append("  </filter>\n  <filter-mapping>\n    <filter-name>limit</filter-name>\n    <url-pattern>/*</url-pattern>\n  </filter-mapping>\n");
@@ -96,9 +100,9 @@ enum Scenario {
     }
 
     /** {@code WEB-INF/classes/sluice.properties} of a Sluice scenario. */
-    String sluiceProperties(String redisAddress) {
+    String sluiceProperties(String redisAddress, String backendTimeout) {
         StringBuilder p = new StringBuilder("# The wrk benchmark's rule: per client, never reached, every header.\n");
-        filterParameters(redisAddress).forEach((k, v) -> p.append(k).append('=').append(v).append('\n'));
+        filterParameters(redisAddress, backendTimeout).forEach((k, v) -> p.append(k).append('=').append(v).append('\n'));
         return p.toString();
     }
 

@@ -14,6 +14,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * A servlet container in a JVM of its own, started by the wrk benchmark: its CPU time is read from
@@ -75,13 +77,14 @@ final class ServerProcess implements AutoCloseable {
     }
 
     /** {@link JettyServer} from the benchmarks jar. */
-    static ServerProcess jetty(Path classpath, Path base, int port, String redisAddress) throws IOException {
+    static ServerProcess jetty(Path classpath, Path base, int port, String redisAddress, String backendTimeout) throws IOException {
         Files.createDirectories(base.resolve("temp"));
         List<String> command = new ArrayList<>(List.of(java()));
         command.addAll(PROFILING_OPTIONS);
         command.addAll(List.of("-Djava.io.tmpdir=" + base.resolve("temp"),
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
                 "-cp", classpath.toString(), JettyServer.class.getName(), Integer.toString(port), redisAddress));
+        if (backendTimeout != null) command.add(backendTimeout);
         return start("jetty", command, base, port);
     }
 
@@ -127,6 +130,27 @@ final class ServerProcess implements AutoCloseable {
     Path log() {
         return log;
     }
+
+    /**
+     * Decisions Sluice left to {@code on-backend-failure} so far, as its log tells them: one per line, plus the
+     * similar events a throttled line says it did not log.
+     */
+    long failurePolicyDecisions() {
+        try {
+            long n = 0;
+            for (String line : Files.readAllLines(log)) {
+                if (!line.contains("per on-backend-failure")) continue;
+                n++;
+                Matcher m = NOT_LOGGED.matcher(line);
+                if (m.find()) n += Long.parseLong(m.group(1));
+            }
+            return n;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static final Pattern NOT_LOGGED = Pattern.compile("\\((\\d+) similar events not logged\\)");
 
     /** User + system CPU time of the container's JVM so far, in nanoseconds. */
     long cpuNanos() {

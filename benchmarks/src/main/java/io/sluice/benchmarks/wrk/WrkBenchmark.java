@@ -3,6 +3,7 @@ package io.sluice.benchmarks.wrk;
 import io.sluice.benchmarks.BenchRedis;
 import io.sluice.benchmarks.Hello;
 import io.sluice.benchmarks.NaiveRateLimitFilter;
+import io.sluice.benchmarks.RedisCounters;
 import org.redisson.api.RedissonClient;
 import org.redisson.api.redisnode.RedisNode;
 import org.redisson.api.redisnode.RedisNodes;
@@ -36,7 +37,8 @@ import java.util.stream.Stream;
  * <p>{@code benchmarks/wrk/run.sh} builds what it needs and runs it; see BENCHMARKS.md. Options (defaults):
  * {@code --containers tomcat,jetty --scenarios none,hand-written,sluice-sliding-log,sluice-token-bucket
  * --connections 16,64 --clients 16,10000 --rounds 3 --seconds 2 --warmup-seconds 5 --threads 2 --profile true
- * --work benchmarks/target/wrk}. Everything it starts (containers, wrk, Redis) stops before it exits.
+ * --work benchmarks/target/wrk}, and {@code --backend-timeout} (Sluice's {@code sluice.backend-timeout}; default:
+ * Sluice's own, as a user gets it). Everything it starts (containers, wrk, Redis) stops before it exits.
  */
 public final class WrkBenchmark {
     /** One measured run of wrk against one scenario. */
@@ -50,7 +52,8 @@ public final class WrkBenchmark {
     }
 
     record Options(List<String> containers, List<Scenario> scenarios, List<Integer> connections, List<Integer> clients,
-                   int rounds, int seconds, int warmupSeconds, int threads, boolean profile, Path work) {
+                   int rounds, int seconds, int warmupSeconds, int threads, boolean profile, Path work,
+                   String backendTimeout) {
         static Options parse(String[] args) {
             Map<String, String> a = new LinkedHashMap<>();
             for (int i = 0; i < args.length; i++) {
@@ -62,8 +65,9 @@ public final class WrkBenchmark {
                     ints(a.remove("connections"), "16,64"), ints(a.remove("clients"), "16,10000"),
                     Integer.parseInt(a.getOrDefault("rounds", "3")), Integer.parseInt(a.getOrDefault("seconds", "2")),
                     Integer.parseInt(a.getOrDefault("warmup-seconds", "5")), Integer.parseInt(a.getOrDefault("threads", "2")),
-                    Boolean.parseBoolean(a.getOrDefault("profile", "true")), Path.of(a.getOrDefault("work", "benchmarks/target/wrk")));
-            for (String k : List.of("rounds", "seconds", "warmup-seconds", "threads", "profile", "work")) a.remove(k);
+                    Boolean.parseBoolean(a.getOrDefault("profile", "true")), Path.of(a.getOrDefault("work", "benchmarks/target/wrk")),
+                    a.get("backend-timeout"));
+            for (String k : List.of("rounds", "seconds", "warmup-seconds", "threads", "profile", "work", "backend-timeout")) a.remove(k);
             if (!a.isEmpty()) throw new IllegalArgumentException("unknown options " + a.keySet());
             for (String c : o.containers) if (!c.equals("tomcat") && !c.equals("jetty")) throw new IllegalArgumentException("container = " + c + ": expected tomcat or jetty");
             if (!o.scenarios.contains(Scenario.NONE) || !o.scenarios.contains(Scenario.HAND_WRITTEN)) {
@@ -104,6 +108,7 @@ public final class WrkBenchmark {
         String environment = environment("before");
         List<Cell> cells = new ArrayList<>();
         List<Profile> profiles = new ArrayList<>();
+        Map<String, Long> failurePolicy = new LinkedHashMap<>();
         String redis = BenchRedis.address();
         RedissonClient client = BenchRedis.client();
         String redisVersion = redisVersion(client) + " at " + redis;
@@ -113,13 +118,14 @@ public final class WrkBenchmark {
                 try (ServerProcess server = start(container, options, work, redis)) {
                     System.out.printf("%s started (pid %d), log %s%n", container, server.pid(), server.log());
                     measure(server, options, wrk, client, profilerLib, out, cells, profiles);
+                    failurePolicy.put(container, server.failurePolicyDecisions());
                 }
             }
         } finally {
             BenchRedis.release();
         }
         environment += environment("after");
-        String summary = summary(options, cells, profiles, environment, redisVersion);
+        String summary = summary(options, cells, profiles, failurePolicy, environment, redisVersion);
         Files.writeString(out.resolve("summary.md"), summary);
         Files.writeString(out.resolve("rounds.csv"), csv(cells));
         System.out.println();
@@ -135,11 +141,11 @@ public final class WrkBenchmark {
             Path base = fresh(work.resolve("tomcat-base"));
             copyTree(home.resolve("conf"), base.resolve("conf"));
             for (String dir : List.of("logs", "temp", "work", "webapps")) Files.createDirectories(base.resolve(dir));
-            for (Scenario s : options.scenarios()) deploy(s, base.resolve("webapps").resolve(s.id()), work.resolve("lib"), redis);
+            for (Scenario s : options.scenarios()) deploy(s, base.resolve("webapps").resolve(s.id()), work.resolve("lib"), redis, options.backendTimeout());
             server = ServerProcess.tomcat(home, base, ServerProcess.freePort());
         } else {
             Path jar = Path.of(WrkBenchmark.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-            server = ServerProcess.jetty(jar, fresh(work.resolve("jetty-base")), ServerProcess.freePort(), redis);
+            server = ServerProcess.jetty(jar, fresh(work.resolve("jetty-base")), ServerProcess.freePort(), redis, options.backendTimeout());
         }
         try {
             server.awaitReady(paths);
@@ -208,30 +214,12 @@ public final class WrkBenchmark {
                 c.microsPerScript(), c.wrk().non2xx(), c.wrk().socketErrors());
     }
 
-    /** Redis's CPU time (INFO cpu) and its script calls and their time (INFO commandstats), cumulative. */
-    record RedisCounters(long cpuMicros, long scriptCalls, long scriptMicros) {
-        static RedisCounters read(RedissonClient client) {
-            RedisNode node = client.getRedisNodes(RedisNodes.SINGLE).getInstance();
-            Map<String, String> cpu = node.info(RedisNode.InfoSection.CPU);
-            long micros = Math.round((Double.parseDouble(cpu.get("used_cpu_user")) + Double.parseDouble(cpu.get("used_cpu_sys"))) * 1e6);
-            long calls = 0;
-            long usec = 0;
-            for (Map.Entry<String, String> e : node.info(RedisNode.InfoSection.COMMANDSTATS).entrySet()) {
-                if (e.getKey().equals("cmdstat_evalsha") || e.getKey().equals("cmdstat_eval")) {
-                    calls += Long.parseLong(e.getValue().replaceFirst("^calls=(\\d+),.*$", "$1"));
-                    usec += Long.parseLong(e.getValue().replaceFirst("^.*usec=(\\d+),.*$", "$1"));
-                }
-            }
-            return new RedisCounters(micros, calls, usec);
-        }
-    }
-
     // ---- the web applications
 
     /** An exploded WAR: {@code web.xml}, the two benchmark classes, Sluice's rules, and the filters' jars. */
-    private static void deploy(Scenario s, Path app, Path lib, String redis) throws IOException {
+    private static void deploy(Scenario s, Path app, Path lib, String redis, String backendTimeout) throws IOException {
         Path webInf = Files.createDirectories(app.resolve("WEB-INF"));
-        Files.writeString(webInf.resolve("web.xml"), s.webXml(redis));
+        Files.writeString(webInf.resolve("web.xml"), s.webXml(redis, backendTimeout));
         for (Class<?> c : List.of(Hello.class, NaiveRateLimitFilter.class)) {
             String resource = c.getName().replace('.', '/') + ".class";
             Path target = webInf.resolve("classes").resolve(resource);
@@ -240,7 +228,7 @@ public final class WrkBenchmark {
                 Files.copy(in, target, StandardCopyOption.REPLACE_EXISTING);
             }
         }
-        if (s.sluice()) Files.writeString(webInf.resolve("classes/sluice.properties"), s.sluiceProperties(redis));
+        if (s.sluice()) Files.writeString(webInf.resolve("classes/sluice.properties"), s.sluiceProperties(redis, backendTimeout));
         if (s == Scenario.NONE) return;
         if (!Files.isDirectory(lib)) throw new IllegalStateException(lib + " is missing: build with -Pwrk (benchmarks/wrk/run.sh does)");
         Path target = Files.createDirectories(webInf.resolve("lib"));
@@ -293,7 +281,8 @@ public final class WrkBenchmark {
         return "Redis " + server.get("redis_version");
     }
 
-    static String summary(Options o, List<Cell> cells, List<Profile> profiles, String environment, String redis) {
+    static String summary(Options o, List<Cell> cells, List<Profile> profiles, Map<String, Long> failurePolicy,
+                          String environment, String redis) {
         StringBuilder sb = new StringBuilder();
         sb.append(String.format("wrk -t%d, %d rounds of %d s, %d cores, Java %s, %s%n%s%n", o.threads(), o.rounds(),
                 o.seconds(), Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"), redis, environment));
@@ -316,7 +305,9 @@ public final class WrkBenchmark {
                     }
                 }
             }
-            sb.append('\n');
+            sb.append(String.format("%nSluice decisions left to on-backend-failure (sluice.backend-timeout %s), from %s's log: %,d "
+                            + "(scripts/req below 1.00 is the share that did not even reach Redis: the circuit breaker was open)%n%n",
+                    o.backendTimeout() == null ? "default" : o.backendTimeout(), container, failurePolicy.getOrDefault(container, 0L)));
         }
         if (!profiles.isEmpty()) {
             sb.append("### Where the CPU of one request goes (profiled runs, µs per request)\n\n| container | scenario | req/s | ");
