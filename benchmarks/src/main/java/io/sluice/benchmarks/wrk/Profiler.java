@@ -7,6 +7,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -35,6 +36,25 @@ final class Profiler {
             this.label = label;
         }
     }
+
+    /**
+     * Frames whose inclusive share of the samples tells the known costs of a decision made on the request thread
+     * apart (label, then a substring of the frame): the wait and the wake-up, the write to Redis and the read.
+     */
+    static final List<Map.Entry<String, String>> HOT_SPOTS = List.of(
+            Map.entry("request thread parked for the answer (LockSupport.park)", "LockSupport.park"),
+            Map.entry("waking the request thread (LockSupport.unpark)", "LockSupport.unpark"),
+            Map.entry("command written from a request thread (writeAndFlush)", "writeAndFlush"),
+            Map.entry("  of which waking Netty's selector", "SelectedSelectionKeySetSelector.wakeup"),
+            Map.entry("Netty socket write (NioSocketChannel.doWrite)", "NioSocketChannel.doWrite"),
+            Map.entry("Netty waiting for events (select)", "SelectedSelectionKeySetSelector.select"),
+            Map.entry("Redisson decoding the answer (CommandDecoder)", "CommandDecoder"),
+            Map.entry("Netty leak detector records (ResourceLeakDetector)", "ResourceLeakDetector"),
+            Map.entry("Sluice request view (ServletRequestView)", "io.sluice.servlet.ServletRequestView"),
+            Map.entry("Sluice key hashing (KeyResolver)", "io.sluice.key.KeyResolver"),
+            Map.entry("Sluice response headers (ResponseWriter)", "io.sluice.filter.ResponseWriter"),
+            Map.entry("Sluice.admit (engine, to the Redisson call)", "io.sluice.Sluice.admit"),
+            Map.entry("the servlet (Hello.doGet)", "io.sluice.benchmarks.Hello.doGet"));
 
     private final Path library;
 
@@ -89,6 +109,29 @@ final class Profiler {
         }
         Map<Part, Double> shares = new EnumMap<>(Part.class);
         for (Part p : Part.values()) shares.put(p, total == 0 ? 0 : samples.getOrDefault(p, 0L) / (double) total);
+        return shares;
+    }
+
+    /** Inclusive share of the samples of each {@link #HOT_SPOTS} frame. */
+    static Map<String, Double> hotSpots(Path collapsed) {
+        Map<String, Long> samples = new LinkedHashMap<>();
+        long total = 0;
+        try {
+            for (String line : Files.readAllLines(collapsed)) {
+                int space = line.lastIndexOf(' ');
+                if (space < 0) continue;
+                long n = Long.parseLong(line.substring(space + 1).trim());
+                String stack = line.substring(0, space).replace('/', '.');
+                total += n;
+                for (Map.Entry<String, String> h : HOT_SPOTS) {
+                    if (stack.contains(h.getValue())) samples.merge(h.getKey(), n, Long::sum);
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        Map<String, Double> shares = new LinkedHashMap<>();
+        for (Map.Entry<String, String> h : HOT_SPOTS) shares.put(h.getKey(), total == 0 ? 0 : samples.getOrDefault(h.getKey(), 0L) / (double) total);
         return shares;
     }
 

@@ -48,7 +48,7 @@ public final class WrkBenchmark {
 
     /** The profiled run of a scenario and where its CPU went. */
     record Profile(String container, Scenario scenario, int connections, int clients, Cell cell,
-                   Map<Profiler.Part, Double> shares, Path flameGraph) {
+                   Map<Profiler.Part, Double> shares, Map<String, Double> hotSpots, Path flameGraph) {
     }
 
     record Options(List<String> containers, List<Scenario> scenarios, List<Integer> connections, List<Integer> clients,
@@ -186,7 +186,8 @@ public final class WrkBenchmark {
             profiler.start(server.pid());
             Cell cell = run(server, wrk, client, 0, connections, clients, s, options.seconds());
             profiler.stop(server.pid(), collapsed, html, name);
-            Profile p = new Profile(server.name(), s, connections, clients, cell, Profiler.breakdown(collapsed), html);
+            Profile p = new Profile(server.name(), s, connections, clients, cell, Profiler.breakdown(collapsed),
+                    Profiler.hotSpots(collapsed), html);
             profiles.add(p);
             System.out.println("profiled " + describe(cell) + " -> " + html);
         }
@@ -323,6 +324,14 @@ public final class WrkBenchmark {
             }
             sb.append(String.format("%n(profiled: %d connections, %d clients, one run of %d s each, async-profiler cpu samples every 1 ms)%n",
                     profiles.get(0).connections(), profiles.get(0).clients(), o.seconds()));
+            sb.append("\n#### Known costs, inclusive (µs per request; a frame's callees included, so rows overlap)\n\n| frame |");
+            for (Profile p : profiles) sb.append(' ').append(p.container()).append(' ').append(p.scenario().id()).append(" |");
+            sb.append("\n|---|").append("---|".repeat(profiles.size())).append('\n');
+            for (Map.Entry<String, String> h : Profiler.HOT_SPOTS) {
+                sb.append("| ").append(h.getKey()).append(" |");
+                for (Profile p : profiles) sb.append(String.format(" %.1f |", p.cell().serverCpuMicros() * p.hotSpots().get(h.getKey())));
+                sb.append('\n');
+            }
         }
         return sb.toString();
     }
