@@ -21,8 +21,8 @@ import java.util.function.ToDoubleFunction;
  * Redis CPU time per decision ({@code INFO cpu}: the script, the networking, the event loop) and the script's
  * own time ({@code INFO commandstats}, {@code EVALSHA} usec per call), with one decision at a time and with
  * {@value #IN_FLIGHT} in flight from one client; and the memory one key's state takes after one decision
- * ({@code MEMORY USAGE} of every Redis key of the rule, which counts the key, its value and its keyspace
- * entry, divided by the number of client keys). Allowed traffic (a limit never reached) over {@value #KEYS}
+ * under a {@code 10/1h} rule ({@code MEMORY USAGE} of every Redis key of the rule, which counts the key, its
+ * value and its keyspace entry, divided by the number of client keys). Allowed traffic (a limit never reached) over {@value #KEYS}
  * keys; the algorithms take turns in each round, and the medians of the rounds are printed.
  *
  * <pre>java -cp benchmarks/target/benchmarks.jar io.sluice.benchmarks.AlgorithmCost [decisions per pass] [rounds]</pre>
@@ -76,15 +76,21 @@ public final class AlgorithmCost {
                 "sluice.backend-timeout", "10s",
                 "sluice.rules.cost.rate", "1000000000/10s",
                 "sluice.rules.cost.algorithm", algorithm.id(),
-                "sluice.rules.cost.key", "user")).build()) {
+                "sluice.rules.cost.key", "user",
+                // For the memory: a rule whose state outlives the measurement after one decision (a bucket that is
+                // full again, such as the never-reached rule's after a few ns, has nothing left to keep).
+                "sluice.rules.memory.rate", "10/1h",
+                "sluice.rules.memory.algorithm", algorithm.id(),
+                "sluice.rules.memory.key", "user")).build()) {
             List<Rule> rules = List.of(sluice.rules().get("cost").orElseThrow());
+            List<Rule> memoryRules = List.of(sluice.rules().get("memory").orElseThrow());
             KeySource[] keys = new KeySource[KEYS];
             for (int i = 0; i < KEYS; i++) keys[i] = KeySource.fixed(prefix + "-user-" + i);
             // Scripts loaded and code compiled on keys of their own.
             for (int i = 0; i < WARM_UP; i++) decide(sluice, rules, KeySource.fixed("warm-" + (i % 100)));
             redisson.getKeys().deleteByPattern("*" + prefix + "*");
-            for (KeySource k : keys) decide(sluice, rules, k);
-            double bytesPerKey = bytes(redisson, prefix) / (double) KEYS;
+            for (KeySource k : keys) decide(sluice, memoryRules, k);
+            double bytesPerKey = bytes(redisson, prefix + ":memory:", prefix + ":{memory:") / (double) KEYS;
             Pass sequential = pass(redisson, n, () -> {
                 for (int i = 0; i < n; i++) decide(sluice, rules, keys[i % KEYS]);
             });
@@ -108,12 +114,12 @@ public final class AlgorithmCost {
         }
     }
 
-    /** MEMORY USAGE of every key whose name holds the prefix, summed in Redis (a benchmark's own keyspace). */
-    private static long bytes(RedissonClient redisson, String prefix) {
+    /** MEMORY USAGE of every key whose name holds one of the two markers, summed in Redis (a benchmark's own keyspace). */
+    private static long bytes(RedissonClient redisson, String marker, String otherMarker) {
         Long total = redisson.getScript(StringCodec.INSTANCE).eval(RScript.Mode.READ_ONLY,
-                "local total = 0 for _, k in ipairs(redis.call('keys', '*' .. ARGV[1] .. '*')) do "
-                        + "total = total + redis.call('memory', 'usage', k, 'samples', 0) end return total",
-                RScript.ReturnType.LONG, List.of(), prefix);
+                "local total = 0 for _, m in ipairs(ARGV) do for _, k in ipairs(redis.call('keys', '*' .. m .. '*')) do "
+                        + "total = total + redis.call('memory', 'usage', k, 'samples', 0) end end return total",
+                RScript.ReturnType.LONG, List.of(), marker, otherMarker);
         return total == null ? 0 : total;
     }
 
