@@ -48,9 +48,10 @@ final class ServerProcess implements AutoCloseable {
     /**
      * A stock Tomcat as {@code catalina.sh run} starts it: {@code CATALINA_HOME} the unpacked distribution,
      * {@code CATALINA_BASE} a copy of its {@code conf/} with the connector on {@code port} at 127.0.0.1 and the
-     * shutdown port off, and {@code base/webapps} already holding the applications. Nothing else is changed.
+     * shutdown port off, and {@code base/webapps} already holding the applications. Nothing else is changed;
+     * {@code jvmOptions} are added to the JVM's (as {@code CATALINA_OPTS} would be).
      */
-    static ServerProcess tomcat(Path home, Path base, int port) throws IOException {
+    static ServerProcess tomcat(Path home, Path base, int port, List<String> jvmOptions) throws IOException {
         Path serverXml = base.resolve("conf/server.xml");
         String stock = Files.readString(serverXml);
         String edited = stock.replace("<Server port=\"8005\"", "<Server port=\"-1\"")
@@ -62,6 +63,7 @@ final class ServerProcess implements AutoCloseable {
         Files.writeString(serverXml, edited);
         List<String> command = new ArrayList<>(List.of(java()));
         command.addAll(PROFILING_OPTIONS);
+        command.addAll(jvmOptions);
         // The options bin/catalina.sh passes.
         command.addAll(List.of(
                 "--add-opens=java.base/java.lang=ALL-UNNAMED", "--add-opens=java.base/java.io=ALL-UNNAMED",
@@ -76,11 +78,13 @@ final class ServerProcess implements AutoCloseable {
         return start("tomcat", command, base, port);
     }
 
-    /** {@link JettyServer} from the benchmarks jar. */
-    static ServerProcess jetty(Path classpath, Path base, int port, String redisAddress, String backendTimeout) throws IOException {
+    /** {@link JettyServer} from the benchmarks jar, with {@code jvmOptions} added to its JVM's. */
+    static ServerProcess jetty(Path classpath, Path base, int port, String redisAddress, String backendTimeout,
+                               List<String> jvmOptions) throws IOException {
         Files.createDirectories(base.resolve("temp"));
         List<String> command = new ArrayList<>(List.of(java()));
         command.addAll(PROFILING_OPTIONS);
+        command.addAll(jvmOptions);
         command.addAll(List.of("-Djava.io.tmpdir=" + base.resolve("temp"),
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
                 "-cp", classpath.toString(), JettyServer.class.getName(), Integer.toString(port), redisAddress));

@@ -38,7 +38,8 @@ import java.util.stream.Stream;
  * {@code --containers tomcat,jetty --scenarios none,hand-written,sluice-sliding-log,sluice-token-bucket
  * --connections 16,64 --clients 16,10000 --rounds 3 --seconds 2 --warmup-seconds 5 --threads 2 --profile true
  * --work benchmarks/target/wrk}, and {@code --backend-timeout} (Sluice's {@code sluice.backend-timeout}; default:
- * Sluice's own, as a user gets it). Everything it starts (containers, wrk, Redis) stops before it exits.
+ * Sluice's own, as a user gets it) and {@code --server-jvm-options} (added to both containers' JVMs, space-separated,
+ * such as {@code "-Dio.netty.leakDetection.level=disabled"}). Everything it starts (containers, wrk, Redis) stops before it exits.
  */
 public final class WrkBenchmark {
     /** One measured run of wrk against one scenario. */
@@ -53,7 +54,7 @@ public final class WrkBenchmark {
 
     record Options(List<String> containers, List<Scenario> scenarios, List<Integer> connections, List<Integer> clients,
                    int rounds, int seconds, int warmupSeconds, int threads, boolean profile, Path work,
-                   String backendTimeout) {
+                   String backendTimeout, List<String> serverJvmOptions) {
         static Options parse(String[] args) {
             Map<String, String> a = new LinkedHashMap<>();
             for (int i = 0; i < args.length; i++) {
@@ -66,8 +67,10 @@ public final class WrkBenchmark {
                     Integer.parseInt(a.getOrDefault("rounds", "3")), Integer.parseInt(a.getOrDefault("seconds", "2")),
                     Integer.parseInt(a.getOrDefault("warmup-seconds", "5")), Integer.parseInt(a.getOrDefault("threads", "2")),
                     Boolean.parseBoolean(a.getOrDefault("profile", "true")), Path.of(a.getOrDefault("work", "benchmarks/target/wrk")),
-                    a.get("backend-timeout"));
-            for (String k : List.of("rounds", "seconds", "warmup-seconds", "threads", "profile", "work", "backend-timeout")) a.remove(k);
+                    a.get("backend-timeout"), Arrays.stream(a.getOrDefault("server-jvm-options", "").trim().split("\\s+"))
+                            .filter(x -> !x.isEmpty()).toList());
+            for (String k : List.of("rounds", "seconds", "warmup-seconds", "threads", "profile", "work", "backend-timeout",
+                    "server-jvm-options")) a.remove(k);
             if (!a.isEmpty()) throw new IllegalArgumentException("unknown options " + a.keySet());
             for (String c : o.containers) if (!c.equals("tomcat") && !c.equals("jetty")) throw new IllegalArgumentException("container = " + c + ": expected tomcat or jetty");
             if (!o.scenarios.contains(Scenario.NONE) || !o.scenarios.contains(Scenario.HAND_WRITTEN)) {
@@ -142,10 +145,11 @@ public final class WrkBenchmark {
             copyTree(home.resolve("conf"), base.resolve("conf"));
             for (String dir : List.of("logs", "temp", "work", "webapps")) Files.createDirectories(base.resolve(dir));
             for (Scenario s : options.scenarios()) deploy(s, base.resolve("webapps").resolve(s.id()), work.resolve("lib"), redis, options.backendTimeout());
-            server = ServerProcess.tomcat(home, base, ServerProcess.freePort());
+            server = ServerProcess.tomcat(home, base, ServerProcess.freePort(), options.serverJvmOptions());
         } else {
             Path jar = Path.of(WrkBenchmark.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-            server = ServerProcess.jetty(jar, fresh(work.resolve("jetty-base")), ServerProcess.freePort(), redis, options.backendTimeout());
+            server = ServerProcess.jetty(jar, fresh(work.resolve("jetty-base")), ServerProcess.freePort(), redis, options.backendTimeout(),
+                    options.serverJvmOptions());
         }
         try {
             server.awaitReady(paths);
