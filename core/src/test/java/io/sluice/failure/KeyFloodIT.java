@@ -50,8 +50,7 @@ class KeyFloodIT {
     private static final List<Algorithm> ALGORITHMS = List.of(Algorithm.values());
     /** The bound for the algorithms on Redis TIME: all keys of one rule and key. */
     private static final long MAX_BYTES_PER_KEY = 200;
-    /** Sampled: identities decided at least this many identities before the audit (256 may still be in flight). */
-    private static final int SAMPLED_BEHIND = 512;
+    /** Sampled: the newest identities, all decided, the keys of the oldest of them possibly expired already. */
     private static final int SAMPLES = 500;
 
     @Test
@@ -83,13 +82,16 @@ class KeyFloodIT {
                     inFlight.release();
                 });
                 if (i == IDENTITIES / 2) {
-                    // Mid-flood, with the most keys alive: every one has a TTL and Sluice's shape.
+                    // Mid-flood, every decision sent so far answered (so the newest keys exist), with the most keys
+                    // alive: every one has a TTL and Sluice's shape.
+                    assertThat(inFlight.tryAcquire(256, 60, TimeUnit.SECONDS)).isTrue();
+                    measured = bytesPerKey(redis, i + 1);
+                    inFlight.release(256);
                     RedisKeyAudit audit = RedisKeyAudit.of(redis.port(), "sluice");
                     assertThat(audit.withoutTtl).as(audit.toString()).isEmpty();
                     assertThat(audit.malformed).as(audit.toString()).isEmpty();
                     audited += audit.keys;
                     peakKeys = Math.max(peakKeys, (Long) redis.command("DBSIZE"));
-                    measured = bytesPerKey(redis, i);
                 }
             }
             assertThat(inFlight.tryAcquire(256, 60, TimeUnit.SECONDS)).isTrue();
@@ -127,7 +129,7 @@ class KeyFloodIT {
     }
 
     /**
-     * The largest {@code MEMORY USAGE} among the keys of identities decided a moment before identity {@code sent}, per
+     * The largest {@code MEMORY USAGE} among the keys of the identities decided just before identity {@code sent}, per
      * algorithm on Redis TIME (each one key per identity); sliding-log's two keys grow with the limit and are measured
      * in BENCHMARKS.md.
      */
@@ -135,7 +137,7 @@ class KeyFloodIT {
         Map<Algorithm, Long> largest = new EnumMap<>(Algorithm.class);
         Rate rate = Rate.parse(RATE).orElseThrow();
         try (Resp resp = Resp.connect(redis.port(), Duration.ofSeconds(10))) {
-            for (int i = sent - SAMPLED_BEHIND; i > sent - SAMPLED_BEHIND - SAMPLES; i--) {
+            for (int i = sent - 1; i >= sent - SAMPLES; i--) {
                 Algorithm a = ALGORITHMS.get(i % ALGORITHMS.size());
                 if (a == Algorithm.SLIDING_LOG) continue;
                 String key = RateKeys.name("sluice", RateRules.name("flood", a), a, rate, KeyResolver.hash("identity-" + i));
