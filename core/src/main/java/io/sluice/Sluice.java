@@ -74,8 +74,9 @@ public final class Sluice implements AutoCloseable {
         KeyNaming naming = new KeyNaming(rules.settings().keyPrefix());
         BackendGuard guard = new BackendGuard(rules.settings().backendTimeout(), ticker, listener, log);
         this.leases = new Leases(backend, guard, naming, scheduler, log, listener);
-        this.admitter = new Admitter(new RateDecider(backend, guard, naming, ticker, listener, scheduler), leases, listener,
-                log, rules.settings().headers());
+        // Elastic rules find their capacity rule in the rules of the moment (this::rules), not those of start-up.
+        RateDecider rates = new RateDecider(backend, guard, naming, ticker, listener, scheduler, this::rules);
+        this.admitter = new Admitter(rates, leases, listener, log, rules.settings().headers());
         this.clockSkew = new ClockSkewMonitor(backend, clock, ticker, rules.settings().maxClockSkew(), scheduler, log);
         clockSkew.start();
         scheduler.withFixedDelay(guard::sweep, DEADLINE_SWEEP_MILLIS, DEADLINE_SWEEP_MILLIS);

@@ -56,14 +56,28 @@ public final class LimitResponse {
 
     /** The problem+json body of a rejection by {@code d}. */
     public static String problem(Decision d) {
+        if (d.neverFits()) return problem(d.rule().status(), d.ruleName(), neverFitsDetail(d));
         return problem(d.rule().status(), d.ruleName(), d.retryAfterSeconds());
     }
 
     /** Rule names are {@code [A-Za-z0-9_-]+}, so nothing in the body needs escaping or can leak a key. */
     public static String problem(int status, String rule, long retryAfterSeconds) {
+        return problem(status, rule, "Request limit reached. Retry after " + retryAfterSeconds + " second"
+                + (retryAfterSeconds == 1 ? "" : "s") + ".");
+    }
+
+    /**
+     * The detail of a request that costs more than its rule ever admits: waiting does not help, a smaller request
+     * would. Only numbers and the rule name, which need no escaping.
+     */
+    private static String neverFitsDetail(Decision d) {
+        return "This request costs " + d.cost() + " permits, more than rule '" + d.ruleName()
+                + "' ever admits; it can never be admitted.";
+    }
+
+    private static String problem(int status, String rule, String detail) {
         return "{\"type\":\"about:blank\",\"title\":\"" + title(status) + "\",\"status\":" + status
-                + ",\"detail\":\"Request limit reached. Retry after " + retryAfterSeconds + " second"
-                + (retryAfterSeconds == 1 ? "" : "s") + ".\",\"violated-policies\":[\"" + rule + "\"]}";
+                + ",\"detail\":\"" + detail + "\",\"violated-policies\":[\"" + rule + "\"]}";
     }
 
     /** With {@code about:blank}, RFC 9457 asks for the status's own phrase as the title. */
