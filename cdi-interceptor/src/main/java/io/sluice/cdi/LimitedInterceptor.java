@@ -32,7 +32,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * returns or throws, or when its {@link CompletionStage} completes. A method returning a
  * {@link CompletionStage} never blocks its caller on Redis: it gets a stage that completes with the
  * method's result, or exceptionally with the rejection, once Redis has answered. The plan of each method (its rules,
- * its {@link LimitKey} parameter, whether it is asynchronous) is computed once per bean class and method.
+ * its {@link LimitKey} and {@link LimitCost} parameters, whether it is asynchronous) is computed once per bean class
+ * and method.
  *
  * <p>Enabled for the whole application by its {@link Priority}; registered by {@link SluiceExtension} (portable
  * CDI) or {@link SluiceBuildExtension} (CDI Lite, such as Quarkus).
@@ -89,6 +90,7 @@ public class LimitedInterceptor implements Serializable {
         if (rules.isEmpty()) return ctx.proceed();
         KeySource keys = plan.keyIndex >= 0 ? KeySource.fixed(text(ctx.getParameters()[plan.keyIndex]))
                 : s.keysOf(new CallView(this::userName, this::httpRequest));
+        if (plan.costIndex >= 0) keys = keys.withCost(plan.cost(ctx));
         CompletableFuture<Admission> admitted = s.admit(rules, keys).toCompletableFuture();
         if (plan.nonBlocking && !admitted.isDone()) return proceedWhenAdmitted(ctx, admitted, requestContexts.get());
         Admission admission = admitted.join();
@@ -191,6 +193,10 @@ public class LimitedInterceptor implements Serializable {
     static final class Plan {
         final List<String> ruleNames;
         final int keyIndex;
+        /** The {@link LimitCost} parameter, or -1. */
+        final int costIndex;
+        /** Where the method stands, for the message of a bad cost. */
+        private final String where;
         final boolean async;
         /** The method may be handed a stage of the interceptor's own ({@link CompletableFuture} fits its return type). */
         final boolean nonBlocking;
@@ -199,9 +205,12 @@ public class LimitedInterceptor implements Serializable {
         private record Resolved(RuleSet set, List<Rule> rules) {
         }
 
-        private Plan(List<String> ruleNames, int keyIndex, Class<?> returnType) {
+        private Plan(List<String> ruleNames, int keyIndex, int costIndex, Method m) {
+            Class<?> returnType = m.getReturnType();
             this.ruleNames = ruleNames;
             this.keyIndex = keyIndex;
+            this.costIndex = costIndex;
+            this.where = m.getDeclaringClass().getName() + "." + m.getName();
             this.async = CompletionStage.class.isAssignableFrom(returnType);
             this.nonBlocking = async && returnType.isAssignableFrom(CompletableFuture.class);
         }
@@ -215,13 +224,29 @@ public class LimitedInterceptor implements Serializable {
             if (limited == null) limited = fromContext(ctx);
             String[] names = limited == null ? new String[0] : limited.value();
             int keyIndex = -1;
+            int costIndex = -1;
             Annotation[][] params = m.getParameterAnnotations();
-            for (int i = 0; i < params.length && keyIndex < 0; i++) {
+            for (int i = 0; i < params.length; i++) {
                 for (Annotation a : params[i]) {
-                    if (a.annotationType() == LimitKey.class) keyIndex = i;
+                    if (a.annotationType() == LimitKey.class && keyIndex < 0) keyIndex = i;
+                    if (a.annotationType() == LimitCost.class && costIndex < 0) costIndex = i;
                 }
             }
-            return new Plan(Arrays.stream(names).distinct().sorted().toList(), keyIndex, m.getReturnType());
+            return new Plan(Arrays.stream(names).distinct().sorted().toList(), keyIndex, costIndex, m);
+        }
+
+        /**
+         * The call's {@link LimitCost} argument (deployment has checked it is an int or long). Below 1 it is a
+         * programming error, thrown before any rule counts the call.
+         */
+        long cost(InvocationContext ctx) {
+            Object arg = ctx.getParameters()[costIndex];
+            long cost = arg instanceof Number n ? n.longValue() : 0;
+            if (arg == null || cost < 1) {
+                throw new IllegalArgumentException("@LimitCost parameter " + (costIndex + 1) + " of " + where + " is " + arg
+                        + ": expected the permits the call takes, at least 1");
+            }
+            return cost;
         }
 
         /** Bindings added by an extension or InterceptionFactory are not on the class: Weld lists them in the context data. */

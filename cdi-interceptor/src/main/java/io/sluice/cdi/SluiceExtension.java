@@ -19,7 +19,8 @@ import java.util.List;
 /**
  * Registers {@link LimitedInterceptor} and {@link SluiceProducer}, and checks at deployment that every
  * rule named by a {@link Limited} annotation exists: an unknown name, a rules file that does not parse,
- * or a method with more than one {@link LimitKey} parameter is a deployment problem naming the class,
+ * a method with more than one {@link LimitKey} parameter, or a {@link LimitCost} parameter that is not one int or
+ * long, is a deployment problem naming the class,
  * the method and the rule. {@link SluiceBuildExtension} does the same in CDI Lite containers.
  */
 public class SluiceExtension implements Extension {
@@ -30,7 +31,7 @@ public class SluiceExtension implements Extension {
         bbd.addAnnotatedType(SluiceProducer.class, SluiceProducer.class.getName());
     }
 
-    <T> void collect(@Observes @WithAnnotations({Limited.class, LimitKey.class}) ProcessAnnotatedType<T> pat) {
+    <T> void collect(@Observes @WithAnnotations({Limited.class, LimitKey.class, LimitCost.class}) ProcessAnnotatedType<T> pat) {
         AnnotatedType<T> type = pat.getAnnotatedType();
         Class<T> cls = type.getJavaClass();
         if (cls == LimitedInterceptor.class) return;
@@ -41,6 +42,8 @@ public class SluiceExtension implements Extension {
             Limited onMethod = m.getAnnotation(Limited.class);
             if (onMethod != null) usages.limited(where, List.of(onMethod.value()));
             usages.limitKeys(where, m.getParameters().stream().filter(p -> p.isAnnotationPresent(LimitKey.class)).count());
+            usages.limitCosts(where, m.getParameters().stream().filter(p -> p.isAnnotationPresent(LimitCost.class))
+                    .map(p -> p.getJavaParameter().getType().getName()).toList());
         }
     }
 
