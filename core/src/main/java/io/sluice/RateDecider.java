@@ -101,7 +101,9 @@ final class RateDecider {
     /** One backend call, or for an elastic rule its own key then, over the limit, its capacity rule's. */
     private CompletionStage<RateOutcome> consume(Rule rule, RateRequest request) {
         if (rule.ratePolicy().throttling() != Throttling.ELASTIC) return backend.tryConsume(request);
-        return Elastic.consume(backend, request, capacityRequest(rule, request.cost()).orElse(null));
+        // A dry-run rule never borrows: what it took would be missing from rules that enforce.
+        RateRequest capacity = rule.dryRun() ? null : capacityRequest(rule, request.cost()).orElse(null);
+        return Elastic.consume(backend, request, capacity);
     }
 
     /**

@@ -136,6 +136,24 @@ class RatePolicyThroughTheEngineTest {
         }
     }
 
+    /** A dry-run elastic rule never takes what enforcing rules may need from the capacity rule. */
+    @Test
+    void aDryRunElasticRuleNeverBorrows() {
+        try (Sluice s = sluice("sluice.rules.api.rate", "2/1m", "sluice.rules.api.algorithm", "fixed-window",
+                "sluice.rules.api.throttling", "elastic", "sluice.rules.api.capacity", "system",
+                "sluice.rules.api.mode", "dry-run",
+                "sluice.rules.system.rate", "1/1m", "sluice.rules.system.key", "global")) {
+            List<Boolean> wouldAllow = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                Admission a = admit(s, "api", "alice");
+                assertThat(a.allowed()).as("dry-run never rejects").isTrue();
+                wouldAllow.add(a.headline().orElseThrow().allowed());
+            }
+            assertThat(wouldAllow).containsExactly(true, true, false, false);
+            assertThat(admit(s, "system", "*").allowed()).as("the capacity rule's permit is still there").isTrue();
+        }
+    }
+
     /** A capacity rule whose algorithm differs from the elastic rule's lends under its own algorithm. */
     @Test
     void theCapacityRuleCountsWithItsOwnAlgorithmAndCost() {

@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Supplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -179,7 +180,7 @@ class AlgorithmsInterceptorTest {
         }
     }
 
-    private static Object callOrRejection(java.util.function.Supplier<String> call) {
+    private static Object callOrRejection(Supplier<String> call) {
         try {
             return call.get();
         } catch (LimitExceededException e) {

@@ -3,6 +3,7 @@ package io.sluice.testing;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Supplier;
 
 /**
  * The exact-count cases every adapter (the filter on each container, the CDI interceptor) runs: every rate
@@ -194,7 +195,7 @@ public final class AlgorithmCases {
         private final List<long[]> spans = new ArrayList<>();
 
         /** Measures one request. */
-        public <T> T measure(java.util.function.Supplier<T> request) {
+        public <T> T measure(Supplier<T> request) {
             long lo = System.currentTimeMillis();
             T result = request.get();
             spans.add(new long[]{lo, System.currentTimeMillis()});

@@ -43,7 +43,7 @@ abstract class AlgorithmsHttpContract {
     /** The leaky bucket whose queued requests wait: 5/10s is one slot every 2 s, two may wait. */
     private static final long PACE_MILLIS = 2_000;
     private static final int QUEUE = 2;
-    /** What the cost rules charge: 2 a request, or 3 on their {@code /big} path. */
+    /** The algorithms with permits to charge a cost from (a leaky bucket takes slots of its pace instead). */
     private static final List<String> PERMIT_ALGORITHMS = List.of("sliding-log", "token-bucket", "fixed-window", "sliding-window");
 
     private final Containers.Kind kind;
