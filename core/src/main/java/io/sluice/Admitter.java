@@ -4,6 +4,7 @@ import io.sluice.internal.DecisionListener;
 import io.sluice.internal.ThrottledLog;
 import io.sluice.rule.HeaderStyle;
 import io.sluice.rule.MissingKeyPolicy;
+import io.sluice.rule.PlanLimits;
 import io.sluice.rule.Rule;
 
 import java.time.Duration;
@@ -40,12 +41,47 @@ final class Admitter {
     CompletionStage<Admission> admit(List<Rule> applicable, KeySource keys) {
         if (applicable.isEmpty()) return CompletableFuture.completedFuture(Admission.none());
         List<Step> steps = new ArrayList<>(applicable.size() + 1);
-        for (Rule r : applicable) if (r.limitsRate()) steps.add(new Step(r, Decision.Kind.RATE));
-        for (Rule r : applicable) if (r.limitsConcurrency()) steps.add(new Step(r, Decision.Kind.CONCURRENCY));
+        List<PlanLimits> plans = plansOf(applicable, keys);
+        for (int i = 0; i < applicable.size(); i++) {
+            Rule r = applicable.get(i);
+            if (r.limitsRate()) step(steps, r, plans == null ? null : plans.get(i), Decision.Kind.RATE);
+        }
+        for (int i = 0; i < applicable.size(); i++) {
+            Rule r = applicable.get(i);
+            if (r.limitsConcurrency()) step(steps, r, plans == null ? null : plans.get(i), Decision.Kind.CONCURRENCY);
+        }
         return run(steps, 0, new Progress(keys));
     }
 
-    private record Step(Rule rule, Decision.Kind kind) {
+    /**
+     * One step of a request: {@code rule} as the rules file has it (what key sources are asked about) and
+     * {@code limits}, the same rule as the request's plan limits it (what is decided and advertised).
+     */
+    private record Step(Rule rule, Rule limits, Decision.Kind kind) {
+    }
+
+    /**
+     * Each rule's plan for this request (null: the rule's own limits), asked once per rule and never sent anywhere;
+     * null when no rule has plans, so that requests without plans allocate nothing for them.
+     */
+    private static List<PlanLimits> plansOf(List<Rule> applicable, KeySource keys) {
+        boolean any = false;
+        for (Rule r : applicable) any |= r.plans().any();
+        if (!any) return null;
+        List<PlanLimits> plans = new ArrayList<>(applicable.size());
+        for (Rule r : applicable) plans.add(r.plans().any() ? r.plans().lookup(keys.planFor(r)) : null);
+        return plans;
+    }
+
+    /** A plan that says {@code unlimited} exempts the request from that limit: no step, no backend call. */
+    private void step(List<Step> steps, Rule rule, PlanLimits plan, Decision.Kind kind) {
+        if (plan == null) {
+            steps.add(new Step(rule, rule, kind));
+            return;
+        }
+        boolean exempt = kind == Decision.Kind.RATE ? plan.rateUnlimited() : plan.concurrencyUnlimited();
+        if (exempt) listener.skipped(rule, kind);
+        else steps.add(new Step(rule, plan.applyTo(rule), kind));
     }
 
     /** What one admission has decided and taken so far. Confined to one admission's chain of stages. */
@@ -85,7 +121,7 @@ final class Admitter {
                 continue;
             }
             CompletableFuture<Decision> decided = (step.kind() == Decision.Kind.RATE
-                    ? rates.decide(step.rule(), raw, p.keys.costFor(step.rule())) : leases.acquire(step.rule(), raw, p.held)).toCompletableFuture();
+                    ? rates.decide(step.limits(), raw, p.keys.costFor(step.rule())) : leases.acquire(step.limits(), raw, p.held)).toCompletableFuture();
             // Answered already (the attack shield, an in-memory backend): go on without another stage.
             if (decided.isDone() && !decided.isCompletedExceptionally()) {
                 Decision d = decided.join();
@@ -121,7 +157,7 @@ final class Admitter {
     }
 
     private Decision missingKey(Step step) {
-        Rule rule = step.rule();
+        Rule rule = step.limits();
         boolean rate = step.kind() == Decision.Kind.RATE;
         long limit = rate ? rule.rate().orElseThrow().permits() : rule.concurrency();
         Duration retry = rate ? rule.rate().get().period() : Leases.REJECTED_RETRY;

@@ -20,8 +20,11 @@ final class KeyNaming {
         return RateKeys.name(prefix, rule.name(), rule.ratePolicy().algorithm(), rule.rate().orElseThrow(), KeyResolver.hash(raw));
     }
 
-    /** The concurrency limit is in the key, so an edited limit starts a fresh semaphore. */
+    /**
+     * The semaphore of the rule's concurrency for the key. The limit is not in the name: a changed limit keeps the
+     * permits held, and the scripts change the free count by the difference.
+     */
     String lease(Rule rule, String raw) {
-        return prefix + ":" + rule.name() + ":c" + rule.concurrency() + ":" + KeyResolver.hash(raw);
+        return prefix + ":" + rule.name() + ":concurrency:" + KeyResolver.hash(raw);
     }
 }

@@ -75,6 +75,32 @@ public interface KeySource {
     }
 
     /**
+     * This source with one plan for every rule with plans, as the programmatic form of {@code @LimitPlan}.
+     *
+     * @param plan the plan's name (compared exactly with each rule's plan names), or null for the rules' own limits
+     * @return a source answering {@code plan} from {@link #planFor}, and as this one otherwise
+     */
+    default KeySource withPlan(String plan) {
+        KeySource self = this;
+        return new KeySource() {
+            @Override
+            public String keyFor(Rule rule) {
+                return self.keyFor(rule);
+            }
+
+            @Override
+            public long costFor(Rule rule) {
+                return self.costFor(rule);
+            }
+
+            @Override
+            public String planFor(Rule rule) {
+                return plan;
+            }
+        };
+    }
+
+    /**
      * The same value for every rule, as from a {@code @LimitKey} parameter; rules keyed {@code global} stay global.
      *
      * @param value the key value, or null for a missing key

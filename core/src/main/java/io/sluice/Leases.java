@@ -3,6 +3,7 @@ package io.sluice;
 import io.sluice.internal.DecisionListener;
 import io.sluice.internal.ThrottledLog;
 import io.sluice.rule.Rule;
+import io.sluice.rule.RuleSet;
 import io.sluice.spi.LeaseOutcome;
 import io.sluice.spi.LeaseRequest;
 import io.sluice.spi.LimiterBackend;
@@ -13,6 +14,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 
 /**
  * Concurrency permits: acquired with a lease (waiting up to the rule's {@code wait}), renewed at a third of
@@ -36,9 +38,12 @@ final class Leases {
     private final EngineScheduler scheduler;
     private final ThrottledLog log;
     private final DecisionListener listener;
+    /** The rules in effect: a permit is returned under its rule's current limit, which a reload may have changed. */
+    private final Supplier<RuleSet> rules;
 
     Leases(LimiterBackend backend, BackendGuard guard, KeyNaming naming, EngineScheduler scheduler, ThrottledLog log,
-           DecisionListener listener) {
+           DecisionListener listener, Supplier<RuleSet> rules) {
+        this.rules = rules;
         this.backend = backend;
         this.guard = guard;
         this.naming = naming;
@@ -122,12 +127,22 @@ final class Leases {
     void release(Lease lease) {
         lease.renewal().cancel(false);
         listener.permitReturned(lease.rule());
-        backend.release(lease.request(), lease.permitId()).whenComplete((ok, e) -> {
+        backend.release(underCurrentLimit(lease), lease.permitId()).whenComplete((ok, e) -> {
             if (e != null) {
                 log.warn("release", "Could not release a concurrency permit; its lease returns it ("
                         + e.getClass().getSimpleName() + ")");
             }
         });
+    }
+
+    /**
+     * The lease's request with its rule's limit as it is now: the free count a release leaves is the current limit
+     * minus the permits held. A rule that is gone or has no concurrency any more keeps the limit it had.
+     */
+    private LeaseRequest underCurrentLimit(Lease lease) {
+        LeaseRequest r = lease.request();
+        int now = rules.get().get(lease.rule().name()).filter(Rule::limitsConcurrency).map(Rule::concurrency).orElse(r.limit());
+        return now == r.limit() ? r : new LeaseRequest(r.key(), now, r.lease(), r.waitTime());
     }
 
     /** Permits of the rule free now for the raw key value. */

@@ -40,14 +40,19 @@ final class RateDecider {
     private final Ticker ticker;
     private final DecisionListener listener;
     private final EngineScheduler scheduler;
-    /** The engine's rules now: where an elastic rule finds its capacity rule. */
-    private final Supplier<RuleSet> rules;
     private final DenyCache denied = new DenyCache(SHIELD_MAX_KEYS);
+    /**
+     * The rules in effect: an answer for a rule a reload has replaced must not shield a key under the new one, and
+     * an elastic rule finds its capacity rule here.
+     */
+    private final Supplier<RuleSet> rules;
+    /** Counts reloads; written only by the engine's reload (serialized), read by every decision. */
+    private volatile long generation;
 
     RateDecider(LimiterBackend backend, BackendGuard guard, KeyNaming naming, Ticker ticker, DecisionListener listener,
                 EngineScheduler scheduler, Supplier<RuleSet> rules) {
-        this.backend = backend;
         this.rules = rules;
+        this.backend = backend;
         this.scheduler = scheduler;
         this.guard = guard;
         this.naming = naming;
@@ -55,11 +60,19 @@ final class RateDecider {
         this.listener = listener;
     }
 
+    /** After a reload: a key remembered as exhausted may have room under its rule's new limit, so ask Redis again. */
+    void forgetShielded() {
+        generation++;
+        denied.clear();
+    }
+
     CompletionStage<Decision> decide(Rule rule, String raw, long cost) {
         long limit = rule.rate().orElseThrow().permits();
         String key = naming.rate(rule, raw);
-        if (rule.dryRun()) return ask(rule, key, limit, cost, false);
-        DenyCache.Check check = denied.check(key, ticker.millis());
+        String shielded = shieldKey(rule, key);
+        long generation = this.generation;
+        if (rule.dryRun()) return ask(rule, key, shielded, generation, limit, cost, false);
+        DenyCache.Check check = denied.check(shielded, ticker.millis());
         if (check.deniedMillis() > 0) {
             Decision d = Decision.shielded(rule, limit, Duration.ofMillis(check.deniedMillis()));
             listener.decided(d, DecisionListener.Source.SHIELD);
@@ -68,12 +81,22 @@ final class RateDecider {
         // Another request is asking the backend about this key right now: its answer decides for us too.
         if (check.pending() != null) return check.pending().thenCompose(ignored -> decide(rule, raw, cost));
         // Under soft or elastic throttling the key may go past a nominal "0 remaining": only Redis knows.
-        CompletionStage<Decision> asked = ask(rule, key, limit, cost, rule.ratePolicy().throttling() == Throttling.HARD);
+        CompletionStage<Decision> asked = ask(rule, key, shielded, generation, limit, cost, rule.ratePolicy().throttling() == Throttling.HARD);
         if (!check.probe()) return asked;
-        return asked.whenComplete((d, e) -> denied.settle(key, ticker.millis()));
+        return asked.whenComplete((d, e) -> denied.settle(shielded, ticker.millis()));
     }
 
-    private CompletionStage<Decision> ask(Rule rule, String key, long limit, long cost, boolean shield) {
+    /**
+     * What the shield remembers a key under. Plans share one counter per key but not one limit: a key rejected on
+     * one plan must still reach the backend on a larger one, so a rule with plans remembers it per limit.
+     */
+    private static String shieldKey(Rule rule, String key) {
+        if (!rule.plans().any()) return key;
+        return key + "|" + rule.rate().orElseThrow().permits() + "/" + rule.ratePolicy().burst();
+    }
+
+    private CompletionStage<Decision> ask(Rule rule, String key, String shielded, long generation, long limit, long cost,
+                                          boolean shield) {
         RateRequest request = rule.ratePolicy().request(key, rule.rate().get(), cost);
         if (!guard.allows()) return CompletableFuture.completedFuture(guard.circuitOpen(rule, Decision.Kind.RATE, limit));
         long asked = ticker.millis();
@@ -83,14 +106,14 @@ final class RateDecider {
             Decision d;
             if (o.allowed()) {
                 // Just took the last permit: no permit frees before the oldest one leaves the window.
-                if (shield && o.remaining() <= 0) denied.deny(key, asked, o.resetMillis());
+                if (shield && o.remaining() <= 0) deny(generation, shielded, asked, o.resetMillis());
                 d = Decision.allowed(rule, Decision.Kind.RATE, limit, o.remaining(), reset).withCost(cost);
             } else if (o.neverFits()) {
                 // Says nothing about what a smaller request would get: never shields the key.
                 d = Decision.neverFits(rule, limit, o.remaining(), reset, cost);
             } else {
                 Duration retry = Duration.ofMillis(Math.max(o.retryAfterMillis(), o.resetMillis()));
-                if (shield) denied.deny(key, asked, retry.toMillis());
+                if (shield) deny(generation, shielded, asked, retry.toMillis());
                 d = Decision.rejected(rule, Decision.Kind.RATE, limit, o.remaining(), reset, retry).withCost(cost);
             }
             listener.decided(d, DecisionListener.Source.BACKEND);
@@ -114,6 +137,17 @@ final class RateDecider {
     private Optional<RateRequest> capacityRequest(Rule rule, long cost) {
         return rule.ratePolicy().capacity().flatMap(name -> rules.get().get(name)).filter(Rule::limitsRate)
                 .map(c -> c.ratePolicy().request(naming.rate(c, KeyResolver.GLOBAL), c.rate().get(), cost));
+    }
+
+    /**
+     * Shields the key, unless a reload came between the question and the answer (the answer was for the rules
+     * replaced, and a plan-limited rule is not the rule object in the set, so rules are not compared).
+     */
+    private void deny(long generation, String key, long asked, long millis) {
+        if (generation != this.generation) return;
+        denied.deny(key, asked, millis);
+        // A reload between the look and the deny: its clear may have run first.
+        if (generation != this.generation) denied.clear();
     }
 
     /**

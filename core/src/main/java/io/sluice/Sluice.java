@@ -5,22 +5,24 @@ import io.sluice.internal.DecisionListeners;
 import io.sluice.internal.Log;
 import io.sluice.internal.ThrottledLog;
 import io.sluice.internal.Ticker;
-import io.sluice.key.KeyResolver;
 import io.sluice.key.RequestView;
 import io.sluice.memory.InMemoryBackend;
 import io.sluice.micrometer.Micrometer;
 import io.sluice.redisson.RedissonBackend;
 import io.sluice.redisson.RedissonClients;
+import io.sluice.rule.ConfigLoader;
 import io.sluice.rule.Durations;
 import io.sluice.rule.Rule;
 import io.sluice.rule.RuleParser;
 import io.sluice.rule.RuleSet;
+import io.sluice.rule.RulesSource;
 import io.sluice.spi.LimiterBackend;
 import org.redisson.api.RedissonClient;
 
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,6 +32,7 @@ import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -42,7 +45,8 @@ import java.util.concurrent.TimeoutException;
  * order given (name order); the first rejection ends the request and returns the concurrency permits
  * already taken for it; permits of rate rules that allowed it stay consumed. Each backend call is bounded
  * by {@code sluice.backend-timeout}; when it fails or is late, the rule's {@code on-backend-failure} decides.
- * Concurrency permits are renewed at a third of their lease while they are held.
+ * Concurrency permits are renewed at a third of their lease while they are held. The rules can be replaced while
+ * the engine runs ({@link #reload()}, {@code sluice.reload}); counters survive a changed limit.
  *
  * <p>Thread-safe; build one per application and {@link #close()} it on shutdown.
  */
@@ -54,32 +58,51 @@ public final class Sluice implements AutoCloseable {
     private static final long DEADLINE_SWEEP_MILLIS = 10;
     /** While start-up waits for the backend, a failed connection attempt is followed by another this often. */
     private static final long AWAIT_RETRY_MILLIS = 1_000;
+    /** Where rules given to {@code reload(...)} come from, in log messages. */
+    private static final String FROM_CODE = "the application (Sluice.reload)";
 
-    private final RuleSet rules;
+    private final LiveRules live;
     private final LimiterBackend backend;
-    private final KeyResolver resolver;
     private final EngineScheduler scheduler = new EngineScheduler();
     private final StatsRecorder stats = new StatsRecorder();
     private final DecisionListener listener;
     private final Admitter admitter;
+    private final RateDecider rates;
     private final Leases leases;
     private final ClockSkewMonitor clockSkew;
+    /** What {@link #reload()} reads again; null when the engine was built from properties or rules. */
+    private final RulesSource source;
+    /** Serializes reloads, and guards the fields below. */
+    private final Object reloading = new Object();
+    /** The properties the rules in effect were read from (null when built from a RuleSet). */
+    private Map<String, String> loaded;
+    /** The properties the poll last saw, applied or refused: a refused file is logged once, not on every poll. */
+    private Map<String, String> lastSeen;
+    /** The last reason the poll could not read the source, logged once until it changes. */
+    private String lastUnreadable;
+    private ScheduledFuture<?> polling;
+    private Duration pollingEvery = Duration.ZERO;
 
-    private Sluice(RuleSet rules, LimiterBackend backend, Clock clock, Ticker ticker, Optional<DecisionListener> meters) {
-        this.rules = rules;
+    private Sluice(RuleSet rules, RulesSource source, Map<String, String> loaded, LimiterBackend backend, Clock clock,
+                   Ticker ticker, Optional<DecisionListener> meters) {
+        this.live = new LiveRules(rules, LOG);
+        this.source = source;
+        this.loaded = loaded;
+        this.lastSeen = loaded;
         this.backend = backend;
         this.listener = meters.map(m -> DecisionListeners.of(List.of(stats, m))).orElse(stats);
-        this.resolver = new KeyResolver(rules.settings().trustedProxies(), rules.settings().clientAddressHeader());
         ThrottledLog log = new ThrottledLog(LOG, WARN_AT_MOST_EVERY_MILLIS, ticker);
         KeyNaming naming = new KeyNaming(rules.settings().keyPrefix());
         BackendGuard guard = new BackendGuard(rules.settings().backendTimeout(), ticker, listener, log);
-        this.leases = new Leases(backend, guard, naming, scheduler, log, listener);
-        // Elastic rules find their capacity rule in the rules of the moment (this::rules), not those of start-up.
-        RateDecider rates = new RateDecider(backend, guard, naming, ticker, listener, scheduler, this::rules);
+        this.leases = new Leases(backend, guard, naming, scheduler, log, listener, live);
+        this.rates = new RateDecider(backend, guard, naming, ticker, listener, scheduler, live);
         this.admitter = new Admitter(rates, leases, listener, log, rules.settings().headers());
         this.clockSkew = new ClockSkewMonitor(backend, clock, ticker, rules.settings().maxClockSkew(), scheduler, log);
         clockSkew.start();
         scheduler.withFixedDelay(guard::sweep, DEADLINE_SWEEP_MILLIS, DEADLINE_SWEEP_MILLIS);
+        synchronized (reloading) {
+            poll(rules.settings().reload());
+        }
     }
 
     /**
@@ -114,32 +137,188 @@ public final class Sluice implements AutoCloseable {
     }
 
     /**
-     * The parsed rules file.
+     * The rules in effect: the parsed rules file, or what the last successful {@link #reload()} put in its place.
+     * Read it again for each request rather than keeping it: a reload replaces it whole.
      *
      * @return the rules and global settings
      */
     public RuleSet rules() {
-        return rules;
+        return live.get();
+    }
+
+    /**
+     * Reads the rules again from where the engine got them (the rules file, through {@link Builder#config} or
+     * {@link Builder#source}; the servlet filter and the CDI producer build it so) and, when they changed, puts
+     * them in effect at once: the next request is decided under them, requests in flight finish under the rules
+     * they started with. Counters survive a changed limit (docs/reload.md says what carries over per algorithm).
+     * The whole file is validated first: a file with any problem, or one that removes a rule the application
+     * {@linkplain #requireRules requires}, is refused with one error log naming every problem, and the rules in
+     * effect stay. Settings that need a restart ({@code sluice.redis.*}, {@code sluice.key-prefix} and the others
+     * docs/reload.md lists) are logged and ignored. Reloads, and the {@code sluice.reload} polling, run one at a
+     * time.
+     *
+     * @return whether the rules changed (false when the source reads as it did)
+     * @throws ConfigException naming every problem of refused rules (logged too)
+     * @throws IllegalStateException when the engine was built from properties or rules: there is nothing to read again
+     */
+    public boolean reload() {
+        if (source == null) {
+            throw new IllegalStateException("Sluice was built from properties or rules, not from a rules source: nothing"
+                    + " to read again; call reload(properties), or build it with Builder.config(...) or Builder.source(...)");
+        }
+        synchronized (reloading) {
+            Map<String, String> properties;
+            try {
+                properties = source.load();
+            } catch (ConfigException e) {
+                throw refused(e, source.description());
+            }
+            lastSeen = properties;
+            if (properties.equals(loaded)) return false;
+            apply(properties, source.description());
+            return true;
+        }
+    }
+
+    /**
+     * Puts the rules of these properties in effect, as {@link #reload()} does with the rules file: validated whole
+     * first, refused (and logged) with every problem. A polled rules file replaces them again when it next changes.
+     *
+     * @param properties the {@code sluice.*} properties of a rules file
+     * @throws ConfigException naming every problem of refused rules (logged too)
+     */
+    public void reload(Map<String, String> properties) {
+        synchronized (reloading) {
+            apply(new LinkedHashMap<>(properties), FROM_CODE);
+        }
+    }
+
+    /**
+     * Puts rules parsed already in effect, as {@link #reload()} does.
+     *
+     * @param rules the new rules
+     * @throws ConfigException when they lack a rule the application {@linkplain #requireRules requires} (logged too)
+     */
+    public void reload(RuleSet rules) {
+        Objects.requireNonNull(rules);
+        synchronized (reloading) {
+            swap(rules, FROM_CODE);
+            loaded = null;
+        }
+    }
+
+    /**
+     * Records that rules must stay: a reload that would remove one of them is refused. The CDI extension registers
+     * the rules every deployed {@code @Limited} names; any adapter with rules it cannot do without may.
+     *
+     * @param requiredBy who needs them, for the refusal's message (such as {@code @Limited on com.example.Images.generate})
+     * @param ruleNames  the rules
+     * @throws IllegalArgumentException when one of them is not a rule now
+     */
+    public void requireRules(String requiredBy, Collection<String> ruleNames) {
+        live.require(Objects.requireNonNull(requiredBy), List.copyOf(ruleNames));
+    }
+
+    /** Parses and swaps in the properties; the caller holds {@link #reloading}. */
+    private void apply(Map<String, String> properties, String from) {
+        RuleSet parsed;
+        try {
+            parsed = RuleParser.parse(properties);
+        } catch (ConfigException e) {
+            throw refused(e, from);
+        }
+        swap(parsed, from);
+        loaded = properties;
+    }
+
+    private void swap(RuleSet candidate, String from) {
+        String changes;
+        try {
+            changes = live.replace(candidate);
+        } catch (ConfigException e) {
+            throw refused(e, from);
+        }
+        // A key the shield remembers as exhausted may have room under its new limit.
+        rates.forgetShielded();
+        LOG.info("Sluice reloaded its rules from {}: {}", from, changes);
+        poll(live.reloadEvery());
+    }
+
+    private static ConfigException refused(ConfigException e, String from) {
+        LOG.error("Sluice refused the new rules from " + from + " and keeps serving the rules in effect. " + e.getMessage(),
+                (Throwable) null);
+        return e;
+    }
+
+    /**
+     * One look at the rules source for {@code sluice.reload}: reloads when it reads differently from the last look.
+     * A refused or unreadable source is logged once, not on every look. Runs on the engine's thread (tests call it).
+     */
+    void pollRulesSource() {
+        synchronized (reloading) {
+            Map<String, String> properties;
+            try {
+                properties = source.load();
+            } catch (ConfigException e) {
+                if (!e.getMessage().equals(lastUnreadable)) refused(e, source.description());
+                lastUnreadable = e.getMessage();
+                return;
+            }
+            lastUnreadable = null;
+            if (properties.equals(lastSeen)) return;
+            lastSeen = properties;
+            try {
+                apply(properties, source.description());
+            } catch (ConfigException refusedAndLogged) {
+                // The rules in effect keep serving; the next change of the file is looked at again.
+            }
+        }
+    }
+
+    /** Polls the source every {@code every} (zero: stops); the caller holds {@link #reloading}. */
+    private void poll(Duration every) {
+        if (every.equals(pollingEvery)) return;
+        if (polling != null) polling.cancel(false);
+        polling = null;
+        pollingEvery = every;
+        if (every.isZero()) return;
+        if (source == null || !source.pollable()) {
+            LOG.warn("sluice.reload={} is ignored: it polls a rules file (file:PATH or a plain path) or a RulesSource.of(...),"
+                    + " and the rules come from {}; Sluice.reload() applies changes", Durations.format(every), source != null ? source.description() : "properties given to the builder");
+            return;
+        }
+        polling = scheduler.withFixedDelay(() -> {
+            try {
+                pollRulesSource();
+            } catch (RuntimeException e) {
+                LOG.warn("Sluice could not check its rules source for changes", e);
+            }
+        }, every.toMillis(), every.toMillis());
     }
 
     /**
      * Key values of a request, resolved by each rule's {@code key}; a rate rule's cost from its {@code costs}
-     * for the request's {@link RequestView#path() path}.
+     * for the request's {@link RequestView#path() path}; the plan from a rule's {@code plan}.
      *
      * @param request the request, as an adapter sees it
-     * @return the key and cost of each rule for this request
+     * @return the key, cost and plan of each rule for this request
      */
     public KeySource keysOf(RequestView request) {
         return new KeySource() {
             @Override
             public String keyFor(Rule rule) {
-                return resolver.resolve(rule.key(), request);
+                return live.resolver().resolve(rule.key(), request);
             }
 
             @Override
             public long costFor(Rule rule) {
                 String path = request.path();
                 return path == null ? rule.ratePolicy().cost() : rule.ratePolicy().costFor(path);
+            }
+
+            @Override
+            public String planFor(Rule rule) {
+                return rule.plans().source().map(s -> s.resolve(request)).orElse(null);
             }
         };
     }
@@ -248,6 +427,10 @@ public final class Sluice implements AutoCloseable {
     /** Builds a {@link Sluice}. Not thread-safe; the built instance is. */
     public static final class Builder {
         private RuleSet rules;
+        private Map<String, String> loaded;
+        private RulesSource source;
+        private boolean config;
+        private String configLocation;
         private LimiterBackend backend;
         private RedissonClient redisson;
         private Clock clock = Clock.systemUTC();
@@ -268,6 +451,41 @@ public final class Sluice implements AutoCloseable {
          */
         public Builder properties(Map<String, String> properties) {
             this.rules = RuleParser.parse(properties);
+            this.loaded = new LinkedHashMap<>(properties);
+            this.source = null;
+            this.config = false;
+            return this;
+        }
+
+        /**
+         * The rules file at a location, read when the engine is built and again by {@link Sluice#reload()} and
+         * {@code sluice.reload}: {@code file:PATH}, a plain file path or {@code classpath:PATH}; null looks where the
+         * filter and the CDI producer look (the system property {@code sluice.config}, the environment variable
+         * {@code SLUICE_CONFIG}, then {@code classpath:sluice.properties}).
+         *
+         * @param location where the rules file is, or null
+         * @return this builder
+         */
+        public Builder config(String location) {
+            this.configLocation = location;
+            this.config = true;
+            this.source = null;
+            this.rules = null;
+            return this;
+        }
+
+        /**
+         * Where the rules come from, read when the engine is built and again by {@link Sluice#reload()} and
+         * {@code sluice.reload}: {@link ConfigLoader#source a rules file} or {@link RulesSource#of properties of
+         * your own}.
+         *
+         * @param source the rules source
+         * @return this builder
+         */
+        public Builder source(RulesSource source) {
+            this.source = Objects.requireNonNull(source);
+            this.config = false;
+            this.rules = null;
             return this;
         }
 
@@ -279,6 +497,9 @@ public final class Sluice implements AutoCloseable {
          */
         public Builder rules(RuleSet rules) {
             this.rules = Objects.requireNonNull(rules);
+            this.loaded = null;
+            this.source = null;
+            this.config = false;
             return this;
         }
 
@@ -368,9 +589,15 @@ public final class Sluice implements AutoCloseable {
          * @return the engine; close it on shutdown
          * @throws IllegalStateException without rules, or with more than one backend chosen
          * @throws IllegalArgumentException when the meter registry is not a Micrometer {@code MeterRegistry}
+         * @throws ConfigException naming every problem of the rules read from a {@link #config} or {@link #source}
          */
         public Sluice build() {
-            if (rules == null) throw new IllegalStateException("rules or properties are required");
+            RulesSource from = config ? ConfigLoader.source(configLocation, Map.of(), classLoader) : source;
+            if (from != null) {
+                loaded = from.load();
+                rules = RuleParser.parse(loaded);
+            }
+            if (rules == null) throw new IllegalStateException("rules, properties, config or source are required");
             List<String> chosen = new ArrayList<>();
             if (backend != null) chosen.add("backend(...)");
             if (redisson != null) chosen.add("redisson(...)");
@@ -387,7 +614,7 @@ public final class Sluice implements AutoCloseable {
                 b = new RedissonBackend(RedissonClients.create(rules.settings(), classLoader), true, clock,
                         rules.settings().backendTimeout());
             }
-            Sluice sluice = new Sluice(rules, b, clock, ticker, meters);
+            Sluice sluice = new Sluice(rules, from, loaded, b, clock, ticker, meters);
             sluice.awaitBackend(rules.settings().awaitBackend());
             return sluice;
         }

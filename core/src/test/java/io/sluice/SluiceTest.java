@@ -55,7 +55,7 @@ class SluiceTest {
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessage("choose one backend: backend(...), redisson(...) or inMemory(); got backend(...) and inMemory()");
         assertThatThrownBy(() -> Sluice.builder().inMemory().build())
-                .isInstanceOf(IllegalStateException.class).hasMessage("rules or properties are required");
+                .isInstanceOf(IllegalStateException.class).hasMessage("rules, properties, config or source are required");
     }
 
     @Test

@@ -4,9 +4,6 @@ import io.sluice.Sluice;
 import io.sluice.filter.SluiceFilter;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
-import jakarta.servlet.http.HttpServlet;
-import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletResponse;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
@@ -14,7 +11,6 @@ import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.redisson.api.RedissonClient;
 
-import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -74,7 +70,7 @@ public final class HttpBenchmark {
             Map<String, Server> servers = new LinkedHashMap<>();
             try {
                 servers.put("none", start(null));
-                servers.put("naive", start(new NaiveRateLimitFilter(redisson, PERMITS, PERIOD)));
+                servers.put("naive", start(new NaiveRateLimitFilter(redisson, "X-User", PERMITS, PERIOD)));
                 servers.put("sluice", start(new SluiceFilter(sluice)));
                 for (int run = 1; run <= options.runs(); run++) {
                     for (int connections : options.connections()) {
@@ -147,17 +143,5 @@ public final class HttpBenchmark {
         server.setHandler(context);
         server.start();
         return server;
-    }
-
-    /** The trivial protected resource. */
-    static final class Hello extends HttpServlet {
-        private static final byte[] BODY = "hello".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-
-        @Override
-        protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
-            resp.setContentType("text/plain");
-            resp.setContentLength(BODY.length);
-            resp.getOutputStream().write(BODY);
-        }
     }
 }

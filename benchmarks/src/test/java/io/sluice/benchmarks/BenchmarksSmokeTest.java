@@ -1,5 +1,6 @@
 package io.sluice.benchmarks;
 
+import io.sluice.spi.Algorithm;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.openjdk.jmh.results.RunResult;
@@ -92,5 +93,18 @@ class BenchmarksSmokeTest {
         });
         assertThat(usage.get(2).keys()).isNotEmpty().allSatisfy(k -> assertThat(k.ttlMillis()).isPositive());
         assertThat(usage.get(3).keys()).as("a concurrency key without permits taken is deleted").isEmpty();
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void algorithmCostMeasuresEveryAlgorithmWithOneScriptPerDecision() {
+        for (Algorithm a : Algorithm.values()) {
+            AlgorithmCost.Cost c = AlgorithmCost.measure(a, 500);
+            assertThat(c.sequential().scriptsPerDecision()).as(a.id()).isBetween(0.99, 1.05);
+            assertThat(c.concurrent().scriptsPerDecision()).as(a.id()).isBetween(0.99, 1.05);
+            assertThat(c.sequential().redisCpuMicros()).as(a.id()).isPositive();
+            // One key's state after one decision: a few hundred bytes for sliding-log, under 200 for the others.
+            assertThat(c.bytesPerKey()).as(a.id()).isBetween(50.0, a == Algorithm.SLIDING_LOG ? 1000.0 : 200.0);
+        }
     }
 }

@@ -64,4 +64,10 @@ final class CallView implements RequestView {
         RequestView r = request();
         return r == null ? null : r.sessionId();
     }
+
+    @Override
+    public String attribute(String name) {
+        RequestView r = request();
+        return r == null ? null : r.attribute(name);
+    }
 }

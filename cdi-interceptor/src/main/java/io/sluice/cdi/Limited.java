@@ -22,7 +22,9 @@ import java.lang.annotation.Target;
  *
  * <p>The key of each rule is the value of the method's {@link LimitKey} parameter when it has one;
  * otherwise it is resolved by the rule's {@code key}: {@code global}, {@code user} (the CDI
- * {@code Principal}), and the HTTP kinds from the current HTTP request when the container offers one.
+ * {@code Principal}), and the HTTP kinds from the current HTTP request when the container offers one. The plan
+ * of a rule with plans is the value of the method's {@link LimitPlan} parameter when it has one, else read from
+ * the current HTTP request by the rule's {@code plan}.
  */
 @Inherited
 @InterceptorBinding

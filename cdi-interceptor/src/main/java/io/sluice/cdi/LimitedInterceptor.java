@@ -84,12 +84,16 @@ public class LimitedInterceptor implements Serializable {
         if (plan.ruleNames.isEmpty()) return ctx.proceed();
 
         Sluice s = sluice();
+        plan.requiredBy(s);
         List<Rule> rules = plan.rules(s.rules());
         // A rule the filter applied to this request already counted it: one request, one count.
         if (SERVLET_PRESENT) rules = HttpRequests.notAppliedByFilter(rules);
         if (rules.isEmpty()) return ctx.proceed();
         KeySource keys = plan.keyIndex >= 0 ? KeySource.fixed(text(ctx.getParameters()[plan.keyIndex]))
                 : s.keysOf(new CallView(this::userName, this::httpRequest));
+        keys = CallPlans.of(keys, plan.keyIndex < 0, plan.planIndex >= 0,
+                plan.planIndex >= 0 ? ctx.getParameters()[plan.planIndex] : null, rules,
+                () -> s.keysOf(new CallView(this::userName, this::httpRequest)));
         if (plan.costIndex >= 0) keys = keys.withCost(plan.cost(ctx));
         CompletableFuture<Admission> admitted = s.admit(rules, keys).toCompletableFuture();
         if (plan.nonBlocking && !admitted.isDone()) return proceedWhenAdmitted(ctx, admitted, requestContexts.get());
@@ -193,24 +197,28 @@ public class LimitedInterceptor implements Serializable {
     static final class Plan {
         final List<String> ruleNames;
         final int keyIndex;
+        /** The {@link LimitPlan} parameter, or -1. */
+        final int planIndex;
         /** The {@link LimitCost} parameter, or -1. */
         final int costIndex;
-        /** Where the method stands, for the message of a bad cost. */
-        private final String where;
         final boolean async;
         /** The method may be handed a stage of the interceptor's own ({@link CompletableFuture} fits its return type). */
         final boolean nonBlocking;
+        /** Where the annotation stands, for messages. */
+        final String where;
         private volatile Resolved resolved;
+        /** The engine told that this method needs its rules (a reload must keep them). */
+        private volatile Sluice registered;
 
         private record Resolved(RuleSet set, List<Rule> rules) {
         }
 
-        private Plan(List<String> ruleNames, int keyIndex, int costIndex, Method m) {
-            Class<?> returnType = m.getReturnType();
+        private Plan(String where, List<String> ruleNames, int keyIndex, int planIndex, int costIndex, Class<?> returnType) {
+            this.where = where;
             this.ruleNames = ruleNames;
             this.keyIndex = keyIndex;
+            this.planIndex = planIndex;
             this.costIndex = costIndex;
-            this.where = m.getDeclaringClass().getName() + "." + m.getName();
             this.async = CompletionStage.class.isAssignableFrom(returnType);
             this.nonBlocking = async && returnType.isAssignableFrom(CompletableFuture.class);
         }
@@ -224,15 +232,18 @@ public class LimitedInterceptor implements Serializable {
             if (limited == null) limited = fromContext(ctx);
             String[] names = limited == null ? new String[0] : limited.value();
             int keyIndex = -1;
+            int planIndex = -1;
             int costIndex = -1;
             Annotation[][] params = m.getParameterAnnotations();
             for (int i = 0; i < params.length; i++) {
                 for (Annotation a : params[i]) {
                     if (a.annotationType() == LimitKey.class && keyIndex < 0) keyIndex = i;
+                    if (a.annotationType() == LimitPlan.class && planIndex < 0) planIndex = i;
                     if (a.annotationType() == LimitCost.class && costIndex < 0) costIndex = i;
                 }
             }
-            return new Plan(Arrays.stream(names).distinct().sorted().toList(), keyIndex, costIndex, m);
+            return new Plan(m.getDeclaringClass().getName() + "." + m.getName(), Arrays.stream(names).distinct().sorted().toList(),
+                    keyIndex, planIndex, costIndex, m.getReturnType());
         }
 
         /**
@@ -257,7 +268,17 @@ public class LimitedInterceptor implements Serializable {
             return null;
         }
 
-        /** The rules, looked up once per rule set. */
+        /**
+         * Tells the engine, once, that this method needs its rules. The extension registers every {@code @Limited} at
+         * deployment already; this covers CDI Lite containers (Quarkus), whose extension runs at build time.
+         */
+        void requiredBy(Sluice s) {
+            if (registered == s) return;
+            s.requireRules("@Limited on " + where, ruleNames);
+            registered = s;
+        }
+
+        /** The rules, looked up once per rule set (a reload makes a new one). */
         List<Rule> rules(RuleSet set) {
             Resolved r = resolved;
             if (r == null || r.set() != set) {

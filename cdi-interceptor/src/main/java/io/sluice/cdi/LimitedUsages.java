@@ -6,9 +6,12 @@ import io.sluice.rule.RuleSet;
 
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
 
 /**
  * The {@link Limited} annotations of an application as its CDI extension found them, and what is wrong with
@@ -16,11 +19,19 @@ import java.util.function.Supplier;
  * both report exactly the same deployment problems. Thread-safe.
  */
 final class LimitedUsages {
+    /** Parameter types a {@link LimitCost} may have, by name (as both CDI flavours spell them). */
+    private static final Set<String> COST_TYPES = Set.of("int", "long", "java.lang.Integer", "java.lang.Long");
+
     /** Where a {@code @Limited} stands ("com.x.Foo" or "com.x.Foo.bar") and the rules it names. */
     private record Usage(String where, List<String> names) {
     }
 
+    /** A method with {@code count} {@code @LimitPlan} parameters, and the rules its {@code @Limited} names. */
+    private record PlanUsage(String where, long count, List<String> names) {
+    }
+
     private final List<Usage> usages = new ArrayList<>();
+    private final List<PlanUsage> planUsages = new ArrayList<>();
     private final List<String> problems = new ArrayList<>();
 
     /** A {@code @Limited} on {@code where} naming {@code names}. */
@@ -33,8 +44,23 @@ final class LimitedUsages {
         if (count > 1) problems.add("@LimitKey on " + count + " parameters of " + where + ": expected at most one");
     }
 
-    /** Parameter types a {@link LimitCost} may have, by name (as both CDI flavours spell them). */
-    private static final Set<String> COST_TYPES = Set.of("int", "long", "java.lang.Integer", "java.lang.Long");
+    /** Where each {@code @Limited} naming rules stands, and the rules it names: what a reload must keep. */
+    synchronized Map<String, List<String>> named() {
+        Map<String, List<String>> out = new LinkedHashMap<>();
+        for (Usage u : usages) if (!u.names().isEmpty()) out.merge("@Limited on " + u.where(), u.names(), LimitedUsages::union);
+        return out;
+    }
+
+    private static List<String> union(List<String> a, List<String> b) {
+        return Stream.concat(a.stream(), b.stream()).distinct().toList();
+    }
+
+    /** The method {@code where}, limited by {@code names} (its own or its class's), has {@code count} {@code @LimitPlan}s. */
+    synchronized void limitPlans(String where, long count, List<String> names) {
+        if (count == 0) return;
+        if (count > 1) problems.add("@LimitPlan on " + count + " parameters of " + where + ": expected at most one");
+        planUsages.add(new PlanUsage(where, count, List.copyOf(names)));
+    }
 
     /**
      * The method {@code where} has {@link LimitCost} on the parameters of these types (in order, as names such as
@@ -56,9 +82,11 @@ final class LimitedUsages {
     List<String> problems(Supplier<RuleSet> rulesSource) {
         List<String> found;
         List<Usage> used;
+        List<PlanUsage> planned;
         synchronized (this) {
             found = new ArrayList<>(problems);
             used = new ArrayList<>(usages);
+            planned = new ArrayList<>(planUsages);
         }
         if (used.stream().allMatch(u -> u.names().isEmpty())) return found;
         RuleSet rules;
@@ -72,6 +100,13 @@ final class LimitedUsages {
             return found;
         }
         List<String> known = rules.all().stream().map(Rule::name).toList();
+        for (PlanUsage p : planned) {
+            List<Rule> named = p.names().stream().flatMap(n -> rules.get(n).stream()).toList();
+            if (!named.isEmpty() && named.stream().noneMatch(r -> r.plans().any())) {
+                found.add("@LimitPlan on " + p.where() + ": expected a method whose @Limited rules have plans; "
+                        + p.names() + " have no sluice.rules.<name>.plans.<plan>.*");
+            }
+        }
         Set<String> reported = new HashSet<>();
         for (Usage u : used) {
             for (String name : u.names()) {

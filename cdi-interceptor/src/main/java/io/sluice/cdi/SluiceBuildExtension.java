@@ -45,7 +45,8 @@ public class SluiceBuildExtension implements BuildCompatibleExtension {
      *
      * @param type a class that uses the annotations
      */
-    @Enhancement(types = Object.class, withSubtypes = true, withAnnotations = {Limited.class, LimitKey.class, LimitCost.class})
+    @Enhancement(types = Object.class, withSubtypes = true,
+            withAnnotations = {Limited.class, LimitKey.class, LimitPlan.class, LimitCost.class})
     public void collect(ClassInfo type) {
         if (type.name().equals(LimitedInterceptor.class.getName())) return;
         AnnotationInfo onClass = type.annotation(Limited.class);
@@ -55,6 +56,9 @@ public class SluiceBuildExtension implements BuildCompatibleExtension {
             AnnotationInfo onMethod = m.annotation(Limited.class);
             if (onMethod != null) usages.limited(where, names(onMethod));
             usages.limitKeys(where, m.parameters().stream().filter(p -> p.hasAnnotation(LimitKey.class)).count());
+            AnnotationInfo limiting = onMethod != null ? onMethod : onClass;
+            usages.limitPlans(where, m.parameters().stream().filter(p -> p.hasAnnotation(LimitPlan.class)).count(),
+                    limiting == null ? List.of() : names(limiting));
             usages.limitCosts(where, m.parameters().stream().filter(p -> p.hasAnnotation(LimitCost.class))
                     .map(p -> typeName(p.type())).toList());
         }

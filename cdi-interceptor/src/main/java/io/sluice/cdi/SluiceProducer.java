@@ -5,6 +5,7 @@ import io.sluice.micrometer.Micrometer;
 import io.sluice.rule.ConfigLoader;
 import io.sluice.rule.RuleParser;
 import io.sluice.rule.RuleSet;
+import io.sluice.rule.RulesSource;
 import io.sluice.servlet.ApplicationSluice;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Disposes;
@@ -27,6 +28,9 @@ import java.util.Map;
  * pseudo-scope, which gives one instance per container without a proxy. To supply your own, produce one
  * as an enabled alternative: {@code @Produces @Singleton @Alternative @Priority(100) Sluice mySluice()}.
  *
+ * <p>The engine keeps the rules every deployed {@link Limited} names: a reload that would remove one is refused
+ * ({@link Sluice#requireRules}).
+ *
  * <p>The engine is shared with the servlet filter when both read the same rules ({@link ApplicationSluice}):
  * whichever starts first builds it, the last to stop closes it, so a web application has one engine and one
  * Redis client.
@@ -38,7 +42,12 @@ public class SluiceProducer {
 
     /** The parsed rules file, as the default producer reads it. */
     static RuleSet loadRules() {
-        return RuleParser.parse(ConfigLoader.load(null, Map.of(), contextClassLoader()));
+        return RuleParser.parse(rulesSource().load());
+    }
+
+    /** Where the default producer's rules come from. */
+    static RulesSource rulesSource() {
+        return ConfigLoader.source(null, Map.of(), contextClassLoader());
     }
 
     /** This producer's share of the application's engine; null when built around the application's own client. */
@@ -49,15 +58,20 @@ public class SluiceProducer {
     Sluice sluice(Instance<RedissonClient> redisson, Instance<Object> beans) {
         ClassLoader loader = contextClassLoader();
         Object meters = meterRegistry(beans);
+        // Read again by Sluice.reload() and sluice.reload.
+        RulesSource source = rulesSource();
+        Sluice sluice;
         if (redisson.isResolvable()) {
-            return Sluice.builder().rules(loadRules()).classLoader(loader).redisson(redisson.get()).meterRegistry(meters).build();
+            sluice = Sluice.builder().source(source).classLoader(loader).redisson(redisson.get()).meterRegistry(meters).build();
+            ApplicationSluice.applyRequired(source, sluice);
+        } else {
+            // The same rules as the servlet filter's: one engine (and Redis client) for both, whichever starts first.
+            ApplicationSluice.Share s = ApplicationSluice.obtain(source,
+                    () -> Sluice.builder().source(source).classLoader(loader).meterRegistry(meters).build());
+            share = s;
+            sluice = s.sluice();
         }
-        // The same rules as the servlet filter's: one engine (and Redis client) for both, whichever starts first.
-        Map<String, String> properties = ConfigLoader.load(null, Map.of(), loader);
-        ApplicationSluice.Share s = ApplicationSluice.obtain(properties,
-                () -> Sluice.builder().properties(properties).classLoader(loader).meterRegistry(meters).build());
-        share = s;
-        return s.sluice();
+        return sluice;
     }
 
     /** The application's {@code MeterRegistry} bean, when Micrometer is present and there is exactly one; else null. */

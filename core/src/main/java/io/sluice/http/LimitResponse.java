@@ -3,6 +3,7 @@ package io.sluice.http;
 import io.sluice.Admission;
 import io.sluice.Decision;
 import io.sluice.rule.HeaderStyle;
+import io.sluice.rule.Rule;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -54,16 +55,28 @@ public final class LimitResponse {
         return headers;
     }
 
-    /** The problem+json body of a rejection by {@code d}. */
+    /** The problem+json body of a rejection by {@code d}, whose {@code type} is the rule's {@code problem-type}. */
     public static String problem(Decision d) {
-        if (d.neverFits()) return problem(d.rule().status(), d.ruleName(), neverFitsDetail(d));
-        return problem(d.rule().status(), d.ruleName(), d.retryAfterSeconds());
+        String detail = d.neverFits() ? neverFitsDetail(d) : retryDetail(d.retryAfterSeconds());
+        return body(d.rule().problemType(), d.rule().status(), d.ruleName(), detail);
     }
 
-    /** Rule names are {@code [A-Za-z0-9_-]+}, so nothing in the body needs escaping or can leak a key. */
+    /** The problem+json body of a rejection by {@code rule}, of type {@code about:blank}. */
     public static String problem(int status, String rule, long retryAfterSeconds) {
-        return problem(status, rule, "Request limit reached. Retry after " + retryAfterSeconds + " second"
-                + (retryAfterSeconds == 1 ? "" : "s") + ".");
+        return problem(Rule.DEFAULT_PROBLEM_TYPE, status, rule, retryAfterSeconds);
+    }
+
+    /**
+     * The problem+json body of a rejection. Rule names are {@code [A-Za-z0-9_-]+} and problem types are URIs of
+     * printable ASCII without quotes or backslashes (the parser checks both), so nothing in the body needs
+     * escaping or can leak a key. The title stays the status's phrase whatever the type.
+     */
+    public static String problem(String type, int status, String rule, long retryAfterSeconds) {
+        return body(type, status, rule, retryDetail(retryAfterSeconds));
+    }
+
+    private static String retryDetail(long retryAfterSeconds) {
+        return "Request limit reached. Retry after " + retryAfterSeconds + " second" + (retryAfterSeconds == 1 ? "" : "s") + ".";
     }
 
     /**
@@ -75,8 +88,8 @@ public final class LimitResponse {
                 + "' ever admits; it can never be admitted.";
     }
 
-    private static String problem(int status, String rule, String detail) {
-        return "{\"type\":\"about:blank\",\"title\":\"" + title(status) + "\",\"status\":" + status
+    private static String body(String type, int status, String rule, String detail) {
+        return "{\"type\":\"" + type + "\",\"title\":\"" + title(status) + "\",\"status\":" + status
                 + ",\"detail\":\"" + detail + "\",\"violated-policies\":[\"" + rule + "\"]}";
     }
 

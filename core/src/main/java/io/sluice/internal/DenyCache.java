@@ -82,6 +82,14 @@ public final class DenyCache {
         if (probe.get() != null) probe.get().complete(null);
     }
 
+    /** Forgets every key; callers waiting for a probe look again (and find the key free). */
+    public void clear() {
+        for (String key : entries.keySet()) {
+            Entry e = entries.remove(key);
+            if (e != null && e.probe() != null) e.probe().complete(null);
+        }
+    }
+
     public int size() {
         return entries.size();
     }

@@ -99,7 +99,7 @@ public final class InMemoryBackend implements LimiterBackend {
             onModel(r, now, true);
             return CompletableFuture.completedFuture(null);
         }
-        SlidingLog log = logs.get(r.key() + "|" + r.effectiveLimit() + "|" + r.period().toMillis());
+        SlidingLog log = logs.get(r.key() + "|" + r.period().toMillis());
         if (log == null) return CompletableFuture.completedFuture(null);
         synchronized (log) {
             // As the script does: the newest entry of exactly that many permits leaves the log.
@@ -136,7 +136,8 @@ public final class InMemoryBackend implements LimiterBackend {
     private RateOutcome slidingLog(RateRequest r, long now) {
         long interval = r.period().toMillis();
         while (true) {
-            SlidingLog log = logs.computeIfAbsent(r.key() + "|" + r.limit() + "|" + interval, k -> new SlidingLog());
+            // The log keeps what was used, not what is left: a changed limit (a reload) applies to the usage at once.
+            SlidingLog log = logs.computeIfAbsent(r.key() + "|" + interval, k -> new SlidingLog());
             synchronized (log) {
                 if (!log.dead) return consume(log, r, now, interval);
             }
@@ -168,7 +169,8 @@ public final class InMemoryBackend implements LimiterBackend {
                 }
             }
             long reset = log.entries.isEmpty() ? 0 : Math.max(0, interval - (now - log.entries.peekFirst().at()));
-            return new RateOutcome(allowed, free, reset, Math.max(0, wait));
+            // Below 0 after a lowered limit: none left until the usage is under it.
+            return new RateOutcome(allowed, Math.max(0, free), reset, Math.max(0, wait));
         }
     }
 
@@ -177,7 +179,8 @@ public final class InMemoryBackend implements LimiterBackend {
         long now = clock.millis();
         sweep(now);
         while (true) {
-            Leases leases = semaphores.computeIfAbsent(r.key() + "|" + r.limit(), k -> new Leases());
+            // The permits held, not the free count: a changed limit keeps them, and those above a lowered limit drain.
+            Leases leases = semaphores.computeIfAbsent(r.key(), k -> new Leases());
             synchronized (leases) {
                 if (leases.dead) continue;
                 leases.lastTouched = now;
@@ -195,7 +198,7 @@ public final class InMemoryBackend implements LimiterBackend {
     @Override
     public CompletionStage<Boolean> renew(LeaseRequest r, String permitId) {
         long now = clock.millis();
-        Leases leases = semaphores.get(r.key() + "|" + r.limit());
+        Leases leases = semaphores.get(r.key());
         if (leases == null) return CompletableFuture.completedFuture(false);
         synchronized (leases) {
             Long expiry = leases.expiries.get(permitId);
@@ -209,7 +212,7 @@ public final class InMemoryBackend implements LimiterBackend {
     @Override
     public CompletionStage<Boolean> release(LeaseRequest r, String permitId) {
         long now = clock.millis();
-        Leases leases = semaphores.get(r.key() + "|" + r.limit());
+        Leases leases = semaphores.get(r.key());
         if (leases == null) return CompletableFuture.completedFuture(false);
         synchronized (leases) {
             Long expiry = leases.expiries.remove(permitId);
@@ -220,11 +223,11 @@ public final class InMemoryBackend implements LimiterBackend {
     @Override
     public CompletionStage<Integer> available(LeaseRequest r) {
         long now = clock.millis();
-        Leases leases = semaphores.get(r.key() + "|" + r.limit());
+        Leases leases = semaphores.get(r.key());
         if (leases == null) return CompletableFuture.completedFuture(r.limit());
         synchronized (leases) {
             leases.expiries.values().removeIf(expiry -> expiry <= now);
-            return CompletableFuture.completedFuture(r.limit() - leases.expiries.size());
+            return CompletableFuture.completedFuture(Math.max(0, r.limit() - leases.expiries.size()));
         }
     }
 

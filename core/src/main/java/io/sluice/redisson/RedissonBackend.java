@@ -56,6 +56,7 @@ public final class RedissonBackend implements LimiterBackend {
     private static final String ACQUIRE = script("wake.lua", "acquire.lua");
     private static final String RENEW = script("renew.lua");
     private static final String RELEASE = script("wake.lua", "release.lua");
+    private static final String AVAILABLE = script("available.lua");
     private static final String TOKEN_BUCKET = script("redis-time.lua", "token-bucket.lua");
     private static final String LEAKY_BUCKET = script("redis-time.lua", "leaky-bucket.lua");
     private static final String FIXED_WINDOW = script("redis-time.lua", "fixed-window.lua");
@@ -292,9 +293,10 @@ public final class RedissonBackend implements LimiterBackend {
 
     @Override
     public CompletionStage<Integer> available(LeaseRequest r) {
-        return whenConnected(() -> redisson.getKeys().countExistsAsync(r.key()).thenCompose(exists -> exists == 0
-                ? CompletableFuture.completedFuture(r.limit())
-                : semaphore(r.key(), timeout).availablePermitsAsync()));
+        String name = r.key();
+        return whenConnected(() -> scripts.<Long>evalAsync(name, RScript.Mode.READ_ONLY, AVAILABLE, RScript.ReturnType.LONG,
+                List.<Object>of(suffix(name, "timeout")), Integer.toString(r.limit()), Long.toString(clock.millis())))
+                .thenApply(Long::intValue);
     }
 
     private RPermitExpirableSemaphore semaphore(String name, Duration commandTimeout) {

@@ -28,6 +28,8 @@ public final class ConfigLoader {
     public static final String SYSTEM_PROPERTY = "sluice.config";
     public static final String ENVIRONMENT_VARIABLE = "SLUICE_CONFIG";
     public static final String DEFAULT_LOCATION = "classpath:sluice.properties";
+    static final String CLASSPATH = "classpath:";
+    private static final String FILE = "file:";
 
     private ConfigLoader() {
     }
@@ -39,11 +41,29 @@ public final class ConfigLoader {
 
     static Map<String, String> load(String explicitLocation, Map<String, String> overrides, ClassLoader loader,
                                     UnaryOperator<String> systemProperties, UnaryOperator<String> environment) {
+        return source(explicitLocation, overrides, loader, systemProperties, environment).load();
+    }
+
+    /**
+     * Where the rules file is, found as {@link #load} finds it, for an engine that reads it again on reload: the
+     * location is resolved now, so a reload reads the same file whatever the system property says by then.
+     */
+    public static RulesSource source(String explicitLocation, Map<String, String> overrides, ClassLoader loader) {
+        return source(explicitLocation, overrides, loader, System::getProperty, System::getenv);
+    }
+
+    static RulesSource source(String explicitLocation, Map<String, String> overrides, ClassLoader loader,
+                              UnaryOperator<String> systemProperties, UnaryOperator<String> environment) {
         String location = firstNonBlank(explicitLocation, systemProperties.apply(SYSTEM_PROPERTY),
                 environment.apply(ENVIRONMENT_VARIABLE));
+        return RulesSource.file(location == null ? null : location.trim(), overrides, loader);
+    }
+
+    /** Reads a location resolved by {@link #source} (null: the default, which may be missing). */
+    static Map<String, String> loadResolved(String location, Map<String, String> overrides, ClassLoader loader) {
         Map<String, String> out = new LinkedHashMap<>();
         if (location != null) {
-            out.putAll(read(location.trim(), loader, true));
+            out.putAll(read(location, loader, true));
         } else {
             Map<String, String> fallback = read(DEFAULT_LOCATION, loader, false);
             if (fallback == null && overrides.isEmpty()) {
@@ -61,8 +81,8 @@ public final class ConfigLoader {
     static Map<String, String> read(String location, ClassLoader loader, boolean required) {
         Properties p = new Properties();
         try {
-            if (location.startsWith("classpath:")) {
-                String path = location.substring("classpath:".length());
+            if (location.startsWith(CLASSPATH)) {
+                String path = location.substring(CLASSPATH.length());
                 if (path.startsWith("/")) path = path.substring(1);
                 ClassLoader cl = loader != null ? loader : ConfigLoader.class.getClassLoader();
                 try (InputStream in = cl.getResourceAsStream(path)) {
@@ -72,8 +92,7 @@ public final class ConfigLoader {
                     }
                 }
             } else {
-                Path path = Path.of(location.startsWith("file:") ? location.substring("file:".length()) : location);
-                try (Reader r = Files.newBufferedReader(path, StandardCharsets.UTF_8)) {
+                try (Reader r = Files.newBufferedReader(path(location), StandardCharsets.UTF_8)) {
                     p.load(r);
                 } catch (NoSuchFileException e) {
                     return missing(location, required);
@@ -86,6 +105,11 @@ public final class ConfigLoader {
         Map<String, String> out = new LinkedHashMap<>();
         for (String name : p.stringPropertyNames()) out.put(name, p.getProperty(name));
         return out;
+    }
+
+    /** The file of a {@code file:PATH} location or a plain file path. */
+    static Path path(String location) {
+        return Path.of(location.startsWith(FILE) ? location.substring(FILE.length()) : location);
     }
 
     private static Map<String, String> missing(String location, boolean required) {

@@ -25,6 +25,9 @@ import java.util.Set;
  * @param mode            enforce or dry-run
  * @param onBackendFailure what happens when the backend cannot answer in time
  * @param ratePolicy      how the rate counts (algorithm, throttling, costs); {@link RatePolicy#DEFAULT} without a rate
+ * @param plans           per-plan limits ({@code plan}, {@code plans.<plan>.*}); {@link Plans#NONE} without plans
+ * @param problemType     the {@code type} URI of a rejection's problem body: {@code problem-type}, else
+ *                        {@code sluice.problem-type}, else {@code about:blank}
  */
 public record Rule(
         String name,
@@ -39,11 +42,24 @@ public record Rule(
         int status,
         Mode mode,
         FailurePolicy onBackendFailure,
-        RatePolicy ratePolicy) {
+        RatePolicy ratePolicy,
+        Plans plans,
+        String problemType) {
+
+    /** The problem type of a rule that names none: RFC 9457's default. */
+    public static final String DEFAULT_PROBLEM_TYPE = "about:blank";
 
     public Rule {
         paths = List.copyOf(paths);
         methods = Set.copyOf(methods);
+    }
+
+    /** A rule without plans whose rejections have the default problem type. */
+    public Rule(String name, Optional<Rate> rate, int concurrency, Duration lease, Duration waitTime,
+                List<PathPattern> paths, Set<String> methods, KeySpec key, MissingKeyPolicy onMissingKey, int status,
+                Mode mode, FailurePolicy onBackendFailure, RatePolicy ratePolicy) {
+        this(name, rate, concurrency, lease, waitTime, paths, methods, key, onMissingKey, status, mode, onBackendFailure,
+                ratePolicy, Plans.NONE, DEFAULT_PROBLEM_TYPE);
     }
 
     /** A rule counted as a hard sliding log at cost 1, as every rule was before rules had a {@link RatePolicy}. */

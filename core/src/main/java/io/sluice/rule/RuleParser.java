@@ -6,6 +6,8 @@ import io.sluice.key.KeySpec;
 import io.sluice.key.TrustedProxies;
 import io.sluice.spi.Algorithm;
 
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -36,17 +38,22 @@ public final class RuleParser {
     private static final Set<String> GLOBALS = Set.of(
             "sluice.redis.address", "sluice.redis.config", "sluice.key-prefix", "sluice.on-backend-failure",
             "sluice.trusted-proxies", "sluice.client-address-header", "sluice.headers", "sluice.backend-timeout", "sluice.max-clock-skew",
-            "sluice.await-backend");
+            "sluice.await-backend", "sluice.reload", "sluice.problem-type");
     private static final Set<String> RULE_PROPERTIES = Set.of(
             "rate", "concurrency", "lease", "wait", "paths", "methods", "key", "on-missing-key", "status", "mode",
-            "on-backend-failure", "algorithm", "burst", "queue", "throttling", "overage", "capacity", "cost", "costs");
+            "on-backend-failure", "algorithm", "burst", "queue", "throttling", "overage", "capacity", "cost", "costs", "plan",
+            "problem-type");
     /** The properties that shape how a rate counts; each needs a {@code rate}. */
     private static final List<String> RATE_POLICY_PROPERTIES =
             List.of("algorithm", "burst", "queue", "throttling", "overage", "capacity", "cost", "costs");
     private static final Pattern OVERAGE = Pattern.compile("(\\d{1,4})\\s*%");
     private static final int MAX_OVERAGE_PERCENT = 1000;
+    private static final String PROBLEM_TYPE =
+            "an absolute URI such as https://example.com/problems/rate-limited, or about:blank";
     private static final String WHOLE_COST = "a whole number of permits, at least 1, such as 5";
     static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
+    /** A shorter {@code sluice.reload} would read the file more often than anyone edits it. */
+    private static final long MIN_RELOAD_MILLIS = 100;
     static final Duration MIN_LEASE = Duration.ofSeconds(1);
 
     private final List<String> problems = new ArrayList<>();
@@ -91,8 +98,9 @@ public final class RuleParser {
                 String property = m.group(2);
                 if (!RULE_NAME.matcher(name).matches()) {
                     problem(k, e.getValue(), "a rule name of letters, digits, '_' and '-' such as sluice.rules.posts.rate");
-                } else if (!RULE_PROPERTIES.contains(property)) {
-                    problem(k, e.getValue(), "one of the rule properties " + new TreeSet<>(RULE_PROPERTIES));
+                } else if (!RULE_PROPERTIES.contains(property) && !PlanParser.isPlanProperty(property)) {
+                    problem(k, e.getValue(), "one of the rule properties " + new TreeSet<>(RULE_PROPERTIES)
+                            + " or plans.<plan>.rate|burst|concurrency");
                 } else {
                     byRule.computeIfAbsent(name, n -> new TreeMap<>()).put(property, e.getValue());
                 }
@@ -102,8 +110,9 @@ public final class RuleParser {
             }
         }
         Settings settings = settings();
+        String problemType = value("sluice.problem-type", Rule.DEFAULT_PROBLEM_TYPE, RuleParser::problemType, PROBLEM_TYPE);
         List<Rule> rules = new ArrayList<>();
-        byRule.forEach((name, p) -> rule(name, p, settings).ifPresent(rules::add));
+        byRule.forEach((name, p) -> rule(name, p, settings, problemType).ifPresent(rules::add));
         capacities(byRule, rules);
         if (!problems.isEmpty()) throw new ConfigException(problems);
         return new RuleSet(settings, rules);
@@ -135,11 +144,14 @@ public final class RuleParser {
                 s -> Durations.parse(s).orElse(null), "a duration such as 500ms");
         Duration awaitBackend = value("sluice.await-backend", Settings.DEFAULT_AWAIT_BACKEND,
                 s -> Durations.parse(s).orElse(null), "a duration such as 10s (0s: do not wait)");
+        Duration reload = value("sluice.reload", Settings.DEFAULT_RELOAD,
+                s -> Durations.parse(s).filter(d -> d.isZero() || d.toMillis() >= MIN_RELOAD_MILLIS).orElse(null),
+                "a duration of at least 100ms such as 10s (0s: never)");
         return new Settings(address, config, prefix, failure, proxies, clientAddressHeader, headers, timeout, skew,
-                awaitBackend);
+                awaitBackend, reload);
     }
 
-    private Optional<Rule> rule(String name, Map<String, String> p, Settings settings) {
+    private Optional<Rule> rule(String name, Map<String, String> p, Settings settings, String defaultProblemType) {
         int before = problems.size();
         String base = RULES + name + ".";
         Optional<Rate> rate = Optional.ofNullable(p.get("rate")).flatMap(v -> {
@@ -180,9 +192,11 @@ public final class RuleParser {
         FailurePolicy failure = ruleValue(p, base, "on-backend-failure", settings.onBackendFailure(),
                 RuleParser::failurePolicy, "allow or deny");
         RatePolicy policy = ratePolicy(p, base, rate);
+        Plans plans = new PlanParser(this::problem, problems::add).parse(p, base, rate, concurrency, policy);
+        String problemType = ruleValue(p, base, "problem-type", defaultProblemType, RuleParser::problemType, PROBLEM_TYPE);
         if (problems.size() > before) return Optional.empty();
         return Optional.of(new Rule(name, rate, concurrency, lease, wait, paths, methods, key, missing, status, mode, failure,
-                policy));
+                policy, plans, problemType));
     }
 
     /** The rate rule's algorithm, throttling and costs; every property checked against the others. */
@@ -265,6 +279,20 @@ public final class RuleParser {
                 // What it lent over its own limit would be paid for by nobody.
                 problem(property, target, expected + "; rule " + target + " is elastic itself");
             }
+        }
+    }
+
+    /**
+     * An absolute URI (or {@code about:blank}) of printable ASCII: it is written into a JSON string as it is, so it
+     * may hold nothing that needs escaping ({@link URI} refuses quotes, backslashes, spaces and controls).
+     */
+    private static String problemType(String s) {
+        if (!s.chars().allMatch(c -> c > ' ' && c < 0x7f)) return null;
+        try {
+            URI uri = new URI(s);
+            return uri.isAbsolute() ? s : null;
+        } catch (URISyntaxException e) {
+            return null;
         }
     }
 

@@ -21,6 +21,8 @@ import java.util.Optional;
  *                         Redis's (extension); leases must be at least twice as long
  * @param awaitBackend     {@code sluice.await-backend}: how long start-up waits for the first connection to
  *                         the backend before serving anyway ({@code 0s}: not at all)
+ * @param reload           {@code sluice.reload}: how often a {@code file:} rules file is checked for changes
+ *                         ({@code 0s}: never)
  */
 public record Settings(
         Optional<String> redisAddress,
@@ -32,10 +34,12 @@ public record Settings(
         HeaderStyle headers,
         Duration backendTimeout,
         Duration maxClockSkew,
-        Duration awaitBackend) {
+        Duration awaitBackend,
+        Duration reload) {
 
     public static final String DEFAULT_REDIS_ADDRESS = "redis://127.0.0.1:6379";
     public static final Duration DEFAULT_BACKEND_TIMEOUT = Duration.ofMillis(100);
     public static final Duration DEFAULT_MAX_CLOCK_SKEW = Duration.ofMillis(500);
     public static final Duration DEFAULT_AWAIT_BACKEND = Duration.ZERO;
+    public static final Duration DEFAULT_RELOAD = Duration.ZERO;
 }

@@ -15,13 +15,17 @@ if #expired > 0 then
   end
 end
 
--- Free permits and live leases always add up to the limit. When they do not, one of the two keys was lost
--- (first use, FLUSHALL, eviction, a stale replica): the live leases are the truth, so a lost lease set never
--- leaves a count at 0 that every request keeps alive and that would deny forever.
+-- Free permits and live leases always add up to the limit. When they do not, the limit changed (a reload: the
+-- permits held stay held, the free count moves by the difference, and permits held above a lowered limit just
+-- drain) or one of the two keys was lost (first use, FLUSHALL, eviction, a stale replica): the live leases are
+-- the truth, so a lost lease set never leaves a count at 0 that every request keeps alive and that would deny
+-- forever.
 local value = redis.call('get', KEYS[1])
 local free = limit - redis.call('zcard', KEYS[2])
 if free < 0 then free = 0 end
+local grown = false
 if value == false or tonumber(value) ~= free then
+  grown = value ~= false and free > tonumber(value)
   value = free
   redis.call('set', KEYS[1], value)
 else
@@ -34,6 +38,8 @@ if value >= 1 then
   redis.call('zadd', KEYS[2], ARGV[2], id)
   value = redis.call('decrby', KEYS[1], 1)
   acquired = 1
+  -- A raised limit freed permits that Redisson's waiting acquirers have not been told about.
+  if grown and value >= 1 then wake(KEYS[3], value, ARGV[6]) end
 elseif #expired > 0 then
   wake(KEYS[3], value, ARGV[6])
 end

@@ -9,17 +9,24 @@ local rate = tonumber(ARGV[4])
 local interval = tonumber(ARGV[5])
 local keepAlive = tonumber(ARGV[6])
 
--- Missing (first use, expiry, FLUSHALL) or different (edited by hand) config: write it as
+-- Missing (first use, expiry, FLUSHALL) or different config: write it as
 -- RRateLimiter.trySetRate(OVERALL, rate, interval, keepAlive) does, so the limiter heals itself.
 local cfg = redis.call('hmget', KEYS[1], 'rate', 'interval', 'type')
 local fresh = false
 if cfg[1] == false or cfg[2] == false or cfg[3] == false then
   redis.call('hset', KEYS[1], 'rate', rate, 'interval', interval, 'type', 0, 'keepAliveTime', keepAlive)
   fresh = true
-elseif tonumber(cfg[1]) ~= rate or tonumber(cfg[2]) ~= interval or cfg[3] ~= '0' then
+elseif tonumber(cfg[2]) ~= interval or cfg[3] ~= '0' then
+  -- Another window (edited by hand: Sluice's key names carry the period) counts other permits: start afresh.
   redis.call('hset', KEYS[1], 'rate', rate, 'interval', interval, 'type', 0, 'keepAliveTime', keepAlive)
   redis.call('del', KEYS[2], KEYS[3])
   fresh = true
+elseif tonumber(cfg[1]) ~= rate then
+  -- A changed limit (reload, plans, elastic borrowing) keeps the permits used in the window: the counter of free
+  -- permits moves by the difference, and may go below 0 when the limit drops under the usage (it then climbs
+  -- back as the log's entries leave the window, so the key is denied until its usage is under the new limit).
+  redis.call('hset', KEYS[1], 'rate', rate, 'keepAliveTime', keepAlive)
+  if redis.call('exists', KEYS[2]) == 1 then redis.call('incrby', KEYS[2], rate - tonumber(cfg[1])) end
 end
 
 local function usedInLog()
@@ -115,4 +122,7 @@ if fresh or rewrite or ttl <= keepAlive then
   redis.call('pexpire', KEYS[2], keepAlive + slack)
   redis.call('pexpire', KEYS[3], keepAlive + slack)
 end
-return {allowed, current, reset, wait}
+-- A counter below 0 (a lowered limit) answers "none left".
+local remaining = current
+if remaining < 0 then remaining = 0 end
+return {allowed, remaining, reset, wait}

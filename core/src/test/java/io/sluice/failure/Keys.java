@@ -2,6 +2,7 @@ package io.sluice.failure;
 
 import io.sluice.Sluice;
 import io.sluice.key.KeyResolver;
+import io.sluice.rule.Durations;
 import io.sluice.rule.Rate;
 import io.sluice.rule.Rule;
 
@@ -13,8 +14,8 @@ final class Keys {
     static String rate(Sluice sluice, String ruleName, String raw) {
         Rule rule = sluice.rules().get(ruleName).orElseThrow();
         Rate rate = rule.rate().orElseThrow();
-        return sluice.rules().settings().keyPrefix() + ":" + rule.name() + ":r" + rate.permits() + "-"
-                + rate.period().toMillis() + ":" + KeyResolver.hash(raw);
+        return sluice.rules().settings().keyPrefix() + ":" + rule.name() + ":sliding-log:" + Durations.format(rate.period())
+                + ":" + KeyResolver.hash(raw);
     }
 
     /** The sliding log of a rate key: one entry per permit consumed within the window. */
@@ -29,6 +30,6 @@ final class Keys {
 
     static String semaphore(Sluice sluice, String ruleName, String raw) {
         Rule rule = sluice.rules().get(ruleName).orElseThrow();
-        return sluice.rules().settings().keyPrefix() + ":" + rule.name() + ":c" + rule.concurrency() + ":" + KeyResolver.hash(raw);
+        return sluice.rules().settings().keyPrefix() + ":" + rule.name() + ":concurrency:" + KeyResolver.hash(raw);
     }
 }

@@ -15,9 +15,11 @@ class RateKeysTest {
     private static final String HASH = KeyResolver.hash("alice");
 
     @Test
-    void slidingLogKeepsItsLayoutWithTheRateInTheName() {
+    void aSlidingLogIsARedissonNameWithoutBracesAndWithoutTheLimit() {
         assertThat(RateKeys.name("sluice", "posts", Algorithm.SLIDING_LOG, new Rate(10, Duration.ofHours(1)), HASH))
-                .isEqualTo("sluice:posts:r10-3600000:" + HASH);
+                .isEqualTo("sluice:posts:sliding-log:1h:" + HASH);
+        assertThat(RateKeys.name("sluice", "posts", Algorithm.SLIDING_LOG, new Rate(20, Duration.ofHours(1)), HASH))
+                .isEqualTo("sluice:posts:sliding-log:1h:" + HASH);
     }
 
     @Test

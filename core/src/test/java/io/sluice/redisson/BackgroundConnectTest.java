@@ -49,7 +49,7 @@ class BackgroundConnectTest {
                 for (int i = 0; i < 5; i++) allowed.add(decide(sluice, rule, "user").allowed());
                 assertThat(allowed).containsExactly(true, true, true, false, false);
                 assertThat(redis.command("ZCARD", "{" + sluice.rules().settings().keyPrefix()
-                        + ":r:r3-3600000:" + io.sluice.key.KeyResolver.hash("user") + "}:permits")).isEqualTo(3L);
+                        + ":r:sliding-log:1h:" + io.sluice.key.KeyResolver.hash("user") + "}:permits")).isEqualTo(3L);
             }
         }
     }

@@ -189,7 +189,7 @@ class RedisYamlConfigIT {
                 long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
                 assertThat(late.outcome()).isEqualTo(Decision.Outcome.BACKEND_FAILURE);
                 assertThat(millis).as("decision latency with Redis paused").isLessThan(200 + 1_000);
-                String key = sluice.rules().settings().keyPrefix() + ":r:r3-3600000:" + KeyResolver.hash("k");
+                String key = sluice.rules().settings().keyPrefix() + ":r:sliding-log:1h:" + KeyResolver.hash("k");
                 // Once the pause ends the late script runs, once: 2 entries in the log, not 7.
                 await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
                         assertThat(redis.command("ZCARD", "{" + key + "}:permits")).isEqualTo(2L));

@@ -123,7 +123,7 @@ class RedissonBackendTest extends BackendContract {
     }
 
     @Test
-    void aChangedRateTakesEffectOnTheSameKey() {
+    void aChangedRateTakesEffectOnTheSameKeyAndKeepsTheUsage() {
         RateRequest old = new RateRequest(key("changed"), 2, Duration.ofMinutes(1), 1);
         consume(old);
         consume(old);
@@ -131,8 +131,32 @@ class RedissonBackendTest extends BackendContract {
         RateRequest edited = new RateRequest(key("changed"), 5, Duration.ofMinutes(1), 1);
         RateOutcome o = consume(edited);
         assertThat(o.allowed()).isTrue();
-        assertThat(o.remaining()).isEqualTo(4);
-        assertThat(redisson.getRateLimiter(edited.key()).getConfig().getRate()).isEqualTo(5);
+        assertThat(o.remaining()).isEqualTo(2);
+        RRateLimiter limiter = redisson.getRateLimiter(edited.key());
+        assertThat(limiter.getConfig().getRate()).isEqualTo(5);
+        // Redisson's own limiter reads the rescaled state: 3 used of 5.
+        assertThat(limiter.availablePermits()).isEqualTo(2);
+    }
+
+    /** A limit lowered under the usage leaves the counter below 0: Redisson's own limiter refuses too. */
+    @Test
+    void aLoweredRateIsHonouredByRedissonsOwnLimiter() {
+        RateRequest old = new RateRequest(key("lowered"), 10, Duration.ofMinutes(1), 1);
+        for (int i = 0; i < 8; i++) consume(old);
+        RateOutcome o = consume(new RateRequest(old.key(), 5, Duration.ofMinutes(1), 1));
+        assertThat(o.allowed()).isFalse();
+        assertThat(o.remaining()).isZero();
+        assertThat(redisson.getRateLimiter(old.key()).tryAcquire()).isFalse();
+    }
+
+    @Test
+    void aChangedPeriodStartsAFreshLog() {
+        RateRequest old = new RateRequest(key("period"), 2, Duration.ofMinutes(1), 1);
+        consume(old);
+        consume(old);
+        RateOutcome o = consume(new RateRequest(old.key(), 2, Duration.ofMinutes(2), 1));
+        assertThat(o.allowed()).isTrue();
+        assertThat(o.remaining()).isEqualTo(1);
     }
 
     @Test

@@ -19,10 +19,11 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 class RuleParserTest {
     private static final String RULE_PROPERTIES =
             "[algorithm, burst, capacity, concurrency, cost, costs, key, lease, methods, mode, on-backend-failure, "
-            + "on-missing-key, overage, paths, queue, rate, status, throttling, wait]";
+            + "on-missing-key, overage, paths, plan, problem-type, queue, rate, status, throttling, wait] "
+            + "or plans.<plan>.rate|burst|concurrency";
     private static final String GLOBALS = "[sluice.await-backend, sluice.backend-timeout, sluice.client-address-header, sluice.headers, sluice.key-prefix, "
-            + "sluice.max-clock-skew, sluice.on-backend-failure, sluice.redis.address, sluice.redis.config, "
-            + "sluice.trusted-proxies]";
+            + "sluice.max-clock-skew, sluice.on-backend-failure, sluice.problem-type, sluice.redis.address, sluice.redis.config, "
+            + "sluice.reload, sluice.trusted-proxies]";
     private static final String RATE = "expected <permits>/<period> such as 10/1h, 40/1m, 5/10s, 100/s or 2/500ms";
     private static final String PATHS = "expected servlet URL patterns such as /api/posts, /api/images/*, *.jpg or /*";
     private static final String KEY =

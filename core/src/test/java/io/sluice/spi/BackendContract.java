@@ -398,7 +398,7 @@ public abstract class BackendContract {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Algorithm.class, names = {"TOKEN_BUCKET", "FIXED_WINDOW", "SLIDING_WINDOW"})
+    @EnumSource(value = Algorithm.class, names = {"SLIDING_LOG", "TOKEN_BUCKET", "FIXED_WINDOW", "SLIDING_WINDOW"})
     void aChangedLimitKeepsTheUsage(Algorithm a) {
         // The contract's reload example: a key that used 8 of 10/1h has 12 left under 20/1h and none under 5/1h.
         Duration hour = Duration.ofHours(1);
@@ -410,7 +410,75 @@ public abstract class BackendContract {
         assertThat(raised.remaining()).isEqualTo(11);
         RateRequest other = request(a, "reload-down", 10, hour);
         for (int i = 0; i < 8; i++) consume(other);
-        assertThat(consume(new RateRequest(other.key(), a, 5, hour, 1, 5, 0, 5)).allowed()).isFalse();
+        RateOutcome lowered = consume(new RateRequest(other.key(), a, 5, hour, 1, 5, 0, 5));
+        assertThat(lowered.allowed()).isFalse();
+        assertThat(lowered.remaining()).isZero();
+        // Back to the old limit: the usage was kept all along, nothing was lost or added by the detour.
+        assertThat(consume(other).remaining()).isEqualTo(1);
+    }
+
+    @Test
+    void aSlidingLogUnderALoweredLimitAdmitsAgainOnlyOnceItsUsageIsUnderIt() {
+        RateRequest before = new RateRequest(key("log-drain"), 10, Duration.ofMinutes(10), 1);
+        for (int i = 0; i < 6; i++) consume(before);
+        clock.advance(Duration.ofMinutes(5));
+        consume(before);
+        consume(before);
+        RateRequest lowered = new RateRequest(before.key(), 3, Duration.ofMinutes(10), 1);
+        RateOutcome denied = consume(lowered);
+        assertThat(denied.allowed()).isFalse();
+        // 8 used of 3: the 6 oldest must leave, 5 minutes from now.
+        assertThat(denied.retryAfterMillis()).isEqualTo(Duration.ofMinutes(5).toMillis());
+        clock.advance(Duration.ofMinutes(5));
+        RateOutcome again = consume(lowered);
+        assertThat(again.allowed()).isTrue();
+        assertThat(again.remaining()).isZero();
+    }
+
+    @Test
+    void aLeakyBucketKeepsItsQueuedRequestsAndTheirPaceFollowsTheChangedLimit() {
+        Duration hour = Duration.ofHours(1);
+        RateRequest before = RateRequest.of(LEAKY_BUCKET, key("leaky-reload"), 10, hour).withQueue(9);
+        for (int i = 0; i < 8; i++) consume(before);
+        // 8 requests hold the slots up to 48 minutes from now (one every 6 minutes); at 20/1h they take 24.
+        RateOutcome raised = consume(new RateRequest(before.key(), LEAKY_BUCKET, 20, hour, 1, 20, 9, 20));
+        assertThat(raised.allowed()).isTrue();
+        assertThat(raised.delayMillis()).isEqualTo(Duration.ofMinutes(24).toMillis());
+        assertThat(raised.remaining()).isEqualTo(1);
+        RateRequest other = RateRequest.of(LEAKY_BUCKET, key("leaky-reload-down"), 10, hour).withQueue(9);
+        for (int i = 0; i < 8; i++) consume(other);
+        // At 5/1h the same 8 requests take 96 minutes, and the queue (9 waiting) still has room for one.
+        RateOutcome lowered = consume(new RateRequest(other.key(), LEAKY_BUCKET, 5, hour, 1, 5, 9, 5));
+        assertThat(lowered.allowed()).isTrue();
+        assertThat(lowered.delayMillis()).isEqualTo(Duration.ofMinutes(96).toMillis());
+    }
+
+    @Test
+    void aChangedConcurrencyLimitKeepsThePermitsHeldAndMovesTheFreeCountByTheDifference() {
+        Duration lease = Duration.ofSeconds(30);
+        LeaseRequest four = new LeaseRequest(key("conc-reload"), 4, lease, Duration.ZERO);
+        List<String> held = new ArrayList<>();
+        for (int i = 0; i < 3; i++) held.add(acquire(four).permitId());
+        LeaseRequest six = new LeaseRequest(four.key(), 6, lease, Duration.ZERO);
+        assertThat(backend.available(six).toCompletableFuture().join()).isEqualTo(3);
+        LeaseOutcome raised = acquire(six);
+        assertThat(raised.acquired()).isTrue();
+        assertThat(raised.available()).isEqualTo(2);
+        held.add(raised.permitId());
+        // 4 held under a limit of 2: nothing is taken from the holders, and the 2 above the limit drain first.
+        LeaseRequest two = new LeaseRequest(four.key(), 2, lease, Duration.ZERO);
+        assertThat(acquire(two).acquired()).isFalse();
+        assertThat(backend.release(two, held.remove(0)).toCompletableFuture().join()).isTrue();
+        assertThat(backend.release(two, held.remove(0)).toCompletableFuture().join()).isTrue();
+        assertThat(backend.available(two).toCompletableFuture().join()).isZero();
+        assertThat(acquire(two).acquired()).isFalse();
+        assertThat(backend.release(two, held.remove(0)).toCompletableFuture().join()).isTrue();
+        LeaseOutcome fits = acquire(two);
+        assertThat(fits.acquired()).isTrue();
+        assertThat(fits.available()).isZero();
+        held.add(fits.permitId());
+        for (String id : held) backend.release(two, id).toCompletableFuture().join();
+        assertThat(backend.available(two).toCompletableFuture().join()).isEqualTo(2);
     }
 
     @ParameterizedTest

@@ -7,8 +7,8 @@ import java.util.regex.Pattern;
 
 /**
  * Scans every Redis key under a Sluice key prefix and checks the two promises about them: each one has a TTL, and
- * each one has Sluice's shape, {@code <prefix>:<rule>:r<permits>-<periodMs>:<hash>} or
- * {@code <prefix>:<rule>:c<limit>:<hash>} (the hash 22 URL-safe Base64 characters) or one of Redisson's sub-keys
+ * each one has Sluice's shape, {@code <prefix>:<rule>:sliding-log:<period>:<hash>} or
+ * {@code <prefix>:<rule>:concurrency:<hash>} (the hash 22 URL-safe Base64 characters) or one of Redisson's sub-keys
  * {@code {<that>}:value|permits|timeout}, or {@code <prefix>:{<rule>:<algorithm>:<period>:<hash>}} for the algorithms on
  * Redis TIME, so no raw client value ever became part of a key.
  */
@@ -28,7 +28,7 @@ public final class RedisKeyAudit {
     }
 
     public static RedisKeyAudit of(int port, String prefix) {
-        String name = Pattern.quote(prefix) + ":[A-Za-z0-9_-]+:(r[0-9]+-[0-9]+|c[0-9]+):[A-Za-z0-9_-]{22}";
+        String name = Pattern.quote(prefix) + ":[A-Za-z0-9_-]+:(sliding-log:[0-9]+(ms|s|m|h|d)|concurrency):[A-Za-z0-9_-]{22}";
         // The algorithms on Redis TIME (issue 13): one key, the whole name one hash tag, no limit in it.
         String algorithm = Pattern.quote(prefix) + ":\\{[A-Za-z0-9_-]+:(token-bucket|leaky-bucket|fixed-window|sliding-window)"
                 + ":[0-9]+(ms|s|m|h|d):[A-Za-z0-9_-]{22}\\}";

@@ -102,8 +102,8 @@ class FailoverIT {
             for (int tries = 0; victim == null; tries++) {
                 assertThat(tries).as("a prefix and key with both limiters on one master").isLessThan(2_000);
                 if (tries % 20 == 0) prefix = "fc" + UUID.randomUUID().toString().substring(0, 8);
-                RedisProcess a = cluster.masterOf(rateKey(prefix, "open", "1000000-3600000", "k" + tries));
-                RedisProcess b = cluster.masterOf(rateKey(prefix, "closed", "1000000-3600000", "k" + tries));
+                RedisProcess a = cluster.masterOf(rateKey(prefix, "open", "1h", "k" + tries));
+                RedisProcess b = cluster.masterOf(rateKey(prefix, "closed", "1h", "k" + tries));
                 if (a.port() == b.port()) {
                     raw = "k" + tries;
                     victim = a;
@@ -114,7 +114,7 @@ class FailoverIT {
                 RedisProcess dying = victim;
                 List<Sample> samples = driveThroughFailover(sluice, raw, dying::kill);
                 cluster.awaitHealthy(Duration.ofSeconds(30));
-                RedisProcess promoted = cluster.masterOf(rateKey(prefix, "open", "1000000-3600000", raw));
+                RedisProcess promoted = cluster.masterOf(rateKey(prefix, "open", "1h", raw));
                 assertThat(promoted.port()).as("a replica took over the dead master's slots").isNotEqualTo(dying.port());
                 assertThat(RedisCluster.keys(promoted, prefix + ":open:")).as("the stream's limiter is on the promoted node").hasSize(1);
                 report("Cluster (3 masters + 3 replicas, cluster-node-timeout 1 s), master killed by SIGKILL", samples, dying.port());
@@ -126,8 +126,8 @@ class FailoverIT {
     }
 
     /** Sluice's Redis key of a rate rule (the layout docs/storage-and-failures.md documents); checked against Redis below. */
-    private static String rateKey(String prefix, String rule, String rate, String raw) {
-        return prefix + ":" + rule + ":r" + rate + ":" + KeyResolver.hash(raw);
+    private static String rateKey(String prefix, String rule, String period, String raw) {
+        return prefix + ":" + rule + ":sliding-log:" + period + ":" + KeyResolver.hash(raw);
     }
 
     /**
@@ -192,7 +192,7 @@ class FailoverIT {
         Rule exact = sluice.rules().get("exact").orElseThrow();
         Rule exactc = sluice.rules().get("exactc").orElseThrow();
         String raw = base;
-        for (int i = 0; !onWantedNode.test(rateKey(sluice.rules().settings().keyPrefix(), "exact", "5-3600000", raw)); i++) {
+        for (int i = 0; !onWantedNode.test(rateKey(sluice.rules().settings().keyPrefix(), "exact", "1h", raw)); i++) {
             raw = base + "-" + i;
         }
         String key = raw;

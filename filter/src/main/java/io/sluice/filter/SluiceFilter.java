@@ -7,6 +7,7 @@ import io.sluice.internal.Log;
 import io.sluice.micrometer.Micrometer;
 import io.sluice.rule.ConfigLoader;
 import io.sluice.rule.Rule;
+import io.sluice.rule.RulesSource;
 import io.sluice.servlet.AppliedRules;
 import io.sluice.servlet.ApplicationSluice;
 import io.sluice.servlet.ServletRequestView;
@@ -25,11 +26,13 @@ import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
 
 import java.io.IOException;
+import java.lang.reflect.InvocationTargetException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -49,6 +52,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * once, when the request really ends: when {@code doFilter} returns or throws, or, for a request the
  * application puts in async mode, when it completes, fails or times out.
  *
+ * <p>A rejection is answered with the rule's status, {@code Retry-After}, the rate-limit headers and an RFC 9457
+ * problem body, or by a {@link RejectionHandler} of the application's: given to the constructor or
+ * {@link #setRejectionHandler}, named by the init-param {@code rejection-handler} (a class with a public
+ * no-argument constructor, instantiated once at {@code init}), or found in the servlet context attribute
+ * {@link #REJECTION_HANDLER_ATTRIBUTE} at {@code init}, in that order of precedence.
+ *
  * <p>Thread-safe. Its {@link Sluice} is published as the servlet context attribute {@link #CONTEXT_ATTRIBUTE}.
  * The application's CDI producer, reading the same rules, uses the same engine whichever starts first
  * ({@link ApplicationSluice}), so an application has one engine and one Redis client. With Micrometer on the
@@ -63,6 +72,13 @@ public class SluiceFilter implements Filter {
      * meters in (set it before the filter's {@code init}, e.g. in a {@code ServletContextListener}).
      */
     public static final String METER_REGISTRY_ATTRIBUTE = Micrometer.REGISTRY_CLASS;
+    /**
+     * The servlet context attribute where the filter looks for a {@link RejectionHandler} at {@code init} when none
+     * was given in code or by the init-param {@value #REJECTION_HANDLER_PARAM}.
+     */
+    public static final String REJECTION_HANDLER_ATTRIBUTE = "io.sluice.filter.RejectionHandler";
+    /** The init-param naming a {@link RejectionHandler} class. */
+    static final String REJECTION_HANDLER_PARAM = "rejection-handler";
     private static final Log LOG = Log.of(SluiceFilter.class);
     private static final AtomicInteger INSTANCES = new AtomicInteger();
     /**
@@ -76,6 +92,9 @@ public class SluiceFilter implements Filter {
     private volatile ApplicationSluice.Share share;
     private volatile ServletContext context;
     private volatile ResponseWriter writer;
+    /** The application's handler given in code; wins over the init-param and the context attribute. */
+    private volatile RejectionHandler givenHandler;
+    private volatile RejectionHandler rejectionHandler = RejectionHandler.problemJson();
 
     /** For containers that instantiate the filter; {@link #init} builds the {@link Sluice}. */
     public SluiceFilter() {
@@ -91,8 +110,35 @@ public class SluiceFilter implements Filter {
         this.writer = new ResponseWriter(sluice.rules().settings().headers());
     }
 
+    /**
+     * Around a {@link Sluice} of your own, answering rejections with your handler; the filter does not close the engine.
+     *
+     * @param sluice  the engine whose rules the filter applies
+     * @param handler writes the response of each rejected request
+     */
+    public SluiceFilter(Sluice sluice, RejectionHandler handler) {
+        this(sluice);
+        setRejectionHandler(handler);
+    }
+
+    /**
+     * Answers rejections with this handler instead of the default problem body (or of a handler named by the
+     * init-param or the context attribute). Meant to be called before the filter serves requests.
+     *
+     * @param handler writes the response of each rejected request
+     */
+    public void setRejectionHandler(RejectionHandler handler) {
+        this.givenHandler = Objects.requireNonNull(handler, "handler");
+        this.rejectionHandler = handler;
+    }
+
     @Override
     public void init(FilterConfig config) throws ServletException {
+        try {
+            rejectionHandler = rejectionHandler(config);
+        } catch (ConfigException e) {
+            throw new ServletException(e.getMessage(), e);
+        }
         if (sluice != null) return;
         try {
             String location = null;
@@ -102,16 +148,19 @@ public class SluiceFilter implements Filter {
                 String value = config.getInitParameter(name);
                 if (name.equals("config")) location = value;
                 else if (name.startsWith("sluice.")) overrides.put(name, value);
+                else if (name.equals(REJECTION_HANDLER_PARAM)) continue; // read by rejectionHandler(config)
                 // The value is not shown: a misnamed parameter may well hold a password.
-                else problems.add("init-param " + name + " = (value not shown): expected config or a sluice.* property");
+                else problems.add("init-param " + name + " = (value not shown): expected config, " + REJECTION_HANDLER_PARAM
+                        + " or a sluice.* property");
             }
             if (!problems.isEmpty()) throw new ConfigException(problems);
             ServletContext context = config.getServletContext();
             ClassLoader loader = context.getClassLoader();
-            Map<String, String> properties = ConfigLoader.load(location, overrides, loader);
-            // One engine (and Redis client) per application and rules, shared with the CDI producer.
-            ApplicationSluice.Share share = ApplicationSluice.obtain(properties,
-                    () -> Sluice.builder().properties(properties).classLoader(loader)
+            // Read again by Sluice.reload() and sluice.reload: the same file, the same overrides.
+            RulesSource source = ConfigLoader.source(location, overrides, loader);
+            // One engine (and Redis client) per application and rules source, shared with the CDI producer.
+            ApplicationSluice.Share share = ApplicationSluice.obtain(source,
+                    () -> Sluice.builder().source(source).classLoader(loader)
                             .meterRegistry(meterRegistry(context)).build());
             Sluice built = share.sluice();
             this.sluice = built;
@@ -122,6 +171,43 @@ public class SluiceFilter implements Filter {
             LOG.info("Sluice filter '{}' started with {} rules", config.getFilterName(), built.rules().all().size());
         } catch (ConfigException e) {
             throw new ServletException(e.getMessage(), e);
+        }
+    }
+
+    /** The handler given in code, else the one the init-param names, else the context attribute's, else the default. */
+    private RejectionHandler rejectionHandler(FilterConfig config) {
+        if (givenHandler != null) return givenHandler;
+        String className = config.getInitParameter(REJECTION_HANDLER_PARAM);
+        if (className != null) return instantiate(className.trim(), config.getServletContext().getClassLoader());
+        Object attribute = config.getServletContext().getAttribute(REJECTION_HANDLER_ATTRIBUTE);
+        if (attribute == null) return RejectionHandler.problemJson();
+        if (attribute instanceof RejectionHandler h) return h;
+        throw new ConfigException("servlet context attribute " + REJECTION_HANDLER_ATTRIBUTE + " = (a "
+                + attribute.getClass().getName() + "): expected an instance of " + RejectionHandler.class.getName());
+    }
+
+    /** The init-param's class, instantiated once; every way it can fail is named. */
+    private static RejectionHandler instantiate(String className, ClassLoader loader) {
+        String expected = ": expected the name of a class implementing " + RejectionHandler.class.getName()
+                + " with a public no-argument constructor";
+        String problem = "init-param " + REJECTION_HANDLER_PARAM + " = \"" + className + "\"" + expected;
+        Class<?> type;
+        try {
+            type = Class.forName(className, false, loader != null ? loader : SluiceFilter.class.getClassLoader());
+        } catch (ClassNotFoundException | LinkageError e) {
+            throw new ConfigException(problem + " (no such class)");
+        }
+        if (!RejectionHandler.class.isAssignableFrom(type)) {
+            throw new ConfigException(problem + " (it does not implement " + RejectionHandler.class.getSimpleName() + ")");
+        }
+        try {
+            return (RejectionHandler) type.getConstructor().newInstance();
+        } catch (NoSuchMethodException | IllegalAccessException e) {
+            throw new ConfigException(problem + " (it has no public no-argument constructor)");
+        } catch (InstantiationException e) {
+            throw new ConfigException(problem + " (it is abstract)");
+        } catch (InvocationTargetException e) {
+            throw new ConfigException(problem + " (its constructor threw " + e.getCause().getClass().getName() + ")");
         }
     }
 
@@ -172,7 +258,7 @@ public class SluiceFilter implements Filter {
             return;
         }
         if (!admission.allowed()) {
-            writer.reject(admission, response);
+            writer.reject(admission, request, response, rejectionHandler);
             return;
         }
         writer.headers(admission, response);

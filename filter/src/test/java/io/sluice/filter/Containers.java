@@ -67,22 +67,31 @@ final class Containers {
     /**
      * How a container is set up: its most threads for requests (0: the container's default), whether Sluice
      * also sees ASYNC, FORWARD, INCLUDE and ERROR dispatches or only REQUEST ones, and the application's own
-     * filters after it.
+     * filters after it and before it.
      */
-    record Setup(int maxThreads, boolean requestDispatchesOnly, List<AppFilter> after) {
+    record Setup(int maxThreads, boolean requestDispatchesOnly, List<AppFilter> after, List<AppFilter> before) {
         static final Setup DEFAULT = new Setup(0, false);
 
         Setup(int maxThreads, boolean requestDispatchesOnly) {
             this(maxThreads, requestDispatchesOnly, List.of());
         }
 
+        Setup(int maxThreads, boolean requestDispatchesOnly, List<AppFilter> after) {
+            this(maxThreads, requestDispatchesOnly, after, List.of());
+        }
+
+        /** The default setup with the application's filters before Sluice (one that sets a plan attribute, say). */
+        static Setup before(AppFilter... before) {
+            return new Setup(0, false, List.of(), List.of(before));
+        }
+
         EnumSet<DispatcherType> dispatcherTypes() {
             return requestDispatchesOnly ? EnumSet.of(DispatcherType.REQUEST) : EnumSet.allOf(DispatcherType.class);
         }
 
-        /** Sluice first, then the application's filters, in order. */
+        /** The application's filters before Sluice, Sluice, then the application's filters after it, in order. */
         List<AppFilter> chain(SluiceFilter sluice, Map<String, String> initParams) {
-            List<AppFilter> all = new ArrayList<>();
+            List<AppFilter> all = new ArrayList<>(before);
             all.add(new AppFilter(SLUICE, sluice, initParams));
             all.addAll(after);
             return all;

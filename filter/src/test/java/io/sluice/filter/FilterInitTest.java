@@ -35,7 +35,7 @@ class FilterInitTest {
         assertThatThrownBy(() -> initOnJetty(Map.of("config", "classpath:sluice-test.properties",
                 "confg", "redis://admin:s3cret@redis.internal:6379")))
                 .isInstanceOf(ServletException.class)
-                .hasMessageContaining("init-param confg = (value not shown): expected config or a sluice.* property")
+                .hasMessageContaining("init-param confg = (value not shown): expected config, rejection-handler or a sluice.* property")
                 .hasMessageNotContaining("s3cret");
     }
 

@@ -265,6 +265,7 @@ final class TestServlets {
                 Map.entry("/m", new Probe()),
                 Map.entry("/stream", new Stream()),
                 Map.entry("/astream", new AsyncStream()),
-                Map.entry("/wstream", new Stream()));
+                Map.entry("/wstream", new Stream()),
+                Map.entry("/plans/*", new Ok()));
     }
 }

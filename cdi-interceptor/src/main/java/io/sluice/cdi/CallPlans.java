@@ -1,0 +1,54 @@
+package io.sluice.cdi;
+
+import io.sluice.KeySource;
+import io.sluice.rule.Rule;
+
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * Where a call's plan comes from: its {@link LimitPlan} argument, else each rule's {@code plan} source read from
+ * the current HTTP request (when the call's keys come from elsewhere, a {@link LimitKey} argument, the request is
+ * still asked for the plan). Stateless.
+ */
+final class CallPlans {
+    private CallPlans() {
+    }
+
+    /**
+     * @param keys            the call's keys
+     * @param keysFromRequest whether {@code keys} already reads the current request (and so its plans)
+     * @param planArgument    the {@link LimitPlan} argument's value, or null
+     * @param hasPlanArgument whether the method has a {@link LimitPlan} parameter
+     * @param rules           the rules that apply to the call
+     * @param request         the current request's keys, asked only when needed
+     */
+    static KeySource of(KeySource keys, boolean keysFromRequest, boolean hasPlanArgument, Object planArgument,
+                        List<Rule> rules, Supplier<KeySource> request) {
+        if (hasPlanArgument) return keys.withPlan(planArgument == null ? null : planArgument.toString());
+        if (keysFromRequest || !anyPlans(rules)) return keys;
+        KeySource plans = request.get();
+        return new KeySource() {
+            @Override
+            public String keyFor(Rule rule) {
+                return keys.keyFor(rule);
+            }
+
+            @Override
+            public long costFor(Rule rule) {
+                return keys.costFor(rule);
+            }
+
+            @Override
+            public String planFor(Rule rule) {
+                return plans.planFor(rule);
+            }
+        };
+    }
+
+    /** A loop, not a stream: asked on every call of a {@code @LimitKey} method. */
+    private static boolean anyPlans(List<Rule> rules) {
+        for (Rule r : rules) if (r.plans().any()) return true;
+        return false;
+    }
+}

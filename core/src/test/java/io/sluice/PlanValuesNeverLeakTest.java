@@ -1,0 +1,154 @@
+package io.sluice;
+
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.sluice.key.RequestView;
+import io.sluice.rule.Rule;
+import io.sluice.spi.LeaseOutcome;
+import io.sluice.spi.LeaseRequest;
+import io.sluice.spi.LimiterBackend;
+import io.sluice.spi.RateOutcome;
+import io.sluice.spi.RateRequest;
+import io.sluice.testing.CountingBackend;
+import org.junit.jupiter.api.Test;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A plan value a client chose never reaches a log line, a meter tag or the backend: it is only compared with the
+ * rule's plan names. Dry-run warnings and backend-failure warnings are logged here, and meters are published.
+ */
+class PlanValuesNeverLeakTest {
+    private static final String HOSTILE = "evil-\r\nX-Injected: 1-プラン-" + "z".repeat(300);
+
+    @Test
+    void noLogLineMeterTagOrBackendKeyCarriesThePlanValue() {
+        List<String> logged = new ArrayList<>();
+        Handler capture = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                logged.add(String.valueOf(record.getMessage()) + " " + List.of(record.getParameters() == null
+                        ? new Object[0] : record.getParameters()));
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        Logger sluiceLogs = Logger.getLogger("io.sluice");
+        sluiceLogs.addHandler(capture);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        CountingBackend counting = new CountingBackend(Clock.systemUTC());
+        KeyRecording backend = new KeyRecording(counting);
+        try (Sluice s = Sluice.builder().properties(Map.of(
+                        "sluice.rules.dry.rate", "1/1h", "sluice.rules.dry.mode", "dry-run",
+                        "sluice.rules.dry.key", "header:X-User", "sluice.rules.dry.plan", "header:X-Plan",
+                        "sluice.rules.dry.plans.pro.rate", "2/1h",
+                        "sluice.rules.down.rate", "1/1h", "sluice.rules.down.on-backend-failure", "deny",
+                        "sluice.rules.down.key", "header:X-User", "sluice.rules.down.plan", "header:X-Plan",
+                        "sluice.rules.down.plans.pro.rate", "2/1h"))
+                .backend(backend).meterRegistry(registry).build()) {
+            List<Rule> dry = List.of(s.rules().get("dry").orElseThrow());
+            for (int i = 0; i < 3; i++) s.admit(dry, s.keysOf(new Request(HOSTILE))).toCompletableFuture().join().close();
+            counting.down.set(true);
+            List<Rule> down = List.of(s.rules().get("down").orElseThrow());
+            assertThat(s.admit(down, s.keysOf(new Request(HOSTILE))).toCompletableFuture().join().allowed()).isFalse();
+            assertThat(logged).as("the dry-run and backend-failure warnings were logged").hasSizeGreaterThanOrEqualTo(2);
+            assertThat(logged).noneSatisfy(line -> assertThat(line).containsAnyOf("evil", "Injected", "プラン", "zzzz"));
+            List<String> tags = registry.getMeters().stream().map(Meter::getId)
+                    .flatMap(id -> id.getTags().stream()).map(Tag::getValue).toList();
+            assertThat(tags).isNotEmpty().noneSatisfy(v -> assertThat(v).containsAnyOf("evil", "Injected", "プラン", "zzzz"));
+            assertThat(backend.keys).isNotEmpty().noneSatisfy(k -> assertThat(k).containsAnyOf("evil", "Injected", "プラン", "zzzz"));
+        } finally {
+            sluiceLogs.removeHandler(capture);
+        }
+    }
+
+    /** Records the key of every rate request, then asks the backend it wraps. */
+    private record KeyRecording(LimiterBackend backend, List<String> keys) implements LimiterBackend {
+        KeyRecording(LimiterBackend backend) {
+            this(backend, new CopyOnWriteArrayList<>());
+        }
+
+        @Override
+        public CompletionStage<RateOutcome> tryConsume(RateRequest request) {
+            keys.add(request.key());
+            return backend.tryConsume(request);
+        }
+
+        @Override
+        public CompletionStage<LeaseOutcome> tryAcquire(LeaseRequest request) {
+            keys.add(request.key());
+            return backend.tryAcquire(request);
+        }
+
+        @Override
+        public CompletionStage<Boolean> renew(LeaseRequest request, String permitId) {
+            return backend.renew(request, permitId);
+        }
+
+        @Override
+        public CompletionStage<Boolean> release(LeaseRequest request, String permitId) {
+            return backend.release(request, permitId);
+        }
+
+        @Override
+        public CompletionStage<Integer> available(LeaseRequest request) {
+            return backend.available(request);
+        }
+
+        @Override
+        public void close() {
+            backend.close();
+        }
+    }
+
+    private record Request(String plan) implements RequestView {
+        @Override
+        public String remoteAddress() {
+            return "127.0.0.1";
+        }
+
+        @Override
+        public List<String> headers(String name) {
+            if (name.equals("X-Plan")) return List.of(plan);
+            if (name.equals("X-User")) return List.of("alice");
+            return List.of();
+        }
+
+        @Override
+        public String queryString() {
+            return null;
+        }
+
+        @Override
+        public String cookie(String name) {
+            return null;
+        }
+
+        @Override
+        public String userName() {
+            return null;
+        }
+
+        @Override
+        public String sessionId() {
+            return null;
+        }
+    }
+}

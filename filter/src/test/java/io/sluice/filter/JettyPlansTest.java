@@ -1,0 +1,7 @@
+package io.sluice.filter;
+
+class JettyPlansTest extends PlansHttpContract {
+    JettyPlansTest() {
+        super(Containers.Kind.JETTY);
+    }
+}

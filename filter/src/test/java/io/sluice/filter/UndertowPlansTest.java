@@ -1,0 +1,7 @@
+package io.sluice.filter;
+
+class UndertowPlansTest extends PlansHttpContract {
+    UndertowPlansTest() {
+        super(Containers.Kind.UNDERTOW);
+    }
+}
