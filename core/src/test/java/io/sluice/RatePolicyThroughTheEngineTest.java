@@ -136,6 +136,33 @@ class RatePolicyThroughTheEngineTest {
         }
     }
 
+    /**
+     * An elastic rule borrows from the capacity rule of the rules in effect: after a reload raises the capacity
+     * rule from 1/1m to 3/1m, what it lent before still counts and two more can be lent.
+     */
+    @Test
+    void anElasticRuleBorrowsFromTheCapacityRuleOfTheReloadedRules() {
+        Map<String, String> before = Map.of("sluice.rules.api.rate", "2/1m", "sluice.rules.api.algorithm", "fixed-window",
+                "sluice.rules.api.throttling", "elastic", "sluice.rules.api.capacity", "system",
+                "sluice.rules.system.rate", "1/1m", "sluice.rules.system.key", "global",
+                "sluice.rules.system.algorithm", "fixed-window");
+        try (Sluice s = Sluice.builder().properties(before).inMemory().clock(clock).ticker(clock).build()) {
+            List<Boolean> first = new ArrayList<>();
+            for (int i = 0; i < 4; i++) first.add(admit(s, "api", "alice").allowed());
+            assertThat(first).containsExactly(true, true, true, false);
+            Map<String, String> after = new HashMap<>(before);
+            after.put("sluice.rules.system.rate", "3/1m");
+            s.reload(after);
+            List<Boolean> second = new ArrayList<>();
+            for (int i = 0; i < 4; i++) second.add(admit(s, "api", "bob").allowed());
+            // bob: 2 of his own and 2 borrowed (the pool now has 3, alice took 1): his 100% overage.
+            assertThat(second).containsExactly(true, true, true, true);
+            assertThat(admit(s, "api", "carol").allowed()).isTrue();
+            assertThat(admit(s, "api", "carol").allowed()).isTrue();
+            assertThat(admit(s, "api", "carol").allowed()).as("the pool of 3 has lent 3").isFalse();
+        }
+    }
+
     /** A dry-run elastic rule never takes what enforcing rules may need from the capacity rule. */
     @Test
     void aDryRunElasticRuleNeverBorrows() {
