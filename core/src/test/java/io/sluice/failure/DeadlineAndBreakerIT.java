@@ -3,7 +3,9 @@ package io.sluice.failure;
 import io.sluice.Decision;
 import io.sluice.KeySource;
 import io.sluice.Sluice;
+import io.sluice.rule.Rule;
 import io.sluice.rule.Settings;
+import io.sluice.spi.Algorithm;
 import io.sluice.testing.ChaosProxy;
 import io.sluice.testing.Latencies;
 import io.sluice.testing.RedisProcess;
@@ -22,6 +24,8 @@ import org.redisson.client.codec.StringCodec;
 import org.redisson.config.Config;
 
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -33,6 +37,8 @@ import static org.awaitility.Awaitility.await;
  * Redis answering later than the deadline, through a {@link ChaosProxy} adding 300 ms: a decision costs Sluice's
  * 100 ms default deadline, its script reaches Redis once (never retried, so it counts once), and the circuit
  * breaker stops sending anything to Redis after repeated failures, then closes by itself when Redis is fast again.
+ * The rate rules come in all five algorithms ({@link RateRules}): each algorithm's late script counts once, and each
+ * is enforced exactly again after the breaker closes.
  */
 @Timeout(120)
 @ParameterizedClass(name = "{0}")
@@ -44,6 +50,10 @@ class DeadlineAndBreakerIT {
     private static final long TIMEOUT_MILLIS = Settings.DEFAULT_BACKEND_TIMEOUT.toMillis();
     private static final Duration SLOW = Duration.ofMillis(300);
 
+    /** The rules {@link #rules} makes, one per algorithm. */
+    private static final List<String> R = names("r");
+    private static final List<String> BIG = names("big");
+
     private RedisProcess redis;
     private ChaosProxy proxy;
     private Sluice sluice;
@@ -52,13 +62,27 @@ class DeadlineAndBreakerIT {
     void start() {
         redis = version.start();
         proxy = ChaosProxy.to(redis.port());
-        sluice = Sluice.fromProperties(Map.of("sluice.redis.address", proxy.address(),
-                "sluice.rules.r.rate", "10/1m",
-                "sluice.rules.big.rate", "1000000/1m"));
+        sluice = Sluice.fromProperties(rules(proxy.address()));
         // Connected, scripts cached, clock skew measured (its TIME script would otherwise be retried every second
         // and counted below): what follows measures decisions, not the start.
-        await().atMost(Duration.ofSeconds(20)).until(() -> decide("big", "warm-up").outcome() == Decision.Outcome.DECIDED
+        await().atMost(Duration.ofSeconds(20)).until(() -> BIG.stream().allMatch(big -> decide(big, "warm-up").outcome() == Decision.Outcome.DECIDED)
                 && sluice.clockSkew().isPresent());
+    }
+
+    /**
+     * For every algorithm ({@link RateRules}): {@code r-<algorithm>}, 10 a day (a leaky bucket without a queue, so
+     * that no decision waits hours for its slot), and {@code big-<algorithm>}, never reached.
+     */
+    private static Map<String, String> rules(String address) {
+        Map<String, String> p = new LinkedHashMap<>();
+        p.put("sluice.redis.address", address);
+        RateRules.addAll(p, "r", "10/1d", 0, Map.of());
+        RateRules.addAll(p, "big", "1000000/1m", Map.of());
+        return p;
+    }
+
+    private static List<String> names(String base) {
+        return Arrays.stream(Algorithm.values()).map(a -> RateRules.name(base, a)).toList();
     }
 
     @AfterEach
@@ -77,26 +101,55 @@ class DeadlineAndBreakerIT {
         return (Long) redis.command("ZCARD", key);
     }
 
+    /**
+     * One decision per algorithm with Redis 300 ms away: each fails open at the deadline, and each late script
+     * reaches Redis exactly once and consumes exactly one permit (one slot of the leaky bucket).
+     */
     @Test
     void aDecisionPastTheDeadlineFailsOpenAtTheDeadlineAndItsLateScriptCountsOnce() {
         proxy.latency(SLOW);
         long scriptsBefore = proxy.scriptsDelivered();
         long failedBefore = sluice.stats().failedOpen();
-        long start = System.nanoTime();
-        Decision d = decide("r", "victim");
-        long millis = (System.nanoTime() - start) / 1_000_000;
-        System.out.println("decision with Redis 300 ms away: " + millis + " ms (deadline " + TIMEOUT_MILLIS + " ms)");
-        assertThat(d.outcome()).isEqualTo(Decision.Outcome.BACKEND_FAILURE);
-        assertThat(d.allowed()).isTrue();
-        assertThat(millis).isGreaterThanOrEqualTo(TIMEOUT_MILLIS - 5).isLessThanOrEqualTo(TIMEOUT_MILLIS + 100);
-        assertThat(sluice.stats().failedOpen() - failedBefore).isEqualTo(1);
+        for (String rule : R) {
+            long start = System.nanoTime();
+            Decision d = decide(rule, "victim");
+            long millis = (System.nanoTime() - start) / 1_000_000;
+            System.out.println(rule + ": decision with Redis 300 ms away: " + millis + " ms (deadline " + TIMEOUT_MILLIS + " ms)");
+            assertThat(d.outcome()).as(rule).isEqualTo(Decision.Outcome.BACKEND_FAILURE);
+            assertThat(d.allowed()).as(rule).isTrue();
+            assertThat(millis).as(rule).isGreaterThanOrEqualTo(TIMEOUT_MILLIS - 5).isLessThanOrEqualTo(TIMEOUT_MILLIS + 100);
+        }
+        // Five consecutive failures open the circuit only after the fifth: every one of them was sent.
+        assertThat(sluice.stats().failedOpen() - failedBefore).isEqualTo(R.size());
 
-        String log = Keys.rateLog(sluice, "r", "victim");
-        // The script still reaches Redis, late, and consumes its one permit...
-        await().atMost(Duration.ofSeconds(5)).until(() -> zcard(log) == 1);
-        // ...and nothing sends it again: watch long past any retry delay of Redisson's.
+        String log = Keys.rateLog(sluice, RateRules.name("r", Algorithm.SLIDING_LOG), "victim");
+        // The scripts still reach Redis, late, and the sliding log's consumes its one permit...
+        await().atMost(Duration.ofSeconds(5)).until(() -> zcard(log) == 1 && proxy.scriptsDelivered() - scriptsBefore == R.size());
+        // ...and nothing sends them again: watch long past any retry delay of Redisson's.
         await().during(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(6)).until(() -> zcard(log) == 1);
-        assertThat(proxy.scriptsDelivered() - scriptsBefore).as("script calls delivered to Redis").isEqualTo(1);
+        assertThat(proxy.scriptsDelivered() - scriptsBefore).as("script calls delivered to Redis").isEqualTo(R.size());
+
+        // Asked directly (another server, no proxy, no shield state; a deadline its first calls on a loaded machine
+        // cannot miss): each late script took one permit, once.
+        Map<String, String> directly = rules(redis.address());
+        directly.put("sluice.backend-timeout", "5s");
+        try (Sluice direct = Sluice.fromProperties(directly)) {
+            for (String name : R) {
+                Rule rule = direct.rules().get(name).orElseThrow();
+                Decision d = direct.admit(List.of(rule), KeySource.fixed("victim")).toCompletableFuture().join().decisions().get(0);
+                assertThat(d.outcome()).as(name).isEqualTo(Decision.Outcome.DECIDED);
+                if (rule.ratePolicy().algorithm() == Algorithm.LEAKY_BUCKET) {
+                    // No queue: the late script took the slot, so this one waits at most one interval (two slots
+                    // taken would make it two).
+                    Duration interval = rule.rate().orElseThrow().period().dividedBy(10);
+                    assertThat(d.allowed()).as(name).isFalse();
+                    assertThat(d.retryAfter()).as(name).isBetween(interval.minusMinutes(1), interval);
+                } else {
+                    assertThat(d.allowed()).as(name).isTrue();
+                    assertThat(d.remaining()).as(name + ": the late script's permit and this one").isEqualTo(10 - 2);
+                }
+            }
+        }
     }
 
     /**
@@ -136,7 +189,7 @@ class DeadlineAndBreakerIT {
         long end = System.nanoTime() + Duration.ofSeconds(3).toNanos();
         while (System.nanoTime() < end) {
             long start = System.nanoTime();
-            Decision d = decide("big", "k" + decisions % 10);
+            Decision d = decide(BIG.get(decisions % BIG.size()), "k" + decisions % 10);
             latencies.record(System.nanoTime() - start);
             decisions++;
             assertThat(d.outcome()).isEqualTo(Decision.Outcome.BACKEND_FAILURE);
@@ -144,15 +197,19 @@ class DeadlineAndBreakerIT {
             failedOpen++;
             sleep(5); // pacing
         }
-        // Late scripts arrive within the added 300 ms: wait until the proxy holds none back, then count them all.
-        await("every held-back chunk delivered").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10))
-                .until(() -> proxy.heldBack() == 0);
+        // Every decision the open circuit let through asked the backend once; its script arrives late (the added
+        // 300 ms, and on a loaded machine the client's own delay in writing it): wait until each one has reached
+        // Redis and the proxy holds none back, then count them all.
+        long calls = sluice.stats().backendCalls() - before.backendCalls();
+        await("every script sent delivered").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10))
+                .until(() -> proxy.heldBack() == 0 && proxy.scriptsDelivered() - scriptsBefore >= calls);
         long delivered = proxy.scriptsDelivered() - scriptsBefore;
         System.out.println("breaker: " + decisions + " decisions in 3 s with Redis 300 ms away reached Redis " + delivered
                 + " times; latency " + latencies.summary() + "; stats " + sluice.stats());
         assertThat(decisions).isGreaterThan(100);
         // 5 failures open the circuit; then one probe per second of cool-down (each probe's 100 ms extends it).
         assertThat(delivered).isBetween(5L, 9L);
+        assertThat(delivered).as("scripts delivered: each call once, never retried").isEqualTo(calls);
         assertThat(sluice.stats().failedOpen() - before.failedOpen()).isEqualTo(failedOpen);
         assertThat(sluice.stats().circuitOpenSkips() - before.circuitOpenSkips()).isEqualTo(decisions - delivered);
         assertThat(latencies.p50()).as("a skipped decision costs nothing").isLessThan(5);
@@ -161,23 +218,27 @@ class DeadlineAndBreakerIT {
         proxy.pass();
         long healed = System.nanoTime();
         await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
-                .until(() -> decide("big", "after").outcome() == Decision.Outcome.DECIDED);
+                .until(() -> decide(BIG.get(0), "after").outcome() == Decision.Outcome.DECIDED);
         long closedMillis = (System.nanoTime() - healed) / 1_000_000;
         System.out.println("breaker closed " + closedMillis + " ms after Redis was fast again");
         assertThat(closedMillis).isLessThan(3_000);
-        // Enforced exactly again, each decision asking Redis (retried on a fresh key if a loaded machine made one late).
-        int[] round = {0};
-        await().atMost(Duration.ofSeconds(10)).until(() -> {
-            String key = "closed-again-" + round[0]++;
-            long scriptsNow = proxy.scriptsDelivered();
-            for (int i = 0; i < 20; i++) {
-                Decision d = decide("r", key);
-                if (d.allowed() != (i < 10) || d.outcome() != Decision.Outcome.DECIDED) return false;
-            }
-            // 10 calls: the 10th took the last permit, so the 11th and later are rejected locally by the
-            // attack shield until the oldest permit frees.
-            return proxy.scriptsDelivered() - scriptsNow == 10;
-        });
+        // Enforced exactly again by every algorithm, each decision asking Redis (retried on a fresh key if a loaded
+        // machine made one late).
+        for (String name : R) {
+            long capacity = RateRules.capacity(sluice.rules().get(name).orElseThrow());
+            int[] round = {0};
+            await(name + " exact again").atMost(Duration.ofSeconds(10)).until(() -> {
+                String key = "closed-again-" + round[0]++;
+                long scriptsNow = proxy.scriptsDelivered();
+                for (int i = 0; i < 20; i++) {
+                    Decision d = decide(name, key);
+                    if (d.allowed() != (i < capacity) || d.outcome() != Decision.Outcome.DECIDED) return false;
+                }
+                // As many calls as permits: the last permit taken, the later requests are rejected locally by the
+                // attack shield until a permit frees.
+                return proxy.scriptsDelivered() - scriptsNow == capacity;
+            });
+        }
     }
 
     private static void sleep(long millis) {

@@ -3,7 +3,10 @@ package io.sluice.failure;
 import io.sluice.Admission;
 import io.sluice.KeySource;
 import io.sluice.Sluice;
+import io.sluice.internal.RateKeys;
+import io.sluice.key.KeyResolver;
 import io.sluice.rule.Rule;
+import io.sluice.spi.Algorithm;
 import io.sluice.testing.Resp;
 import io.sluice.testing.Connected;
 import io.sluice.testing.TestRedis;
@@ -13,6 +16,8 @@ import org.junit.jupiter.api.Test;
 
 import java.net.URI;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -25,12 +30,24 @@ import static org.awaitility.Awaitility.await;
  * trusted blindly: a count of 0 free permits that every request keeps alive would deny forever.
  */
 class PartialStateLossTest {
-    private final Map<String, String> properties = Map.of("sluice.redis.address", TestRedis.address(),
-            "sluice.key-prefix", "partial-" + UUID.randomUUID().toString().substring(0, 8),
-            "sluice.backend-timeout", "5s",
-            "sluice.rules.r.rate", "5/1h",
-            "sluice.rules.c.concurrency", "2",
-            "sluice.rules.c.lease", "30s");
+    private final Map<String, String> properties = properties();
+
+    /**
+     * A sliding log {@code r} and a semaphore {@code c}, whose pairs of keys can be half lost; and {@code t-<algorithm>}
+     * (5 a day, a leaky bucket without a queue) for the algorithms on Redis TIME, whose one key is lost whole or not.
+     */
+    private static Map<String, String> properties() {
+        Map<String, String> p = new LinkedHashMap<>();
+        p.put("sluice.redis.address", TestRedis.address());
+        p.put("sluice.key-prefix", "partial-" + UUID.randomUUID().toString().substring(0, 8));
+        p.put("sluice.backend-timeout", "5s");
+        p.put("sluice.rules.r.rate", "5/1h");
+        p.put("sluice.rules.c.concurrency", "2");
+        p.put("sluice.rules.c.lease", "30s");
+        RateRules.addAll(p, "t", "5/1d", 0, Map.of());
+        p.keySet().removeIf(k -> k.startsWith("sluice.rules.t-" + Algorithm.SLIDING_LOG.id() + "."));
+        return p;
+    }
     private final Sluice sluice = Sluice.fromProperties(properties);
 
     @BeforeEach
@@ -108,6 +125,36 @@ class PartialStateLossTest {
             for (int i = 0; i < 6; i++) {
                 assertThat(other.admit(List.of(r), KeySource.fixed(key)).toCompletableFuture().join().allowed())
                         .as("request " + (i + 1)).isEqualTo(i < 5);
+            }
+        }
+    }
+
+    /**
+     * The algorithms on Redis TIME keep one key per rule and key: eviction takes all of its state or none, and a key
+     * taken is a fresh key (its whole capacity, asked from another server whose shield knows nothing of it).
+     */
+    @Test
+    void aLostKeyOfAnAlgorithmOnRedisTimeIsAFreshKey() {
+        List<Algorithm> onRedisTime = Arrays.stream(Algorithm.values()).filter(a -> a != Algorithm.SLIDING_LOG).toList();
+        for (Algorithm a : onRedisTime) {
+            String name = RateRules.name("t", a);
+            String key = "lost-" + a.id();
+            Rule t = rule(name);
+            long capacity = RateRules.capacity(t);
+            for (int i = 0; i <= capacity; i++) {
+                assertThat(admit(name, key).allowed()).as(name + " request " + (i + 1)).isEqualTo(i < capacity);
+            }
+            del(RateKeys.name(properties.get("sluice.key-prefix"), name, a, t.rate().orElseThrow(), KeyResolver.hash(key)));
+        }
+        try (Sluice other = Sluice.fromProperties(properties)) {
+            for (Algorithm a : onRedisTime) {
+                String name = RateRules.name("t", a);
+                Rule r = other.rules().get(name).orElseThrow();
+                long capacity = RateRules.capacity(r);
+                for (int i = 0; i <= capacity; i++) {
+                    assertThat(other.admit(List.of(r), KeySource.fixed("lost-" + a.id())).toCompletableFuture().join().allowed())
+                            .as(name + " request " + (i + 1) + " after the loss").isEqualTo(i < capacity);
+                }
             }
         }
     }

@@ -1,9 +1,14 @@
 package io.sluice.failure;
 
 import io.sluice.Admission;
+import io.sluice.Decision;
 import io.sluice.KeySource;
 import io.sluice.Sluice;
 import io.sluice.Stats;
+import io.sluice.internal.RateKeys;
+import io.sluice.key.KeyResolver;
+import io.sluice.rule.Rule;
+import io.sluice.spi.Algorithm;
 import io.sluice.testing.EngineLoad;
 import io.sluice.testing.RedisProcess;
 import io.sluice.testing.RedisVersion;
@@ -14,6 +19,7 @@ import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -24,8 +30,9 @@ import static org.awaitility.Awaitility.await;
 /**
  * A Redis stalled by {@code DEBUG SLEEP} under load: the decisions that timed out during the stall are executed by
  * Redis when it wakes, each exactly once. So the permits consumed never exceed the decisions that were allowed by
- * Redis or timed out, and never fall short of those Redis allowed; and one window after the load ends, a limit has
- * its full capacity again.
+ * Redis or timed out, and never fall short of those Redis allowed, for the sliding log and for every algorithm on
+ * Redis TIME that keeps a count (token bucket, fixed and sliding window); and one window after the load ends, a
+ * limit of every algorithm has its full capacity again.
  */
 @Timeout(120)
 @ParameterizedClass(name = "{0}")
@@ -35,24 +42,56 @@ class StallAccountingIT {
     RedisVersion version;
 
 
+    /** Algorithms whose state counts the permits taken, read back below (a leaky bucket's pace keeps no count). */
+    private static final List<Algorithm> COUNTED = List.of(Algorithm.TOKEN_BUCKET, Algorithm.FIXED_WINDOW, Algorithm.SLIDING_WINDOW);
+    /** So long that no token comes back and no window ends while the test runs: what was taken stays taken. */
+    private static final String NEVER_REFILLED = "1000000/3650d";
+    private static final long MILLION = 1_000_000;
+
     private static long zcard(RedisProcess redis, String key) {
         return (Long) redis.command("ZCARD", key);
+    }
+
+    /**
+     * The counting engine's rules: {@code count}, the sliding log of old (a million an hour), read back from its log;
+     * {@code count-<algorithm>} for the algorithms on Redis TIME that keep a count, a million in ten years; and a
+     * leaky bucket fast enough never to make a request wait, which shares the stall but keeps no count to read.
+     */
+    private static Map<String, String> countingRules(String address) {
+        Map<String, String> p = new LinkedHashMap<>();
+        p.put("sluice.redis.address", address);
+        p.put("sluice.rules.count.rate", "1000000/1h");
+        RateRules.add(p, "count", NEVER_REFILLED, 0, Map.of(), COUNTED);
+        RateRules.add(p, "count", "1000000/1s", 0, Map.of(), List.of(Algorithm.LEAKY_BUCKET));
+        return p;
+    }
+
+    /** The windowed engine's rules, {@code window-<algorithm>}, 10 per 2 s. A second's deadline: the stall still
+     * times it out, and the checks at the end never do. */
+    private static Map<String, String> windowedRules(String address) {
+        Map<String, String> p = new LinkedHashMap<>();
+        p.put("sluice.redis.address", address);
+        p.put("sluice.backend-timeout", "1s");
+        RateRules.addAll(p, "window", "10/2s", 0, Map.of());
+        return p;
     }
 
     @Test
     void afterAStallNothingIsCountedTwiceAndFullCapacityReturnsAfterOneWindow() throws Exception {
         try (RedisProcess redis = version.start();
-             // Two engines, so each one's stats are those of one rule.
-             Sluice counting = Sluice.fromProperties(Map.of("sluice.redis.address", redis.address(),
-                     "sluice.rules.count.rate", "1000000/1h"));
-             // A second's deadline: the stall still times it out, and the exact check at the end never does.
-             Sluice windowed = Sluice.fromProperties(Map.of("sluice.redis.address", redis.address(),
-                     "sluice.backend-timeout", "1s", "sluice.rules.window.rate", "10/2s"))) {
-            await().atMost(Duration.ofSeconds(20)).until(() -> Probe.decidedByRedis(counting, "count") && Probe.decidedByRedis(windowed, "window"));
+             // Two engines, so each one's stats are those of its own rules.
+             Sluice counting = Sluice.fromProperties(countingRules(redis.address()));
+             Sluice windowed = Sluice.fromProperties(windowedRules(redis.address()))) {
+            List<String> countRules = counting.rules().all().stream().map(r -> r.name()).toList();
+            List<String> windowRules = windowed.rules().all().stream().map(r -> r.name()).toList();
+            await().atMost(Duration.ofSeconds(20)).until(() -> countRules.stream().allMatch(r -> Probe.decidedByRedis(counting, r))
+                    && windowRules.stream().allMatch(r -> Probe.decidedByRedis(windowed, r)));
             Stats before = counting.stats();
             long decided;
-            try (EngineLoad countLoad = EngineLoad.start(counting, 4, 1, "count");
-                 EngineLoad windowLoad = EngineLoad.start(windowed, 2, 1, "window")) {
+            EngineLoad counted;
+            try (EngineLoad countLoad = EngineLoad.start(counting, 4, 1, countRules);
+                 EngineLoad windowLoad = EngineLoad.start(windowed, 2, 1, windowRules)) {
+                counted = countLoad;
                 await().atMost(Duration.ofSeconds(10)).until(() -> countLoad.decided.get() > 200);
                 CompletableFuture<Object> stall = CompletableFuture.supplyAsync(() -> redis.command("DEBUG", "SLEEP", "2"));
                 stall.join();
@@ -62,6 +101,9 @@ class StallAccountingIT {
                 windowLoad.close();
                 assertThat(countLoad.errors.get() + windowLoad.errors.get()).isZero();
                 assertThat(countLoad.backendFailures.get()).as("the stall was felt").isPositive();
+                for (String rule : countRules) {
+                    assertThat(countLoad.backendFailures(rule)).as("the stall was felt by " + rule).isPositive();
+                }
                 decided = countLoad.decided.get();
             }
             Stats stats = counting.stats();
@@ -78,23 +120,57 @@ class StallAccountingIT {
             });
             long consumed = zcard(redis, log);
             long free = Long.parseLong((String) redis.command("GET", Keys.rateValue(counting, "count", "k0")));
-            System.out.println("stall: " + decided + " decisions allowed by Redis, " + (calls - decided)
-                    + " timed out or failed, " + stats.circuitOpenSkips() + " skipped by the open circuit; permits consumed "
-                    + consumed);
-            assertThat(consumed).as("permits consumed").isBetween(decided, calls);
-            assertThat(free).as("the counter agrees with the log").isEqualTo(1_000_000 - consumed);
+            System.out.println("stall: " + decided + " decisions made by Redis, " + calls + " backend calls, "
+                    + stats.circuitOpenSkips() + " skipped by the open circuit; count: " + counted.allowed("count")
+                    + " allowed by Redis, " + counted.backendFailures("count") + " failure decisions; permits consumed " + consumed);
+            assertThat(consumed).as("permits consumed").isBetween(counted.allowed("count"),
+                    counted.allowed("count") + counted.backendFailures("count"));
+            assertThat(free).as("the counter agrees with the log").isEqualTo(MILLION - consumed);
+
+            // The algorithms on Redis TIME, read back by one more decision from another server (no shield state):
+            // what it leaves is what the load took, plus its own.
+            long consumedByAll = consumed;
+            try (Sluice reader = Sluice.fromProperties(countingRules(redis.address()))) {
+                for (Algorithm a : COUNTED) {
+                    String name = RateRules.name("count", a);
+                    Decision d = Probe.admit(reader, name, "k0").decisions().get(0);
+                    assertThat(d.outcome()).as(name).isEqualTo(Decision.Outcome.DECIDED);
+                    long taken = MILLION - 1 - d.remaining();
+                    System.out.println("stall: " + name + ": " + counted.allowed(name) + " allowed by Redis, "
+                            + counted.backendFailures(name) + " failure decisions; permits consumed " + taken);
+                    assertThat(taken).as(name + ": permits consumed").isBetween(counted.allowed(name),
+                            counted.allowed(name) + counted.backendFailures(name));
+                    consumedByAll += taken;
+                }
+            }
+            long allowedCounted = counted.allowed("count");
+            for (Algorithm a : COUNTED) allowedCounted += counted.allowed(RateRules.name("count", a));
+            assertThat(consumedByAll).as("permits consumed by every counting rule").isBetween(allowedCounted, calls);
 
             // One window after the last request, the full 10 are free again.
-            String windowLog = Keys.rateLog(windowed, "window", "k0");
+            String windowLog = Keys.rateLog(windowed, RateRules.name("window", Algorithm.SLIDING_LOG), "k0");
             await().atMost(Duration.ofSeconds(10)).until(() -> {
                 long now = System.currentTimeMillis();
                 return (Long) redis.command("ZCOUNT", windowLog, Long.toString(now - 2_000), "+inf") == 0;
             });
-            var rule = windowed.rules().get("window").orElseThrow();
+            var rule = windowed.rules().get(RateRules.name("window", Algorithm.SLIDING_LOG)).orElseThrow();
             for (int i = 0; i < 11; i++) {
                 Admission a = windowed.admit(List.of(rule), KeySource.fixed("k0")).toCompletableFuture().join();
                 assertThat(a.allowed()).as("request " + (i + 1) + " after one window").isEqualTo(i < 10);
                 assertThat(a.decisions().get(0).remaining()).as(a.decisions() + " " + windowed.stats()).isEqualTo(i < 10 ? 9 - i : 0);
+            }
+            // The others: the key expires by itself once its state is as good as none (a full bucket, the window
+            // and the one after it over), within two windows and a second; then the key holds its whole capacity.
+            for (Algorithm a : Algorithm.values()) {
+                if (a == Algorithm.SLIDING_LOG) continue;
+                String name = RateRules.name("window", a);
+                Rule r = windowed.rules().get(name).orElseThrow();
+                String key = RateKeys.name("sluice", name, a, r.rate().orElseThrow(), KeyResolver.hash("k0"));
+                await(name + " expired").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50))
+                        .until(() -> (Long) redis.command("EXISTS", key) == 0);
+                Decision d = Probe.admit(windowed, name, "k0").decisions().get(0);
+                assertThat(d.allowed()).as(name + " after its key expired").isTrue();
+                assertThat(d.remaining()).as(name + " after its key expired").isEqualTo(RateRules.capacity(r) - 1);
             }
         }
     }

@@ -9,10 +9,13 @@ import io.sluice.rule.Rule;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Steady traffic through an engine, as a servlet filter would send it: a few threads, each deciding one request
@@ -33,6 +36,10 @@ public final class EngineLoad implements AutoCloseable {
     public final AtomicLong errors = new AtomicLong();
     public final AtomicLong policyViolations = new AtomicLong();
     private final AtomicReference<Throwable> firstError = new AtomicReference<>();
+    /** Per rule name: decisions made by the backend, those of them allowed, and failure decisions. */
+    private final Map<String, LongAdder> decidedByRule = new ConcurrentHashMap<>();
+    private final Map<String, LongAdder> allowedByRule = new ConcurrentHashMap<>();
+    private final Map<String, LongAdder> failuresByRule = new ConcurrentHashMap<>();
 
     private EngineLoad(Sluice sluice, List<Rule> rules, int threads, int keys) {
         this.sluice = sluice;
@@ -47,6 +54,11 @@ public final class EngineLoad implements AutoCloseable {
 
     /** Starts {@code threads} threads deciding under the named rules, with keys {@code k0..k<keys-1>}. */
     public static EngineLoad start(Sluice sluice, int threads, int keys, String... ruleNames) {
+        return start(sluice, threads, keys, List.of(ruleNames));
+    }
+
+    /** As {@link #start(Sluice, int, int, String...)}. */
+    public static EngineLoad start(Sluice sluice, int threads, int keys, List<String> ruleNames) {
         List<Rule> rules = new ArrayList<>();
         for (String name : ruleNames) rules.add(sluice.rules().get(name).orElseThrow());
         return new EngineLoad(sluice, rules, threads, keys);
@@ -74,9 +86,14 @@ public final class EngineLoad implements AutoCloseable {
                 sink.get().record(System.nanoTime() - start);
                 decisions.incrementAndGet();
                 for (Decision d : a.decisions()) {
-                    if (d.outcome() == Decision.Outcome.DECIDED) decided.incrementAndGet();
+                    if (d.outcome() == Decision.Outcome.DECIDED) {
+                        decided.incrementAndGet();
+                        count(decidedByRule, d.ruleName());
+                        if (d.allowed()) count(allowedByRule, d.ruleName());
+                    }
                     if (d.outcome() == Decision.Outcome.BACKEND_FAILURE) {
                         backendFailures.incrementAndGet();
+                        count(failuresByRule, d.ruleName());
                         if (d.allowed() != (d.rule().onBackendFailure() == FailurePolicy.ALLOW)) policyViolations.incrementAndGet();
                     }
                 }
@@ -90,6 +107,30 @@ public final class EngineLoad implements AutoCloseable {
                 firstError.compareAndSet(null, e);
             }
         }
+    }
+
+    private static void count(Map<String, LongAdder> counts, String rule) {
+        counts.computeIfAbsent(rule, r -> new LongAdder()).increment();
+    }
+
+    private static long read(Map<String, LongAdder> counts, String rule) {
+        LongAdder n = counts.get(rule);
+        return n == null ? 0 : n.sum();
+    }
+
+    /** Decisions under {@code rule} the backend made. */
+    public long decided(String rule) {
+        return read(decidedByRule, rule);
+    }
+
+    /** Decisions under {@code rule} the backend made and allowed. */
+    public long allowed(String rule) {
+        return read(allowedByRule, rule);
+    }
+
+    /** Decisions under {@code rule} that the failure policy made (timed out, failed, or skipped by the open circuit). */
+    public long backendFailures(String rule) {
+        return read(failuresByRule, rule);
     }
 
     /** Stops the threads and waits for them (at most 10 s). */

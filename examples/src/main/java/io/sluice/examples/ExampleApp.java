@@ -20,10 +20,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The Sluice filter on an embedded Jetty 12 (ee10), with two limited endpoints:
+ * The Sluice filter on an embedded Jetty 12 (ee10), with three limited endpoints:
  * <ul>
- *   <li>{@code POST /api/posts}: rule {@code posts}, at most 10 posts per user per hour (a demo login: the
- *       {@code X-User} header names the user; a post without it is rejected);</li>
+ *   <li>{@code POST /api/posts}: rule {@code posts}, a token bucket of 10 posts per user per hour, at most 5 in a
+ *       row (a demo login: the {@code X-User} header names the user; a post without it is rejected);</li>
+ *   <li>{@code GET /api/search}: rule {@code search}, 10 searches a minute per client address, soft: up to 20%
+ *       over (12) is let through;</li>
  *   <li>{@code POST /api/images}: rule {@code images}, at most 3 image generations in flight for everyone.
  *       The servlet is asynchronous, so a waiting generation holds a permit but no thread.</li>
  * </ul>
@@ -100,6 +102,7 @@ public final class ExampleApp {
             context.addFilter(sluice, "/*", EnumSet.of(DispatcherType.REQUEST));
 
             context.addServlet(new ServletHolder("posts", new PostsServlet()), "/api/posts");
+            context.addServlet(new ServletHolder("search", new SearchServlet()), "/api/search");
             ServletHolder images = new ServletHolder("images", new ImagesServlet(scheduler, imageDelay));
             images.setAsyncSupported(true);
             context.addServlet(images, "/api/images");
@@ -129,11 +132,13 @@ public final class ExampleApp {
                 "Sluice example running on " + base + "/",
                 "Redis: " + redis,
                 "",
-                "Try (posts: 10 per hour per X-User; images: 3 in flight for everyone, each takes "
-                        + HomeServlet.seconds(app.imageDelay()) + "):",
+                "Try (posts: 10 per hour per X-User, 5 in a row; search: 10 a minute, 12 let through; images: 3 in"
+                        + " flight for everyone, each takes " + HomeServlet.seconds(app.imageDelay()) + "):",
                 "  curl -i " + base + "/",
-                "  for i in $(seq 1 11); do curl -s -o /dev/null -w '%{http_code}\\n' -X POST -H 'X-User: alice' "
+                "  for i in $(seq 1 6); do curl -s -o /dev/null -w '%{http_code}\\n' -X POST -H 'X-User: alice' "
                         + base + "/api/posts; done",
+                "  for i in $(seq 1 13); do curl -s -o /dev/null -w '%{http_code}\\n' '" + base
+                        + "/api/search?q=sluice'; done",
                 "  curl -si -X POST -H 'X-User: alice' " + base + "/api/posts",
                 "  curl -si -X POST " + base + "/api/posts",
                 "  for i in $(seq 1 5); do curl -s -o /dev/null -w '%{http_code}\\n' -X POST " + base

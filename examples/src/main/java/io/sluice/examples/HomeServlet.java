@@ -24,16 +24,22 @@ final class HomeServlet extends HttpServlet {
         response.getWriter().write(String.join("\n",
                 "Sluice example: distributed rate and concurrency limits in a servlet filter.",
                 "",
-                "POST /api/posts   rule 'posts': 10 posts per hour per user. A demo login: the X-User header.",
-                "                  A post without X-User is rejected.",
+                "POST /api/posts   rule 'posts': 10 posts per hour per user, as a token bucket: at most 5 in a row,",
+                "                  then one every 6 minutes. A demo login: the X-User header. A post without",
+                "                  X-User is rejected.",
+                "GET /api/search   rule 'search': 10 searches a minute per client address, soft: up to 20% over",
+                "                  (12 a minute) is let through; the headers still say 10.",
                 "POST /api/images  rule 'images': at most 3 image generations in flight, for everyone.",
                 "                  Each takes a few seconds, asynchronously (no thread is held while it waits).",
                 "",
-                "Eleven posts as alice: ten 201, then 429:",
-                "  for i in $(seq 1 11); do curl -s -o /dev/null -w '%{http_code}\\n' -X POST -H 'X-User: alice' "
+                "Six posts as alice: five 201 (the bucket), then 429:",
+                "  for i in $(seq 1 6); do curl -s -o /dev/null -w '%{http_code}\\n' -X POST -H 'X-User: alice' "
                         + base + "/api/posts; done",
                 "The rejection, with Retry-After, rate-limit headers and a problem+json body:",
                 "  curl -si -X POST -H 'X-User: alice' " + base + "/api/posts",
+                "Thirteen searches: twelve 200 (10 and 20% over), then 429:",
+                "  for i in $(seq 1 13); do curl -s -o /dev/null -w '%{http_code}\\n' '" + base
+                        + "/api/search?q=sluice'; done",
                 "Five images at once: three 200, two 429:",
                 "  for i in $(seq 1 5); do curl -s -o /dev/null -w '%{http_code}\\n' -X POST " + base
                         + "/api/images & done; wait",

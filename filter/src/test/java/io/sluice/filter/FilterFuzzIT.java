@@ -1,7 +1,9 @@
 package io.sluice.filter;
 
+import io.sluice.spi.Algorithm;
 import io.sluice.testing.Latencies;
 import io.sluice.testing.RedisKeyAudit;
+import io.sluice.testing.Resp;
 import io.sluice.testing.TestRedis;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -16,6 +18,7 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,7 +34,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * can be sent): CR/LF and bare CR, {@code {}} hash tags, 64 KB+ values, invalid UTF-8 raw and percent-encoded,
  * malformed cookies and query strings, spoofed {@code Forwarded} / {@code X-Forwarded-For} from a trusted proxy.
  * From a seeded generator, so a failure reproduces. No response is a 500, none takes long, none shows an internal
- * (stack trace, class name, Redis address), and every Redis key written has Sluice's shape and a TTL.
+ * (stack trace, class name, Redis address), and every Redis key written has Sluice's shape and a TTL. Rules of every
+ * algorithm count the same hostile keys (three sliding logs, one rule per algorithm on Redis TIME).
  */
 @Timeout(300)
 class FilterFuzzIT {
@@ -66,6 +70,15 @@ class FilterFuzzIT {
         params.put("sluice.rules.fz-param.paths", "/open, /once/*");
         params.put("sluice.rules.fz-param.key", "param:q+header:X-User");
         params.put("sluice.rules.fz-param.rate", "3/1h");
+        // Every algorithm on Redis TIME, on the same hostile keys (a leaky bucket without a queue: no request waits).
+        for (Algorithm a : Algorithm.values()) {
+            if (a == Algorithm.SLIDING_LOG) continue; // fz-ip, fz-cookie and fz-param above
+            String rule = "sluice.rules.fz-" + a.id() + ".";
+            params.put(rule + "paths", "/open, /api/posts");
+            params.put(rule + "key", "header:X-User+cookie:sid");
+            params.put(rule + "rate", "3/1h");
+            params.put(rule + "algorithm", a.id());
+        }
         params.put("sluice.rules.fz-slots.paths", "/open");
         params.put("sluice.rules.fz-slots.key", "header:X-User");
         params.put("sluice.rules.fz-slots.concurrency", "1000");
@@ -96,13 +109,22 @@ class FilterFuzzIT {
             }
         }
         RedisKeyAudit audit = RedisKeyAudit.of(redisPort, prefix);
+        Map<String, Long> keysByAlgorithm = new TreeMap<>();
+        try (Resp resp = Resp.connect(redisPort, Duration.ofSeconds(10))) {
+            for (Algorithm a : Algorithm.values()) {
+                if (a == Algorithm.SLIDING_LOG) continue;
+                keysByAlgorithm.put(a.id(), (long) ((List<?>) resp.call("KEYS", prefix + ":{fz-" + a.id() + ":*")).size());
+            }
+        }
         System.out.println("fuzz " + kind + ": " + REQUESTS + " hostile requests (seed " + (SEED + kind.ordinal()) + "), statuses "
-                + statuses + ", time per request " + latencies.summary() + "; Redis: " + audit);
+                + statuses + ", time per request " + latencies.summary() + "; Redis: " + audit + ", keys per algorithm on Redis TIME "
+                + keysByAlgorithm);
         assertThat(problems).isEmpty();
         assertThat(statuses.keySet()).as("the limiter was reached and answered").contains(200, 429);
         assertThat(audit.keys).isPositive();
         assertThat(audit.malformed).as("keys not of Sluice's shape").isEmpty();
         assertThat(audit.withoutTtl).as("keys without a TTL").isEmpty();
+        assertThat(keysByAlgorithm.values()).as("every algorithm counted hostile keys " + keysByAlgorithm).allMatch(n -> n > 0);
     }
 
     /** Sends the bytes, reads the whole response (the request asks to close); "" if the server just hung up. */

@@ -1,5 +1,6 @@
 package io.sluice.filter;
 
+import io.sluice.spi.Algorithm;
 import io.sluice.testing.ChaosProxy;
 import io.sluice.testing.Latencies;
 import io.sluice.testing.RedisProcess;
@@ -26,6 +27,8 @@ import static org.awaitility.Awaitility.await;
  * The filter in a real container while Redis is down at deployment, blackholed, or out of memory, with the default
  * 100 ms deadline: the application deploys and serves, no request gets a 500, the time Sluice adds stays within the
  * deadline, and the {@code posts} rule (5/1h per X-User) is enforced exactly again within seconds of Redis being back.
+ * Each fault counts {@code posts} with another algorithm, so that every algorithm goes through one fault in a real
+ * container without running every fault five times (the engine suites in core run every fault for every algorithm).
  */
 @Timeout(120)
 class FilterUnderFailureIT {
@@ -38,12 +41,19 @@ class FilterUnderFailureIT {
         FIGURES.forEach((name, line) -> System.out.println("  " + name + ": " + line));
     }
 
-    private static Map<String, String> params(String address, String onFailure) {
+    /** The test rules with the {@code posts} rule counting by {@code algorithm} (a leaky bucket without a queue). */
+    private static Map<String, String> params(String address, String onFailure, Algorithm algorithm) {
         return Map.of("config", "classpath:sluice-test.properties",
                 "sluice.redis.address", address,
                 "sluice.key-prefix", "uf" + UUID.randomUUID().toString().substring(0, 8),
                 "sluice.backend-timeout", "100ms",
-                "sluice.on-backend-failure", onFailure);
+                "sluice.on-backend-failure", onFailure,
+                "sluice.rules.posts.algorithm", algorithm.id());
+    }
+
+    /** What a fresh user may post at once under the 5/1h posts rule: 5, or the one on pace of a leaky bucket. */
+    private static int capacity(Algorithm algorithm) {
+        return algorithm == Algorithm.LEAKY_BUCKET ? 1 : 5;
     }
 
     private int post(int port, String user, Latencies latencies) throws Exception {
@@ -56,11 +66,12 @@ class FilterUnderFailureIT {
         return response.statusCode();
     }
 
-    /** A fresh user gets exactly 5 posts, then a 429. */
-    private boolean enforcesExactly(int port) throws Exception {
+    /** A fresh user gets exactly the rule's capacity of posts, then a 429. */
+    private boolean enforcesExactly(int port, Algorithm algorithm) throws Exception {
         String user = "probe-" + UUID.randomUUID();
-        for (int i = 0; i < 6; i++) {
-            if (post(port, user, null) != (i < 5 ? 200 : 429)) return false;
+        int capacity = capacity(algorithm);
+        for (int i = 0; i <= capacity; i++) {
+            if (post(port, user, null) != (i < capacity ? 200 : 429)) return false;
         }
         return true;
     }
@@ -82,7 +93,7 @@ class FilterUnderFailureIT {
     void redisDownAtDeploymentThenEnforcedOnceItAppears() throws Exception {
         int port = TestRedis.freePort();
         long start = System.nanoTime();
-        try (Containers.Running jetty = Containers.jetty(params("redis://127.0.0.1:" + port, "allow"))) {
+        try (Containers.Running jetty = Containers.jetty(params("redis://127.0.0.1:" + port, "allow", Algorithm.TOKEN_BUCKET))) {
             long deployMillis = (System.nanoTime() - start) / 1_000_000;
             Latencies baseline = new Latencies();
             traffic(jetty.port(), 300, baseline); // warms the HTTP path; Redis is down
@@ -90,11 +101,11 @@ class FilterUnderFailureIT {
             Map<Integer, Integer> statuses = traffic(jetty.port(), 2_000, down);
             try (RedisProcess redis = RedisProcess.start(port, false, List.of())) {
                 long healedAt = System.nanoTime();
-                await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50)).until(() -> enforcesExactly(jetty.port()));
+                await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50)).until(() -> enforcesExactly(jetty.port(), Algorithm.TOKEN_BUCKET));
                 long recovery = (System.nanoTime() - healedAt) / 1_000_000;
                 String figure = "deployed in " + deployMillis + " ms with Redis down; requests while down " + statuses
                         + ", " + down.summary() + "; enforced " + recovery + " ms after Redis started";
-                FIGURES.put("down at deployment (Jetty)", figure);
+                FIGURES.put("down at deployment (Jetty, token-bucket)", figure);
                 assertThat(statuses.keySet()).containsOnly(200);
                 assertThat(down.p99()).isLessThanOrEqualTo(Math.max(baseline.p99(), 100) + 400);
                 assertThat(recovery).isLessThan(10_000);
@@ -109,8 +120,9 @@ class FilterUnderFailureIT {
      * within the deadline plus a loaded machine's noise (the tight bound on the deadline itself is measured without
      * HTTP in the engine suites), and the limit is exact again within seconds.
      */
-    private void survive(String name, Containers.Running server, java.util.function.Supplier<Runnable> inject) throws Exception {
-        await().atMost(Duration.ofSeconds(20)).until(() -> enforcesExactly(server.port()));
+    private void survive(String name, Containers.Running server, Algorithm algorithm,
+                         java.util.function.Supplier<Runnable> inject) throws Exception {
+        await().atMost(Duration.ofSeconds(20)).until(() -> enforcesExactly(server.port(), algorithm));
         Latencies healthy = new Latencies();
         traffic(server.port(), 1_000, healthy);
         Runnable heal = inject.get();
@@ -118,8 +130,9 @@ class FilterUnderFailureIT {
         Map<Integer, Integer> statuses = traffic(server.port(), 3_000, faulty);
         heal.run();
         long healedAt = System.nanoTime();
-        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50)).until(() -> enforcesExactly(server.port()));
+        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50)).until(() -> enforcesExactly(server.port(), algorithm));
         long recovery = (System.nanoTime() - healedAt) / 1_000_000;
+        name = name + ", " + algorithm.id();
         double added = faulty.p99() - healthy.p50();
         FIGURES.put(name, "healthy " + healthy.summary() + "; during the fault " + faulty.summary() + " (p99 added "
                 + String.format(java.util.Locale.ROOT, "%.1f", added) + " ms), statuses " + statuses
@@ -134,8 +147,8 @@ class FilterUnderFailureIT {
     void blackholedRedis() throws Exception {
         try (RedisProcess redis = RedisProcess.start();
              ChaosProxy proxy = ChaosProxy.to(redis.port());
-             Containers.Running tomcat = Containers.tomcat(params(proxy.address(), "allow"))) {
-            survive("blackhole (Tomcat)", tomcat, () -> {
+             Containers.Running tomcat = Containers.tomcat(params(proxy.address(), "allow", Algorithm.FIXED_WINDOW))) {
+            survive("blackhole (Tomcat)", tomcat, Algorithm.FIXED_WINDOW, () -> {
                 proxy.blackhole();
                 return proxy::pass;
             });
@@ -145,8 +158,8 @@ class FilterUnderFailureIT {
     @Test
     void redisKilledAndRestarted() throws Exception {
         try (RedisProcess redis = RedisProcess.start();
-             Containers.Running jetty = Containers.jetty(params(redis.address(), "allow"))) {
-            survive("SIGKILL and restart (Jetty)", jetty, () -> {
+             Containers.Running jetty = Containers.jetty(params(redis.address(), "allow", Algorithm.SLIDING_WINDOW))) {
+            survive("SIGKILL and restart (Jetty)", jetty, Algorithm.SLIDING_WINDOW, () -> {
                 redis.kill();
                 return redis::restart;
             });
@@ -156,8 +169,8 @@ class FilterUnderFailureIT {
     @Test
     void redisStalled() throws Exception {
         try (RedisProcess redis = RedisProcess.start();
-             Containers.Running tomcat = Containers.tomcat(params(redis.address(), "allow"))) {
-            survive("DEBUG SLEEP 3 (Tomcat)", tomcat, () -> {
+             Containers.Running tomcat = Containers.tomcat(params(redis.address(), "allow", Algorithm.LEAKY_BUCKET))) {
+            survive("DEBUG SLEEP 3 (Tomcat)", tomcat, Algorithm.LEAKY_BUCKET, () -> {
                 java.util.concurrent.CompletableFuture<Object> sleeping =
                         java.util.concurrent.CompletableFuture.supplyAsync(() -> redis.command("DEBUG", "SLEEP", "3"));
                 return sleeping::join;
@@ -168,18 +181,20 @@ class FilterUnderFailureIT {
     @Test
     void outOfMemoryRedisNeverMeansA500() throws Exception {
         try (RedisProcess redis = RedisProcess.start("maxmemory-policy noeviction");
-             Containers.Running open = Containers.jetty(params(redis.address(), "allow"));
-             Containers.Running closed = Containers.tomcat(params(redis.address(), "deny"))) {
-            await().atMost(Duration.ofSeconds(20)).until(() -> enforcesExactly(open.port()) && enforcesExactly(closed.port()));
+             Containers.Running open = Containers.jetty(params(redis.address(), "allow", Algorithm.SLIDING_LOG));
+             Containers.Running closed = Containers.tomcat(params(redis.address(), "deny", Algorithm.TOKEN_BUCKET))) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> enforcesExactly(open.port(), Algorithm.SLIDING_LOG)
+                    && enforcesExactly(closed.port(), Algorithm.TOKEN_BUCKET));
             redis.command("CONFIG", "SET", "maxmemory", "1");
             Latencies latencies = new Latencies();
             Map<Integer, Integer> allowed = traffic(open.port(), 1_500, latencies);
             Map<Integer, Integer> denied = traffic(closed.port(), 1_500, latencies);
             redis.command("CONFIG", "SET", "maxmemory", "0");
             long healedAt = System.nanoTime();
-            await().atMost(Duration.ofSeconds(20)).until(() -> enforcesExactly(open.port()) && enforcesExactly(closed.port()));
+            await().atMost(Duration.ofSeconds(20)).until(() -> enforcesExactly(open.port(), Algorithm.SLIDING_LOG)
+                    && enforcesExactly(closed.port(), Algorithm.TOKEN_BUCKET));
             long recovery = (System.nanoTime() - healedAt) / 1_000_000;
-            FIGURES.put("out of memory (Jetty allow, Tomcat deny)", "statuses " + allowed + " and " + denied + ", "
+            FIGURES.put("out of memory (Jetty allow sliding-log, Tomcat deny token-bucket)", "statuses " + allowed + " and " + denied + ", "
                     + latencies.summary() + "; enforced " + recovery + " ms after memory was freed");
             assertThat(allowed.keySet()).containsOnly(200);
             assertThat(denied.keySet()).containsOnly(429);
