@@ -16,9 +16,11 @@ import java.time.Duration;
  * @param reset       until a permit frees again (rates; zero for concurrency)
  * @param retryAfter  when a rejected request may try again; zero when allowed
  * @param outcome     why: the backend's answer, a backend failure, or a key that could not be resolved
+ * @param cost        permits the request asked of a rate rule (1 for concurrency)
+ * @param neverFits   rejected because the cost is above what the rule can ever admit: no wait would help
  */
 public record Decision(Rule rule, Kind kind, boolean allowed, long limit, long remaining, Duration reset,
-                       Duration retryAfter, Outcome outcome) {
+                       Duration retryAfter, Outcome outcome, long cost, boolean neverFits) {
 
     /** Which limit of the rule decided. */
     public enum Kind {
@@ -39,7 +41,7 @@ public record Decision(Rule rule, Kind kind, boolean allowed, long limit, long r
      * @return the decision
      */
     public static Decision allowed(Rule rule, Kind kind, long limit, long remaining, Duration reset) {
-        return new Decision(rule, kind, true, limit, remaining, reset, Duration.ZERO, Outcome.DECIDED);
+        return new Decision(rule, kind, true, limit, remaining, reset, Duration.ZERO, Outcome.DECIDED, 1, false);
     }
 
     /**
@@ -54,7 +56,35 @@ public record Decision(Rule rule, Kind kind, boolean allowed, long limit, long r
      * @return the decision
      */
     public static Decision rejected(Rule rule, Kind kind, long limit, long remaining, Duration reset, Duration retryAfter) {
-        return new Decision(rule, kind, false, limit, remaining, reset, retryAfter, Outcome.DECIDED);
+        return new Decision(rule, kind, false, limit, remaining, reset, retryAfter, Outcome.DECIDED, 1, false);
+    }
+
+    /**
+     * The backend's answer to a rate request whose cost is above anything the rule can ever admit (a dynamic
+     * cost: {@code @LimitCost}, {@link KeySource#withCost}); static costs that large are refused at start-up.
+     * No wait helps, so {@code retryAfter} is the rule's period: a client that retries blindly does so at most
+     * once a period.
+     *
+     * @param rule       the rule
+     * @param limit      the rate's permits per window
+     * @param remaining  permits left
+     * @param reset      until a permit frees again
+     * @param cost       what the request asked for
+     * @return the decision
+     */
+    public static Decision neverFits(Rule rule, long limit, long remaining, Duration reset, long cost) {
+        Duration period = rule.rate().orElseThrow().period();
+        return new Decision(rule, Kind.RATE, false, limit, remaining, reset, period, Outcome.DECIDED, cost, true);
+    }
+
+    /**
+     * This decision for a request of {@code cost} permits.
+     *
+     * @param cost permits the request asked of the rule
+     * @return the same decision, carrying the cost
+     */
+    public Decision withCost(long cost) {
+        return new Decision(rule, kind, allowed, limit, remaining, reset, retryAfter, outcome, cost, neverFits);
     }
 
     /**
@@ -80,7 +110,7 @@ public record Decision(Rule rule, Kind kind, boolean allowed, long limit, long r
      * @return the decision
      */
     public static Decision failedOpen(Rule rule, Kind kind, long limit) {
-        return new Decision(rule, kind, true, limit, limit, Duration.ZERO, Duration.ZERO, Outcome.BACKEND_FAILURE);
+        return new Decision(rule, kind, true, limit, limit, Duration.ZERO, Duration.ZERO, Outcome.BACKEND_FAILURE, 1, false);
     }
 
     /**
@@ -93,7 +123,7 @@ public record Decision(Rule rule, Kind kind, boolean allowed, long limit, long r
      * @return the decision
      */
     public static Decision failedClosed(Rule rule, Kind kind, long limit, Duration retryAfter) {
-        return new Decision(rule, kind, false, limit, 0, Duration.ZERO, retryAfter, Outcome.BACKEND_FAILURE);
+        return new Decision(rule, kind, false, limit, 0, Duration.ZERO, retryAfter, Outcome.BACKEND_FAILURE, 1, false);
     }
 
     /**
@@ -106,7 +136,7 @@ public record Decision(Rule rule, Kind kind, boolean allowed, long limit, long r
      * @return the decision
      */
     public static Decision missingKey(Rule rule, Kind kind, long limit, Duration retryAfter) {
-        return new Decision(rule, kind, false, limit, 0, Duration.ZERO, retryAfter, Outcome.MISSING_KEY);
+        return new Decision(rule, kind, false, limit, 0, Duration.ZERO, retryAfter, Outcome.MISSING_KEY, 1, false);
     }
 
     /** Where a decision came from. */

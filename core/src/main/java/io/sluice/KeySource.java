@@ -41,7 +41,13 @@ public interface KeySource {
     }
 
     /**
-     * This source with one cost for every rate rule, as the programmatic form of {@code @LimitCost}.
+     * This source with one cost for every rate rule, as the programmatic form of {@code @LimitCost}. A cost above
+     * what a rule ever admits is a rejection whose {@link Decision#neverFits()} is true.
+     *
+     * <pre>{@code
+     * Admission a = sluice.admit(rules, KeySource.fixed(tenant).withCost(pages)).toCompletableFuture().join();
+     * a.orThrow(); // LimitExceededException when rejected
+     * }</pre>
      *
      * @param cost permits the request takes from each rate rule, at least 1
      * @return a source answering {@code cost} from {@link #costFor}, and as this one otherwise

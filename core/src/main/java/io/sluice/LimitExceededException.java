@@ -39,7 +39,9 @@ public class LimitExceededException extends RuntimeException {
 
     private LimitExceededException(String rule, Duration retryAfter, long limit, long remaining, Decision decision,
                                    HeaderStyle headerStyle) {
-        super("Limit of rule '" + rule + "' exceeded; retry after " + Math.max(1, (retryAfter.toMillis() + 999) / 1000) + "s");
+        super(decision != null && decision.neverFits()
+                ? "Rule '" + rule + "' can never admit this call: it costs " + decision.cost() + " permits, more than the rule ever admits"
+                : "Limit of rule '" + rule + "' exceeded; retry after " + Math.max(1, (retryAfter.toMillis() + 999) / 1000) + "s");
         this.rule = rule;
         this.retryAfter = retryAfter;
         this.limit = limit;

@@ -2,7 +2,9 @@ package io.sluice;
 
 import io.sluice.internal.DecisionListener;
 import io.sluice.internal.DenyCache;
+import io.sluice.internal.Elastic;
 import io.sluice.internal.Ticker;
+import io.sluice.key.KeyResolver;
 import io.sluice.rule.Rule;
 import io.sluice.rule.RuleSet;
 import io.sluice.rule.Throttling;
@@ -11,6 +13,7 @@ import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
@@ -19,7 +22,13 @@ import java.util.function.Supplier;
  * Rate decisions: one backend call per request, with the attack shield in front. A key the backend has
  * rejected (or whose last permit was just taken) is rejected here, without a round trip, until its
  * retry-after; while one request asks the backend about a shielded key again, the others wait for its answer.
- * Dry-run rules always ask the backend: they exist to measure. Thread-safe.
+ * Dry-run rules always ask the backend: they exist to measure.
+ *
+ * <p>An {@code elastic} rule over its nominal limit borrows from its {@code capacity} rule ({@link Elastic}): the
+ * capacity rule is looked up by name in the engine's current rules on every such decision, so a reloaded rule set
+ * lends from its own. Such a decision is reported once, for the elastic rule; the capacity rule's own counts
+ * (stats, meters) cover only requests it matched itself, not what it lent. The two or three calls of an elastic
+ * decision share one {@code sluice.backend-timeout}. Thread-safe.
  */
 final class RateDecider {
     /** Keys the shield remembers at most; past that it forgets the soonest to expire. */
@@ -32,7 +41,10 @@ final class RateDecider {
     private final DecisionListener listener;
     private final EngineScheduler scheduler;
     private final DenyCache denied = new DenyCache(SHIELD_MAX_KEYS);
-    /** The rules in effect: an answer for a rule a reload has replaced must not shield a key under the new one. */
+    /**
+     * The rules in effect: an answer for a rule a reload has replaced must not shield a key under the new one, and
+     * an elastic rule finds its capacity rule here.
+     */
     private final Supplier<RuleSet> rules;
     /** Counts reloads; written only by the engine's reload (serialized), read by every decision. */
     private volatile long generation;
@@ -85,27 +97,46 @@ final class RateDecider {
 
     private CompletionStage<Decision> ask(Rule rule, String key, String shielded, long generation, long limit, long cost,
                                           boolean shield) {
-        RateRequest built = rule.ratePolicy().request(key, rule.rate().get(), cost);
-        // Until the engine borrows from the capacity rule, an elastic rule holds its nominal limit.
-        RateRequest request = rule.ratePolicy().throttling() == Throttling.ELASTIC ? built.withEffectiveLimit(limit) : built;
+        RateRequest request = rule.ratePolicy().request(key, rule.rate().get(), cost);
         if (!guard.allows()) return CompletableFuture.completedFuture(guard.circuitOpen(rule, Decision.Kind.RATE, limit));
         long asked = ticker.millis();
-        return guard.call(backend.tryConsume(request), guard.timeout()).handle((RateOutcome o, Throwable e) -> {
+        return guard.call(consume(rule, request), guard.timeout()).handle((RateOutcome o, Throwable e) -> {
             if (e != null) return CompletableFuture.completedFuture(guard.failure(rule, Decision.Kind.RATE, limit, e));
             Duration reset = Duration.ofMillis(o.resetMillis());
             Decision d;
             if (o.allowed()) {
                 // Just took the last permit: no permit frees before the oldest one leaves the window.
                 if (shield && o.remaining() <= 0) deny(generation, shielded, asked, o.resetMillis());
-                d = Decision.allowed(rule, Decision.Kind.RATE, limit, o.remaining(), reset);
+                d = Decision.allowed(rule, Decision.Kind.RATE, limit, o.remaining(), reset).withCost(cost);
+            } else if (o.neverFits()) {
+                // Says nothing about what a smaller request would get: never shields the key.
+                d = Decision.neverFits(rule, limit, o.remaining(), reset, cost);
             } else {
                 Duration retry = Duration.ofMillis(Math.max(o.retryAfterMillis(), o.resetMillis()));
                 if (shield) deny(generation, shielded, asked, retry.toMillis());
-                d = Decision.rejected(rule, Decision.Kind.RATE, limit, o.remaining(), reset, retry);
+                d = Decision.rejected(rule, Decision.Kind.RATE, limit, o.remaining(), reset, retry).withCost(cost);
             }
             listener.decided(d, DecisionListener.Source.BACKEND);
             return o.allowed() && o.delayMillis() > 0 ? atSlot(d, o.delayMillis()) : CompletableFuture.completedFuture(d);
         }).thenCompose(decided -> decided);
+    }
+
+    /** One backend call, or for an elastic rule its own key then, over the limit, its capacity rule's. */
+    private CompletionStage<RateOutcome> consume(Rule rule, RateRequest request) {
+        if (rule.ratePolicy().throttling() != Throttling.ELASTIC) return backend.tryConsume(request);
+        // A dry-run rule never borrows: what it took would be missing from rules that enforce.
+        RateRequest capacity = rule.dryRun() ? null : capacityRequest(rule, request.cost()).orElse(null);
+        return Elastic.consume(backend, request, capacity);
+    }
+
+    /**
+     * The capacity rule's request for what an elastic rule borrows: its own {@code global} key, built exactly as
+     * its own requests are (same algorithm and limits, so the state is never rescaled between the two). Empty when
+     * the current rules have no such rule, which a validated rule set never allows.
+     */
+    private Optional<RateRequest> capacityRequest(Rule rule, long cost) {
+        return rule.ratePolicy().capacity().flatMap(name -> rules.get().get(name)).filter(Rule::limitsRate)
+                .map(c -> c.ratePolicy().request(naming.rate(c, KeyResolver.GLOBAL), c.rate().get(), cost));
     }
 
     /**

@@ -1,21 +1,26 @@
 package io.sluice;
 
+import io.sluice.http.LimitResponse;
 import io.sluice.rule.Rule;
 import io.sluice.testing.MutableClock;
-import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * What the engine does with a rule's {@code RatePolicy} today, before issue 13's engine wiring: it passes the
- * algorithm, burst, static cost and soft overage to the backend, holds an elastic rule at its nominal limit,
- * and keeps the attack shield to hard rules.
+ * What the engine does with a rule's {@code RatePolicy}: it passes the algorithm, burst, cost and soft overage to
+ * the backend, lets an elastic rule borrow from its capacity rule, answers a cost that can never fit, and keeps
+ * the attack shield to hard rules.
  */
 class RatePolicyThroughTheEngineTest {
     private final MutableClock clock = new MutableClock(3_600_000L * 1000);
@@ -99,14 +104,156 @@ class RatePolicyThroughTheEngineTest {
         }
     }
 
-    @Test
-    void anElasticRuleHoldsItsNominalLimitUntilTheEngineBorrows() {
-        try (Sluice s = sluice("sluice.rules.api.rate", "5/1m", "sluice.rules.api.algorithm", "token-bucket",
+    /**
+     * 5/1m elastic with 100% overage, its capacity rule 3/1m global: 5 on its own, then 3 borrowed, then none;
+     * another key over its limit finds the capacity rule empty too, and a rejected borrower took nothing.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"sliding-log", "token-bucket", "fixed-window", "sliding-window"})
+    void anElasticRuleBorrowsFromItsCapacityRuleUntilItRunsOut(String algorithm) {
+        try (Sluice s = sluice("sluice.rules.api.rate", "5/1m", "sluice.rules.api.algorithm", algorithm,
                 "sluice.rules.api.throttling", "elastic", "sluice.rules.api.capacity", "system",
-                "sluice.rules.system.rate", "100/1m", "sluice.rules.system.key", "global")) {
-            int admitted = 0;
-            for (int i = 0; i < 10; i++) if (admit(s, "api").allowed()) admitted++;
-            assertThat(admitted).isEqualTo(5);
+                "sluice.rules.system.rate", "3/1m", "sluice.rules.system.key", "global")) {
+            List<Boolean> alice = new ArrayList<>();
+            for (int i = 0; i < 10; i++) alice.add(admit(s, "api", "alice").allowed());
+            assertThat(alice).containsExactly(true, true, true, true, true, true, true, true, false, false);
+            Admission borrowed = admit(s, "api", "bob");
+            assertThat(borrowed.allowed()).isTrue();
+            for (int i = 0; i < 4; i++) assertThat(admit(s, "api", "bob").allowed()).isTrue();
+            Admission rejected = admit(s, "api", "bob");
+            assertThat(rejected.allowed()).as("the capacity rule has lent all it has").isFalse();
+            Decision d = rejected.rejection().orElseThrow();
+            assertThat(d.ruleName()).isEqualTo("api");
+            assertThat(d.remaining()).isZero();
+            // The capacity rule (a 3/1m sliding log, nothing elapsed on the test clock) frees a permit in 60 s, and
+            // Retry-After is never before the key's own reset (a sliding window's: 80 s).
+            assertThat(d.retryAfterSeconds()).as(algorithm).isEqualTo(Map.of("sliding-log", 60L, "token-bucket", 60L,
+                    "fixed-window", 60L, "sliding-window", 80L).get(algorithm));
+            // One bounded backend call per decision, however many keys an elastic decision touches.
+            assertThat(s.stats().backendCalls()).isEqualTo(16);
+            // Nothing was lent without being paid for: the capacity rule's own key is empty to a direct caller.
+            assertThat(admit(s, "system", "*").allowed()).isFalse();
         }
+    }
+
+    /**
+     * An elastic rule borrows from the capacity rule of the rules in effect: after a reload raises the capacity
+     * rule from 1/1m to 3/1m, what it lent before still counts and two more can be lent.
+     */
+    @Test
+    void anElasticRuleBorrowsFromTheCapacityRuleOfTheReloadedRules() {
+        Map<String, String> before = Map.of("sluice.rules.api.rate", "2/1m", "sluice.rules.api.algorithm", "fixed-window",
+                "sluice.rules.api.throttling", "elastic", "sluice.rules.api.capacity", "system",
+                "sluice.rules.system.rate", "1/1m", "sluice.rules.system.key", "global",
+                "sluice.rules.system.algorithm", "fixed-window");
+        try (Sluice s = Sluice.builder().properties(before).inMemory().clock(clock).ticker(clock).build()) {
+            List<Boolean> first = new ArrayList<>();
+            for (int i = 0; i < 4; i++) first.add(admit(s, "api", "alice").allowed());
+            assertThat(first).containsExactly(true, true, true, false);
+            Map<String, String> after = new HashMap<>(before);
+            after.put("sluice.rules.system.rate", "3/1m");
+            s.reload(after);
+            List<Boolean> second = new ArrayList<>();
+            for (int i = 0; i < 4; i++) second.add(admit(s, "api", "bob").allowed());
+            // bob: 2 of his own and 2 borrowed (the pool now has 3, alice took 1): his 100% overage.
+            assertThat(second).containsExactly(true, true, true, true);
+            assertThat(admit(s, "api", "carol").allowed()).isTrue();
+            assertThat(admit(s, "api", "carol").allowed()).isTrue();
+            assertThat(admit(s, "api", "carol").allowed()).as("the pool of 3 has lent 3").isFalse();
+        }
+    }
+
+    /** A dry-run elastic rule never takes what enforcing rules may need from the capacity rule. */
+    @Test
+    void aDryRunElasticRuleNeverBorrows() {
+        try (Sluice s = sluice("sluice.rules.api.rate", "2/1m", "sluice.rules.api.algorithm", "fixed-window",
+                "sluice.rules.api.throttling", "elastic", "sluice.rules.api.capacity", "system",
+                "sluice.rules.api.mode", "dry-run",
+                "sluice.rules.system.rate", "1/1m", "sluice.rules.system.key", "global")) {
+            List<Boolean> wouldAllow = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                Admission a = admit(s, "api", "alice");
+                assertThat(a.allowed()).as("dry-run never rejects").isTrue();
+                wouldAllow.add(a.headline().orElseThrow().allowed());
+            }
+            assertThat(wouldAllow).containsExactly(true, true, false, false);
+            assertThat(admit(s, "system", "*").allowed()).as("the capacity rule's permit is still there").isTrue();
+        }
+    }
+
+    /** A capacity rule whose algorithm differs from the elastic rule's lends under its own algorithm. */
+    @Test
+    void theCapacityRuleCountsWithItsOwnAlgorithmAndCost() {
+        try (Sluice s = sluice("sluice.rules.api.rate", "2/1m", "sluice.rules.api.algorithm", "fixed-window",
+                "sluice.rules.api.throttling", "elastic", "sluice.rules.api.overage", "100%",
+                "sluice.rules.api.capacity", "system",
+                "sluice.rules.system.rate", "5/1m", "sluice.rules.system.key", "global",
+                "sluice.rules.system.algorithm", "token-bucket")) {
+            KeySource costly = KeySource.fixed("alice").withCost(2);
+            assertThat(s.admit(List.of(rule(s, "api")), costly).toCompletableFuture().join().allowed()).isTrue();
+            // Over the limit: 2 of the capacity rule's 5, then 2 more, then 1 left is not enough for 2.
+            assertThat(s.admit(List.of(rule(s, "api")), costly).toCompletableFuture().join().allowed()).isTrue();
+            assertThat(s.admit(List.of(rule(s, "api")), KeySource.fixed("bob").withCost(2)).toCompletableFuture().join().allowed()).isTrue();
+            assertThat(s.admit(List.of(rule(s, "api")), KeySource.fixed("bob").withCost(2)).toCompletableFuture().join().allowed()).isTrue();
+            assertThat(s.admit(List.of(rule(s, "api")), KeySource.fixed("carol").withCost(2)).toCompletableFuture().join().allowed()).isTrue();
+            assertThat(s.admit(List.of(rule(s, "api")), KeySource.fixed("carol").withCost(2)).toCompletableFuture().join().allowed()).isFalse();
+            assertThat(s.admit(List.of(rule(s, "system")), KeySource.fixed("*")).toCompletableFuture().join()
+                    .headline().orElseThrow().remaining()).as("1 left, then taken by this call").isZero();
+        }
+    }
+
+    /** A dynamic cost above what the rule ever admits: rejected, never shielding a request that fits. */
+    @ParameterizedTest
+    @ValueSource(strings = {"sliding-log", "token-bucket", "fixed-window", "sliding-window"})
+    void aCostThatCanNeverFitIsRejectedAsSuchAndLeavesTheKeyUntouched(String algorithm) {
+        try (Sluice s = sluice("sluice.rules.x.rate", "10/1m", "sluice.rules.x.algorithm", algorithm)) {
+            Rule x = rule(s, "x");
+            Admission big = s.admit(List.of(x), KeySource.fixed("alice").withCost(50)).toCompletableFuture().join();
+            Decision d = big.rejection().orElseThrow();
+            assertThat(d.neverFits()).isTrue();
+            assertThat(d.cost()).isEqualTo(50);
+            assertThat(d.retryAfterSeconds()).as("the rule's period").isEqualTo(60);
+            assertThat(LimitResponse.problem(d)).isEqualTo("{\"type\":\"about:blank\",\"title\":\"Too Many Requests\","
+                    + "\"status\":429,\"detail\":\"This request costs 50 permits, more than rule 'x' ever admits; it can never"
+                    + " be admitted.\",\"violated-policies\":[\"x\"]}");
+            assertThat(LimitExceededException.of(d)).hasMessage(
+                    "Rule 'x' can never admit this call: it costs 50 permits, more than the rule ever admits");
+            Admission fits = s.admit(List.of(x), KeySource.fixed("alice").withCost(10)).toCompletableFuture().join();
+            assertThat(fits.allowed()).isTrue();
+            assertThat(fits.headline().orElseThrow().remaining()).isZero();
+            assertThat(fits.headline().orElseThrow().cost()).isEqualTo(10);
+            assertThat(s.stats().shieldedRejections()).isZero();
+        }
+    }
+
+    /** A static cost above capacity is refused at start-up, naming property, value and the most it may be. */
+    @Test
+    void aStaticCostThatCanNeverFitFailsStartUp() {
+        assertThatThrownBy(() -> sluice("sluice.rules.x.rate", "10/1m", "sluice.rules.x.costs", "/big=11"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("sluice.rules.x.costs = \"/big=11\": expected costs of at most 10");
+        assertThatThrownBy(() -> sluice("sluice.rules.x.rate", "10/1m", "sluice.rules.x.algorithm", "token-bucket",
+                "sluice.rules.x.burst", "3", "sluice.rules.x.cost", "4"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("sluice.rules.x.cost = \"4\": expected a cost of at most 3");
+    }
+
+    @Test
+    void aCapacityRuleMayNotBeElasticItself() {
+        assertThatThrownBy(() -> sluice("sluice.rules.a.rate", "5/1m", "sluice.rules.a.throttling", "elastic",
+                "sluice.rules.a.capacity", "b", "sluice.rules.b.rate", "5/1m", "sluice.rules.b.key", "global",
+                "sluice.rules.b.throttling", "elastic", "sluice.rules.b.capacity", "c",
+                "sluice.rules.c.rate", "5/1m", "sluice.rules.c.key", "global"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("sluice.rules.a.capacity = \"b\": expected the name of another rule with key global"
+                        + " and a rate; rule b is elastic itself");
+    }
+
+    private static Rule rule(Sluice s, String name) {
+        return s.rules().get(name).orElseThrow();
+    }
+
+    private static Admission admit(Sluice s, String rule, String key) {
+        return s.admit(List.of(rule(s, rule)), KeySource.fixed(key)).toCompletableFuture().join();
     }
 }

@@ -32,7 +32,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * returns or throws, or when its {@link CompletionStage} completes. A method returning a
  * {@link CompletionStage} never blocks its caller on Redis: it gets a stage that completes with the
  * method's result, or exceptionally with the rejection, once Redis has answered. The plan of each method (its rules,
- * its {@link LimitKey} parameter, whether it is asynchronous) is computed once per bean class and method.
+ * its {@link LimitKey} and {@link LimitCost} parameters, whether it is asynchronous) is computed once per bean class
+ * and method.
  *
  * <p>Enabled for the whole application by its {@link Priority}; registered by {@link SluiceExtension} (portable
  * CDI) or {@link SluiceBuildExtension} (CDI Lite, such as Quarkus).
@@ -93,6 +94,7 @@ public class LimitedInterceptor implements Serializable {
         keys = CallPlans.of(keys, plan.keyIndex < 0, plan.planIndex >= 0,
                 plan.planIndex >= 0 ? ctx.getParameters()[plan.planIndex] : null, rules,
                 () -> s.keysOf(new CallView(this::userName, this::httpRequest)));
+        if (plan.costIndex >= 0) keys = keys.withCost(plan.cost(ctx));
         CompletableFuture<Admission> admitted = s.admit(rules, keys).toCompletableFuture();
         if (plan.nonBlocking && !admitted.isDone()) return proceedWhenAdmitted(ctx, admitted, requestContexts.get());
         Admission admission = admitted.join();
@@ -197,6 +199,8 @@ public class LimitedInterceptor implements Serializable {
         final int keyIndex;
         /** The {@link LimitPlan} parameter, or -1. */
         final int planIndex;
+        /** The {@link LimitCost} parameter, or -1. */
+        final int costIndex;
         final boolean async;
         /** The method may be handed a stage of the interceptor's own ({@link CompletableFuture} fits its return type). */
         final boolean nonBlocking;
@@ -209,11 +213,12 @@ public class LimitedInterceptor implements Serializable {
         private record Resolved(RuleSet set, List<Rule> rules) {
         }
 
-        private Plan(String where, List<String> ruleNames, int keyIndex, int planIndex, Class<?> returnType) {
+        private Plan(String where, List<String> ruleNames, int keyIndex, int planIndex, int costIndex, Class<?> returnType) {
             this.where = where;
             this.ruleNames = ruleNames;
             this.keyIndex = keyIndex;
             this.planIndex = planIndex;
+            this.costIndex = costIndex;
             this.async = CompletionStage.class.isAssignableFrom(returnType);
             this.nonBlocking = async && returnType.isAssignableFrom(CompletableFuture.class);
         }
@@ -228,15 +233,31 @@ public class LimitedInterceptor implements Serializable {
             String[] names = limited == null ? new String[0] : limited.value();
             int keyIndex = -1;
             int planIndex = -1;
+            int costIndex = -1;
             Annotation[][] params = m.getParameterAnnotations();
             for (int i = 0; i < params.length; i++) {
                 for (Annotation a : params[i]) {
                     if (a.annotationType() == LimitKey.class && keyIndex < 0) keyIndex = i;
                     if (a.annotationType() == LimitPlan.class && planIndex < 0) planIndex = i;
+                    if (a.annotationType() == LimitCost.class && costIndex < 0) costIndex = i;
                 }
             }
             return new Plan(m.getDeclaringClass().getName() + "." + m.getName(), Arrays.stream(names).distinct().sorted().toList(),
-                    keyIndex, planIndex, m.getReturnType());
+                    keyIndex, planIndex, costIndex, m.getReturnType());
+        }
+
+        /**
+         * The call's {@link LimitCost} argument (deployment has checked it is an int or long). Below 1 it is a
+         * programming error, thrown before any rule counts the call.
+         */
+        long cost(InvocationContext ctx) {
+            Object arg = ctx.getParameters()[costIndex];
+            long cost = arg instanceof Number n ? n.longValue() : 0;
+            if (arg == null || cost < 1) {
+                throw new IllegalArgumentException("@LimitCost parameter " + (costIndex + 1) + " of " + where + " is " + arg
+                        + ": expected the permits the call takes, at least 1");
+            }
+            return cost;
         }
 
         /** Bindings added by an extension or InterceptionFactory are not on the class: Weld lists them in the context data. */

@@ -19,6 +19,9 @@ import java.util.stream.Stream;
  * both report exactly the same deployment problems. Thread-safe.
  */
 final class LimitedUsages {
+    /** Parameter types a {@link LimitCost} may have, by name (as both CDI flavours spell them). */
+    private static final Set<String> COST_TYPES = Set.of("int", "long", "java.lang.Integer", "java.lang.Long");
+
     /** Where a {@code @Limited} stands ("com.x.Foo" or "com.x.Foo.bar") and the rules it names. */
     private record Usage(String where, List<String> names) {
     }
@@ -57,6 +60,22 @@ final class LimitedUsages {
         if (count == 0) return;
         if (count > 1) problems.add("@LimitPlan on " + count + " parameters of " + where + ": expected at most one");
         planUsages.add(new PlanUsage(where, count, List.copyOf(names)));
+    }
+
+    /**
+     * The method {@code where} has {@link LimitCost} on the parameters of these types (in order, as names such as
+     * {@code int} or {@code java.lang.String}).
+     */
+    synchronized void limitCosts(String where, List<String> types) {
+        if (types.size() > 1) {
+            problems.add("@LimitCost on " + types.size() + " parameters of " + where + ": expected at most one");
+        }
+        for (String type : types) {
+            if (!COST_TYPES.contains(type)) {
+                problems.add("@LimitCost on a parameter of type " + type + " of " + where
+                        + ": expected an int or long parameter (the permits the call takes)");
+            }
+        }
     }
 
     /** Every deployment problem, given the rules the interceptor will use (only asked for if a rule is named). */

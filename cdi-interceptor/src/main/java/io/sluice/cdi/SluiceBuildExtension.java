@@ -11,6 +11,7 @@ import jakarta.enterprise.lang.model.AnnotationInfo;
 import jakarta.enterprise.lang.model.AnnotationMember;
 import jakarta.enterprise.lang.model.declarations.ClassInfo;
 import jakarta.enterprise.lang.model.declarations.MethodInfo;
+import jakarta.enterprise.lang.model.types.Type;
 
 import java.util.List;
 
@@ -39,11 +40,13 @@ public class SluiceBuildExtension implements BuildCompatibleExtension {
     }
 
     /**
-     * Records every {@code @Limited} class and method, and the {@code @LimitKey} parameters of each method.
+     * Records every {@code @Limited} class and method, and the {@code @LimitKey} and {@code @LimitCost} parameters of
+     * each method.
      *
      * @param type a class that uses the annotations
      */
-    @Enhancement(types = Object.class, withSubtypes = true, withAnnotations = {Limited.class, LimitKey.class, LimitPlan.class})
+    @Enhancement(types = Object.class, withSubtypes = true,
+            withAnnotations = {Limited.class, LimitKey.class, LimitPlan.class, LimitCost.class})
     public void collect(ClassInfo type) {
         if (type.name().equals(LimitedInterceptor.class.getName())) return;
         AnnotationInfo onClass = type.annotation(Limited.class);
@@ -56,18 +59,27 @@ public class SluiceBuildExtension implements BuildCompatibleExtension {
             AnnotationInfo limiting = onMethod != null ? onMethod : onClass;
             usages.limitPlans(where, m.parameters().stream().filter(p -> p.hasAnnotation(LimitPlan.class)).count(),
                     limiting == null ? List.of() : names(limiting));
+            usages.limitCosts(where, m.parameters().stream().filter(p -> p.hasAnnotation(LimitCost.class))
+                    .map(p -> typeName(p.type())).toList());
         }
     }
 
     /**
-     * Fails the build for every {@code @Limited} naming an unknown rule, and every method with more than one
-     * {@code @LimitKey}.
+     * Fails the build for every {@code @Limited} naming an unknown rule, every method with more than one
+     * {@code @LimitKey}, and every {@code @LimitCost} that is not one int or long parameter.
      *
      * @param messages where the container collects deployment problems
      */
     @Validation
     public void validate(Messages messages) {
         usages.problems(SluiceProducer::loadRules).forEach(messages::error);
+    }
+
+    /** {@code int}, {@code java.lang.Long}...: as {@link Class#getName()} spells the parameter types that matter. */
+    private static String typeName(Type type) {
+        if (type.isPrimitive()) return type.asPrimitive().name();
+        if (type.isClass()) return type.asClass().declaration().name();
+        return type.toString();
     }
 
     private static List<String> names(AnnotationInfo limited) {

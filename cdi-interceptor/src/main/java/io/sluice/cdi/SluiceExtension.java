@@ -21,8 +21,9 @@ import java.util.Map;
 /**
  * Registers {@link LimitedInterceptor} and {@link SluiceProducer}, and checks at deployment that every
  * rule named by a {@link Limited} annotation exists: an unknown name, a rules file that does not parse,
- * a method with more than one {@link LimitKey} or {@link LimitPlan} parameter, or a {@link LimitPlan} on a method
- * whose rules have no plans, is a deployment problem naming the class,
+ * a method with more than one {@link LimitKey} or {@link LimitPlan} parameter, a {@link LimitPlan} on a method
+ * whose rules have no plans, or a {@link LimitCost} parameter that is not one int or long, is a deployment problem
+ * naming the class,
  * the method and the rule. {@link SluiceBuildExtension} does the same in CDI Lite containers.
  */
 public class SluiceExtension implements Extension {
@@ -33,7 +34,8 @@ public class SluiceExtension implements Extension {
         bbd.addAnnotatedType(SluiceProducer.class, SluiceProducer.class.getName());
     }
 
-    <T> void collect(@Observes @WithAnnotations({Limited.class, LimitKey.class, LimitPlan.class}) ProcessAnnotatedType<T> pat) {
+    <T> void collect(@Observes @WithAnnotations({Limited.class, LimitKey.class, LimitPlan.class, LimitCost.class})
+                     ProcessAnnotatedType<T> pat) {
         AnnotatedType<T> type = pat.getAnnotatedType();
         Class<T> cls = type.getJavaClass();
         if (cls == LimitedInterceptor.class) return;
@@ -47,6 +49,8 @@ public class SluiceExtension implements Extension {
             Limited limiting = onMethod != null ? onMethod : onClass;
             usages.limitPlans(where, m.getParameters().stream().filter(p -> p.isAnnotationPresent(LimitPlan.class)).count(),
                     limiting == null ? List.of() : List.of(limiting.value()));
+            usages.limitCosts(where, m.getParameters().stream().filter(p -> p.isAnnotationPresent(LimitCost.class))
+                    .map(p -> p.getJavaParameter().getType().getName()).toList());
         }
     }
 

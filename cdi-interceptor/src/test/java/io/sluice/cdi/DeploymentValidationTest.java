@@ -43,6 +43,17 @@ class DeploymentValidationTest {
     }
 
     @Test
+    void aLimitCostOnTwoParametersOrOnANumberThatIsNotIntOrLongFailsDeployment() {
+        var rules = CdiTesting.rulesFile("sluice.rules.known.rate=1/1h");
+        assertThatThrownBy(() -> CdiTesting.boot(rules, BadCosts.class).shutdown())
+                .isInstanceOf(DeploymentException.class)
+                .hasMessageContaining("@LimitCost on 2 parameters of " + BadCosts.class.getName() + ".two: expected at most one")
+                .hasMessageContaining("@LimitCost on a parameter of type java.lang.String of " + BadCosts.class.getName()
+                        + ".text: expected an int or long parameter (the permits the call takes)")
+                .hasMessageContaining("@LimitCost on a parameter of type double of " + BadCosts.class.getName() + ".fraction");
+    }
+
+    @Test
     void noLimitedBeanNeedsNoRulesFile() {
         System.clearProperty(ConfigLoader.SYSTEM_PROPERTY);
         try (WeldContainer container = CdiTesting.weld(Unlimited.class).initialize()) {
@@ -79,6 +90,21 @@ class DeploymentValidationTest {
     public static class TwoKeys {
         @Limited("known")
         public void call(@LimitKey String a, @LimitKey String b) {
+        }
+    }
+
+    @ApplicationScoped
+    public static class BadCosts {
+        @Limited("known")
+        public void two(@LimitCost int a, @LimitCost long b) {
+        }
+
+        @Limited("known")
+        public void text(@LimitCost String cost) {
+        }
+
+        @Limited("known")
+        public void fraction(@LimitCost double cost) {
         }
     }
 

@@ -57,7 +57,8 @@ public final class LimitResponse {
 
     /** The problem+json body of a rejection by {@code d}, whose {@code type} is the rule's {@code problem-type}. */
     public static String problem(Decision d) {
-        return problem(d.rule().problemType(), d.rule().status(), d.ruleName(), d.retryAfterSeconds());
+        String detail = d.neverFits() ? neverFitsDetail(d) : retryDetail(d.retryAfterSeconds());
+        return body(d.rule().problemType(), d.rule().status(), d.ruleName(), detail);
     }
 
     /** The problem+json body of a rejection by {@code rule}, of type {@code about:blank}. */
@@ -71,9 +72,25 @@ public final class LimitResponse {
      * escaping or can leak a key. The title stays the status's phrase whatever the type.
      */
     public static String problem(String type, int status, String rule, long retryAfterSeconds) {
+        return body(type, status, rule, retryDetail(retryAfterSeconds));
+    }
+
+    private static String retryDetail(long retryAfterSeconds) {
+        return "Request limit reached. Retry after " + retryAfterSeconds + " second" + (retryAfterSeconds == 1 ? "" : "s") + ".";
+    }
+
+    /**
+     * The detail of a request that costs more than its rule ever admits: waiting does not help, a smaller request
+     * would. Only numbers and the rule name, which need no escaping.
+     */
+    private static String neverFitsDetail(Decision d) {
+        return "This request costs " + d.cost() + " permits, more than rule '" + d.ruleName()
+                + "' ever admits; it can never be admitted.";
+    }
+
+    private static String body(String type, int status, String rule, String detail) {
         return "{\"type\":\"" + type + "\",\"title\":\"" + title(status) + "\",\"status\":" + status
-                + ",\"detail\":\"Request limit reached. Retry after " + retryAfterSeconds + " second"
-                + (retryAfterSeconds == 1 ? "" : "s") + ".\",\"violated-policies\":[\"" + rule + "\"]}";
+                + ",\"detail\":\"" + detail + "\",\"violated-policies\":[\"" + rule + "\"]}";
     }
 
     /** With {@code about:blank}, RFC 9457 asks for the status's own phrase as the title. */

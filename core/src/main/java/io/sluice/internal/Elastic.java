@@ -29,12 +29,16 @@ public final class Elastic {
 
     /**
      * @param own      the rule's request, its {@code effectiveLimit} the limit plus the overage
-     * @param capacity the capacity rule's request under its own (hard) limit; its cost is replaced by the own cost
+     * @param capacity the capacity rule's request, as its own requests are built; its cost is replaced by the own
+     *                 cost. Null when there is no capacity rule: nothing pays, so the rule holds its nominal limit
      */
     public static CompletionStage<RateOutcome> consume(LimiterBackend backend, RateRequest own, RateRequest capacity) {
         return backend.tryConsume(own).thenCompose(o -> {
             if (!o.allowed() || !o.overLimit()) return CompletableFuture.completedFuture(o);
-            return backend.tryConsume(capacity.withCost(own.cost())).handle((paid, failure) -> {
+            CompletionStage<RateOutcome> payment = capacity == null
+                    ? CompletableFuture.completedFuture(new RateOutcome(false, 0, 0, o.resetMillis()))
+                    : backend.tryConsume(capacity.withCost(own.cost()));
+            return payment.handle((paid, failure) -> {
                 if (failure == null && paid.allowed()) return CompletableFuture.completedFuture(o);
                 // Not paid for: hand the permits back whatever happens to the refund itself.
                 CompletionStage<Void> refunded = backend.refund(own).exceptionally(e -> null);

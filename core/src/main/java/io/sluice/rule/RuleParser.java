@@ -275,6 +275,9 @@ public final class RuleParser {
                 problem(property, target, expected + "; rule " + target + " has key " + other.key());
             } else if (!other.limitsRate()) {
                 problem(property, target, expected + "; rule " + target + " has no rate");
+            } else if (other.ratePolicy().throttling() == Throttling.ELASTIC) {
+                // What it lent over its own limit would be paid for by nobody.
+                problem(property, target, expected + "; rule " + target + " is elastic itself");
             }
         }
     }

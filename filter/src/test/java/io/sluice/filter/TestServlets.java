@@ -252,6 +252,7 @@ final class TestServlets {
     static Map<String, HttpServlet> all() {
         return Map.ofEntries(
                 Map.entry("/api/posts", new Ok()),
+                Map.entry("/alg/*", new Ok()),
                 Map.entry("/dry", new Ok()),
                 Map.entry("/open", new Ok()),
                 Map.entry("/slow", new Slow()),

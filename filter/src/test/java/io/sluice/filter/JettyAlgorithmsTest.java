@@ -1,0 +1,7 @@
+package io.sluice.filter;
+
+class JettyAlgorithmsTest extends AlgorithmsHttpContract {
+    JettyAlgorithmsTest() {
+        super(Containers.Kind.JETTY);
+    }
+}
