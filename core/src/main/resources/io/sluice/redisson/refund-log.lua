@@ -4,7 +4,8 @@
 -- Returns 1 when an entry was removed, 0 when none was found (it left the window already).
 local MAX_SCANNED = 64
 local want = tonumber(ARGV[1])
-for _, v in ipairs(redis.call('zrevrange', KEYS[2], 0, MAX_SCANNED - 1)) do
+-- ZRANGE ... REV (Redis 6.2+) rather than ZREVRANGE: the commands an ACL user needs stay the documented few.
+for _, v in ipairs(redis.call('zrange', KEYS[2], 0, MAX_SCANNED - 1, 'REV')) do
   local _, permits = struct.unpack('Bc0I', v)
   if permits == want then
     redis.call('zrem', KEYS[2], v)
