@@ -1,27 +1,44 @@
 package io.sluice;
 
 import io.sluice.internal.DecisionListener;
+import io.sluice.internal.Coalescer;
 import io.sluice.internal.DenyCache;
 import io.sluice.internal.Ticker;
 import io.sluice.rule.Rule;
 import io.sluice.rule.Throttling;
+import io.sluice.spi.Algorithm;
 import io.sluice.spi.LimiterBackend;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
- * Rate decisions: one backend call per request, with the attack shield in front. A key the backend has
- * rejected (or whose last permit was just taken) is rejected here, without a round trip, until its
- * retry-after; while one request asks the backend about a shielded key again, the others wait for its answer.
- * Dry-run rules always ask the backend: they exist to measure. Thread-safe.
+ * Rate decisions: one backend call per request, coalesced per key, with the attack shield in front.
+ *
+ * <p>Coalescing: while a call for a key is in flight, later decisions for that key wait and then go together,
+ * in arrival order, as one backend call ({@link LimiterBackend#tryConsumeAll}) that decides each of them as
+ * sequential calls at that instant would, at most {@link #MAX_BATCH} at a time. An idle key's decision goes at
+ * once, alone.
+ *
+ * <p>The shield: the backend's last answer for a key says what remains and for how long nothing frees; until
+ * then a request costing more than that is rejected here, without a round trip, and so is a queued one before
+ * its batch is sent (which is how the callers that waited for a call on an exhausted key are answered). A
+ * rejected cost-10 request with 3 left never shields a cost-1 request. Only {@code hard} rules are shielded
+ * ({@code soft} and {@code elastic} may go past a nominal "0 remaining"), and dry-run rules always ask the
+ * backend: they exist to measure. Thread-safe.
  */
 final class RateDecider {
     /** Keys the shield remembers at most; past that it forgets the soonest to expire. */
     static final int SHIELD_MAX_KEYS = 100_000;
+    /** Decisions for one key in one backend call at most; more wait for the next call. */
+    static final int MAX_BATCH = 64;
+    /** A queued decision the shield answered before its batch was sent. */
+    private static final RateOutcome SCREENED = new RateOutcome(false, 0, 0, 0);
 
     private final LimiterBackend backend;
     private final BackendGuard guard;
@@ -30,6 +47,7 @@ final class RateDecider {
     private final DecisionListener listener;
     private final EngineScheduler scheduler;
     private final DenyCache denied = new DenyCache(SHIELD_MAX_KEYS);
+    private final Coalescer<Pending> lanes = new Coalescer<>(MAX_BATCH, this::dispatch);
 
     RateDecider(LimiterBackend backend, BackendGuard guard, KeyNaming naming, Ticker ticker, DecisionListener listener,
                 EngineScheduler scheduler) {
@@ -41,46 +59,155 @@ final class RateDecider {
         this.listener = listener;
     }
 
+    /** One decision waiting for (or in) a backend call. */
+    private static final class Pending {
+        final RateRequest request;
+        final boolean shield;
+        final CompletableFuture<RateOutcome> answer = new CompletableFuture<>();
+        /** The caller's view of {@link #answer}, under the deadline; once done, nobody waits for this decision. */
+        CompletableFuture<RateOutcome> caller;
+        /** Set before {@link #answer} completes with {@link #SCREENED}. */
+        long screenedMillis;
+        long screenedRemaining;
+
+        Pending(RateRequest request, boolean shield) {
+            this.request = request;
+            this.shield = shield;
+        }
+    }
+
     CompletionStage<Decision> decide(Rule rule, String raw, long cost) {
         long limit = rule.rate().orElseThrow().permits();
         String key = naming.rate(rule, raw);
-        if (rule.dryRun()) return ask(rule, key, limit, cost, false);
-        DenyCache.Check check = denied.check(key, ticker.millis());
-        if (check.deniedMillis() > 0) {
-            Decision d = Decision.shielded(rule, limit, Duration.ofMillis(check.deniedMillis()));
-            listener.decided(d, DecisionListener.Source.SHIELD);
-            return CompletableFuture.completedFuture(d);
-        }
-        // Another request is asking the backend about this key right now: its answer decides for us too.
-        if (check.pending() != null) return check.pending().thenCompose(ignored -> decide(rule, raw, cost));
-        // Under soft or elastic throttling the key may go past a nominal "0 remaining": only Redis knows.
-        CompletionStage<Decision> asked = ask(rule, key, limit, cost, rule.ratePolicy().throttling() == Throttling.HARD);
-        if (!check.probe()) return asked;
-        return asked.whenComplete((d, e) -> denied.settle(key, ticker.millis()));
-    }
-
-    private CompletionStage<Decision> ask(Rule rule, String key, long limit, long cost, boolean shield) {
         RateRequest built = rule.ratePolicy().request(key, rule.rate().get(), cost);
         // Until the engine borrows from the capacity rule, an elastic rule holds its nominal limit.
         RateRequest request = rule.ratePolicy().throttling() == Throttling.ELASTIC ? built.withEffectiveLimit(limit) : built;
+        // Under soft or elastic throttling the key may go past a nominal "0 remaining": only the backend knows.
+        boolean shield = !rule.dryRun() && rule.ratePolicy().throttling() == Throttling.HARD;
+        if (shield && shieldable(request)) {
+            long now = ticker.millis();
+            DenyCache.Known known = denied.known(key, now, request.limit(), capacity(request));
+            if (known != null && shieldCost(request) > known.remaining()) {
+                Decision d = shielded(rule, limit, known.remaining(), known.millisLeft(now));
+                listener.decided(d, DecisionListener.Source.SHIELD);
+                return CompletableFuture.completedFuture(d);
+            }
+        }
+        return ask(rule, request, limit, shield);
+    }
+
+    private static Decision shielded(Rule rule, long limit, long remaining, long millis) {
+        Duration wait = Duration.ofMillis(millis);
+        return remaining == 0 ? Decision.shielded(rule, limit, wait) : Decision.rejected(rule, Decision.Kind.RATE, limit, remaining, wait, wait);
+    }
+
+    /** What the shield counts against: the capacity a request may ever take at once. */
+    private static long capacity(RateRequest r) {
+        return switch (r.algorithm()) {
+            case TOKEN_BUCKET -> r.burst();
+            case LEAKY_BUCKET -> r.queue();
+            default -> r.limit();
+        };
+    }
+
+    /**
+     * What a request takes from the shield's "remaining": its cost, except in a leaky bucket, which admits any
+     * cost while a place is free (the cost only moves the next slot), so every request counts as one there.
+     */
+    private static long shieldCost(RateRequest r) {
+        return r.algorithm() == Algorithm.LEAKY_BUCKET ? 1 : r.cost();
+    }
+
+    /** A cost that can never fit is left to the backend, which says so (its own Retry-After and body). */
+    private static boolean shieldable(RateRequest r) {
+        return r.algorithm() == Algorithm.LEAKY_BUCKET || r.cost() <= capacity(r);
+    }
+
+    private CompletionStage<Decision> ask(Rule rule, RateRequest request, long limit, boolean shield) {
         if (!guard.allows()) return CompletableFuture.completedFuture(guard.circuitOpen(rule, Decision.Kind.RATE, limit));
-        long asked = ticker.millis();
-        return guard.call(backend.tryConsume(request), guard.timeout()).handle((RateOutcome o, Throwable e) -> {
+        Pending p = new Pending(request, shield);
+        // The deadline starts now: a decision queued behind a call for its key waits within it.
+        p.caller = guard.call(p.answer, guard.timeout());
+        lanes.submit(request.key(), p);
+        return p.caller.handle((RateOutcome o, Throwable e) -> {
             if (e != null) return CompletableFuture.completedFuture(guard.failure(rule, Decision.Kind.RATE, limit, e));
+            if (o == SCREENED) {
+                Decision d = shielded(rule, limit, p.screenedRemaining, p.screenedMillis);
+                listener.decided(d, DecisionListener.Source.SHIELD);
+                return CompletableFuture.completedFuture(d);
+            }
             Duration reset = Duration.ofMillis(o.resetMillis());
             Decision d;
             if (o.allowed()) {
-                // Just took the last permit: no permit frees before the oldest one leaves the window.
-                if (shield && o.remaining() <= 0) denied.deny(key, asked, o.resetMillis());
                 d = Decision.allowed(rule, Decision.Kind.RATE, limit, o.remaining(), reset);
             } else {
                 Duration retry = Duration.ofMillis(Math.max(o.retryAfterMillis(), o.resetMillis()));
-                if (shield) denied.deny(key, asked, retry.toMillis());
                 d = Decision.rejected(rule, Decision.Kind.RATE, limit, o.remaining(), reset, retry);
             }
             listener.decided(d, DecisionListener.Source.BACKEND);
             return o.allowed() && o.delayMillis() > 0 ? atSlot(d, o.delayMillis()) : CompletableFuture.completedFuture(d);
         }).thenCompose(decided -> decided);
+    }
+
+    /**
+     * Sends one batch of a key's decisions (the lane's previous call has ended): those whose caller has given up
+     * (past the deadline) are dropped, so Redis never counts a request the failure policy already decided;
+     * those the shield now knows will be rejected are answered here; the rest go in one backend call. The shield
+     * learns the batch's last answer (the key's newest state) before any caller sees an answer.
+     */
+    private CompletionStage<?> dispatch(String key, List<Pending> batch) {
+        long now = ticker.millis();
+        List<Pending> sent = new ArrayList<>(batch.size());
+        DenyCache.Known known = null;
+        long budget = Long.MAX_VALUE;
+        long maxCost = 0;
+        for (Pending p : batch) {
+            if (p.caller.isDone()) {
+                p.answer.cancel(false);
+                continue;
+            }
+            RateRequest r = p.request;
+            if (p.shield && shieldable(r)) {
+                if (known == null || !known.appliesTo(r.limit(), capacity(r), now)) {
+                    known = denied.known(key, now, r.limit(), capacity(r));
+                    budget = known == null ? Long.MAX_VALUE : known.remaining();
+                }
+                long c = shieldCost(r);
+                if (known != null && c > budget) {
+                    p.screenedMillis = known.millisLeft(now);
+                    p.screenedRemaining = budget;
+                    p.answer.complete(SCREENED);
+                    continue;
+                }
+                if (known != null) budget = DenyCache.afterRequest(budget, c);
+                maxCost = Math.max(maxCost, c);
+            }
+            sent.add(p);
+        }
+        if (sent.isEmpty()) return CompletableFuture.completedFuture(null);
+        List<RateRequest> requests = new ArrayList<>(sent.size());
+        for (Pending p : sent) requests.add(p.request);
+        CompletionStage<List<RateOutcome>> call;
+        try {
+            call = sent.size() == 1 ? backend.tryConsume(requests.get(0)).thenApply(List::of) : backend.tryConsumeAll(requests);
+        } catch (RuntimeException e) {
+            call = CompletableFuture.failedFuture(e);
+        }
+        long shieldCost = maxCost;
+        return call.whenComplete((answers, e) -> {
+            if (e != null) {
+                for (Pending p : sent) p.answer.completeExceptionally(e);
+                return;
+            }
+            Pending last = sent.get(sent.size() - 1);
+            RateOutcome newest = answers.get(answers.size() - 1);
+            // Remembered while a batch could use it up: then the next batch sends only what may fit. A key far
+            // from its limit is not remembered, so the allowed path writes nothing here.
+            if (last.shield && newest.remaining() < (long) MAX_BATCH * Math.max(1, shieldCost)) {
+                denied.remember(key, now, newest.resetMillis(), newest.remaining(), last.request.limit(), capacity(last.request));
+            }
+            for (int i = 0; i < sent.size(); i++) sent.get(i).answer.complete(answers.get(i));
+        });
     }
 
     /**
