@@ -18,17 +18,25 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class DenyCache {
     private static final long SWEEP_INTERVAL_MILLIS = 1_000;
+    /**
+     * Backends round a reset up to the next millisecond (a token due in 0.4 ms answers 1 ms): the shield holds
+     * only until a millisecond before the reset, when the permit cannot have freed yet.
+     */
+    static final long RESET_ROUNDING_MILLIS = 1;
 
-    /** At most {@code remaining} permits are left until {@code until}, under {@code limit} and {@code capacity}. */
+    /**
+     * At most {@code remaining} permits are left until {@code until} (the reset as the backend answered it),
+     * under {@code limit} and {@code capacity}.
+     */
     public record Known(long until, long remaining, long limit, long capacity) {
-        /** Milliseconds this knowledge still holds at {@code now}; 0 once it has expired. */
+        /** Milliseconds until the reset the backend answered, at {@code now}: the shield's retry-after. */
         public long millisLeft(long now) {
             return Math.max(0, until - now);
         }
 
         /** Whether this knowledge applies to a request under {@code limit} and {@code capacity} at {@code now}. */
         public boolean appliesTo(long limit, long capacity, long now) {
-            return until > now && this.limit == limit && this.capacity == capacity;
+            return until - RESET_ROUNDING_MILLIS > now && this.limit == limit && this.capacity == capacity;
         }
     }
 
@@ -54,7 +62,7 @@ public final class DenyCache {
      * Answers for one key must be recorded in the order the backend gave them.
      */
     public void remember(String key, long now, long millis, long remaining, long limit, long capacity) {
-        if (millis <= 0) return;
+        if (millis <= RESET_ROUNDING_MILLIS) return;
         if (entries.size() >= maxEntries && !entries.containsKey(key)) {
             // A full scan at most once a second: under a flood of distinct keys every request would otherwise
             // scan the whole map on its way to Redis.
