@@ -65,6 +65,8 @@ public final class RedissonBackend implements LimiterBackend {
     /** Numbers in one answer of {@code rate.lua}, and of the scripts on Redis time. */
     private static final int LOG_ANSWER = 4;
     private static final int ANSWER = 6;
+    /** Which of {@code rate.lua}'s arguments is unique to each request (the log entry's id), for batch.lua. */
+    private static final String LOG_ENTRY_ID = "3";
     private static final String REFUND_LOG = script("refund-log.lua");
     /** The scripts' "use Redis TIME" argument: production never passes a time. */
     private static final String REDIS_TIME = "";
@@ -211,11 +213,15 @@ public final class RedissonBackend implements LimiterBackend {
         RateRequest first = requests.get(0);
         Algorithm algorithm = first.algorithm();
         int size = arguments(algorithm);
-        Object[] argv = new Object[1 + size * requests.size()];
+        Object[] argv = new Object[2 + size * requests.size()];
         argv[0] = Integer.toString(size);
-        int at = 1;
+        // A log takes the caller's time: one time for the whole batch, as calls at one instant (batch.lua then
+        // answers a repeated rejection without walking the log again).
+        argv[1] = algorithm == Algorithm.SLIDING_LOG ? LOG_ENTRY_ID : "0";
+        String now = Long.toString(clock.millis());
+        int at = 2;
         for (RateRequest r : requests) {
-            arguments(r, mode, argv, at);
+            arguments(r, mode, now, argv, at);
             at += size;
         }
         String name = first.key();
@@ -254,16 +260,16 @@ public final class RedissonBackend implements LimiterBackend {
      * One request's arguments, written into {@code argv} from {@code at}. The scripts on Redis time take now (or
      * Redis TIME) and the period first; {@code rate.lua} takes the caller's clock, as Redisson's limiter does.
      */
-    private void arguments(RateRequest r, String mode, Object[] argv, int at) {
+    private void arguments(RateRequest r, String mode, String now, Object[] argv, int at) {
         if (r.algorithm() == Algorithm.SLIDING_LOG) {
             long interval = r.period().toMillis();
             // Soft or elastic: the log counts up to the effective limit; the answer speaks of the nominal one.
             long limit = r.overage() ? r.effectiveLimit() : r.limit();
-            put(argv, at, Long.toString(r.cost()), Long.toString(clock.millis()), randomId(),
+            put(argv, at, Long.toString(r.cost()), now, randomId(),
                     Long.toString(limit), Long.toString(interval), Long.toString(interval));
             return;
         }
-        argv[at] = callerTime ? Long.toString(clock.millis()) : REDIS_TIME;
+        argv[at] = callerTime ? now : REDIS_TIME;
         argv[at + 1] = Long.toString(r.period().toMillis());
         switch (r.algorithm()) {
             case TOKEN_BUCKET -> put(argv, at + 2, Long.toString(r.limit()), Long.toString(r.effectiveLimit()),
