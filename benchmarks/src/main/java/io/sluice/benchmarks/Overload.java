@@ -17,14 +17,16 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * How much of a hot key's limit is used under overload: one {@code global} rule ({@code 20000/1s} by default),
  * many callers asking far more than it admits, for some seconds. Reports the admitted share of the limit over
- * the steady seconds (the first second is left out: it starts from a full limit) and the most admitted in any
- * rolling second as this process saw it (admissions stamped when their answer arrived, so a rolling second can
+ * the steady seconds (the first two are left out: they start from a full limit, a token bucket's whole burst)
+ * and the most admitted in any rolling second of those as this process saw it (admissions stamped when their answer arrived, so a rolling second can
  * show a few more than the limit from answer jitter; the limit itself is Redis's).
  *
  * <pre>java -cp benchmarks/target/benchmarks.jar io.sluice.benchmarks.Overload [--callers 32] [--seconds 6]
  *     [--rate 20000/1s] [--timeout 10s] [--algorithm sliding-log,token-bucket,fixed-window,sliding-window]</pre>
  */
 public final class Overload {
+    private static final long SETTLE_NANOS = 2_000_000_000L;
+
     public static void main(String[] args) throws Exception {
         Map<String, String> a = new HashMap<>();
         for (int i = 0; i + 1 < args.length; i += 2) a.put(args[i].replaceFirst("^--", ""), args[i + 1]);
@@ -56,14 +58,16 @@ public final class Overload {
             long warmEnd = System.nanoTime() + 1_000_000_000L;
             while (System.nanoTime() < warmEnd) sluice.admit(rules, KeySource.fixed("warm-up")).toCompletableFuture().join();
             long start = System.nanoTime();
-            long end = start + seconds * 1_000_000_000L;
+            // The first seconds are left out: they start from a full limit (a token bucket's whole burst).
+            long steadyFrom = start + SETTLE_NANOS;
+            long end = steadyFrom + seconds * 1_000_000_000L;
             LongAdder decisions = new LongAdder();
             LongAdder byPolicy = new LongAdder();
             List<long[]> stamps = new ArrayList<>();
             List<int[]> counts = new ArrayList<>();
             List<Thread> threads = new ArrayList<>();
             for (int t = 0; t < callers; t++) {
-                long[] mine = new long[(int) (limit * (seconds + 1))];
+                long[] mine = new long[(int) (limit * (seconds + 4))];
                 int[] n = new int[1];
                 stamps.add(mine);
                 counts.add(n);
@@ -88,16 +92,15 @@ public final class Overload {
                 at += counts.get(t)[0];
             }
             Arrays.sort(all);
-            long steadyFrom = start + 1_000_000_000L;
-            long steady = Arrays.stream(all).filter(s -> s >= steadyFrom && s < end).count();
-            double perSecond = steady / (seconds - 1.0);
+            long[] steady = Arrays.stream(all).filter(s -> s >= steadyFrom && s < end).toArray();
+            double perSecond = steady.length / (double) seconds;
             long most = 0;
-            for (int i = 0, j = 0; i < all.length; i++) {
-                while (all[i] - all[j] >= 1_000_000_000L) j++;
+            for (int i = 0, j = 0; i < steady.length; i++) {
+                while (steady[i] - steady[j] >= 1_000_000_000L) j++;
                 most = Math.max(most, i - j + 1);
             }
             System.out.printf("| %s | %d | %,.0f | %,.0f | **%.1f %%** | %,d | %d |%n", algorithm, callers,
-                    decisions.sum() / (double) seconds, perSecond, 100 * perSecond / limit, most, byPolicy.sum());
+                    decisions.sum() * 1e9 / (end - start), perSecond, 100 * perSecond / limit, most, byPolicy.sum());
         }
     }
 }
