@@ -63,10 +63,9 @@ final class RateDecider {
     private static final class Pending {
         final RateRequest request;
         final boolean shield;
-        final CompletableFuture<RateOutcome> answer = new CompletableFuture<>();
-        /** The caller's view of {@link #answer}, under the deadline; once done, nobody waits for this decision. */
-        CompletableFuture<RateOutcome> caller;
-        /** Set before {@link #answer} completes with {@link #SCREENED}. */
+        /** What the backend answered, {@link #SCREENED}, or the failure the rule's failure policy decides. */
+        final CompletableFuture<RateOutcome> outcome = new CompletableFuture<>();
+        /** Set before {@link #outcome} completes with {@link #SCREENED}. */
         long screenedMillis;
         long screenedRemaining;
 
@@ -126,10 +125,8 @@ final class RateDecider {
     private CompletionStage<Decision> ask(Rule rule, RateRequest request, long limit, boolean shield) {
         if (!guard.allows()) return CompletableFuture.completedFuture(guard.circuitOpen(rule, Decision.Kind.RATE, limit));
         Pending p = new Pending(request, shield);
-        // The deadline starts now: a decision queued behind a call for its key waits within it.
-        p.caller = guard.call(p.answer, guard.timeout());
         lanes.submit(request.key(), p);
-        return p.caller.handle((RateOutcome o, Throwable e) -> {
+        return p.outcome.handle((RateOutcome o, Throwable e) -> {
             if (e != null) return CompletableFuture.completedFuture(guard.failure(rule, Decision.Kind.RATE, limit, e));
             if (o == SCREENED) {
                 Decision d = shielded(rule, limit, p.screenedRemaining, p.screenedMillis);
@@ -150,22 +147,24 @@ final class RateDecider {
     }
 
     /**
-     * Sends one batch of a key's decisions (the lane's previous call has ended): those whose caller has given up
-     * (past the deadline) are dropped, so Redis never counts a request the failure policy already decided;
-     * those the shield now knows will be rejected are answered here; the rest go in one backend call. The shield
-     * learns the batch's last answer (the key's newest state) before any caller sees an answer.
+     * Sends one batch of a key's decisions, once each caller of the key's previous batch has its answer. If that
+     * call failed (Redis down, or slower than the deadline), the decisions that queued behind it fail with it,
+     * unsent: so a frozen Redis costs a queued decision at most what remained of the deadline ahead of it. Else
+     * those the shield now knows will be rejected are answered here, and the rest go in one backend call, each
+     * under its own deadline from now: a decision of a healthy burst is not late for having waited its turn.
+     * The shield learns the batch's last answer (the key's newest state) before any caller sees an answer.
      */
-    private CompletionStage<?> dispatch(String key, List<Pending> batch) {
+    private CompletionStage<Throwable> dispatch(String key, List<Pending> batch, Throwable behind) {
+        if (behind != null) {
+            for (Pending p : batch) p.outcome.completeExceptionally(behind);
+            return CompletableFuture.completedFuture(null);
+        }
         long now = ticker.millis();
         List<Pending> sent = new ArrayList<>(batch.size());
         DenyCache.Known known = null;
         long budget = Long.MAX_VALUE;
         long maxCost = 0;
         for (Pending p : batch) {
-            if (p.caller.isDone()) {
-                p.answer.cancel(false);
-                continue;
-            }
             RateRequest r = p.request;
             if (p.shield && shieldable(r)) {
                 if (known == null || !known.appliesTo(r.limit(), capacity(r), now)) {
@@ -176,7 +175,7 @@ final class RateDecider {
                 if (known != null && c > budget) {
                     p.screenedMillis = known.millisLeft(now);
                     p.screenedRemaining = budget;
-                    p.answer.complete(SCREENED);
+                    p.outcome.complete(SCREENED);
                     continue;
                 }
                 if (known != null) budget = DenyCache.afterRequest(budget, c);
@@ -193,21 +192,38 @@ final class RateDecider {
         } catch (RuntimeException e) {
             call = CompletableFuture.failedFuture(e);
         }
+        // Each decision's answer, under its deadline, reported to the breaker and the listener one by one.
+        List<CompletableFuture<RateOutcome>> answers = new ArrayList<>(sent.size());
+        CompletableFuture<?>[] bounded = new CompletableFuture<?>[sent.size()];
+        for (int i = 0; i < sent.size(); i++) {
+            CompletableFuture<RateOutcome> answer = new CompletableFuture<>();
+            answers.add(answer);
+            Pending p = sent.get(i);
+            bounded[i] = guard.call(answer, guard.timeout()).whenComplete((o, e) -> {
+                if (e != null) p.outcome.completeExceptionally(e);
+                else p.outcome.complete(o);
+            });
+        }
         long shieldCost = maxCost;
-        return call.whenComplete((answers, e) -> {
+        call.whenComplete((outcomes, e) -> {
             if (e != null) {
-                for (Pending p : sent) p.answer.completeExceptionally(e);
+                for (CompletableFuture<RateOutcome> a : answers) a.completeExceptionally(e);
                 return;
             }
             Pending last = sent.get(sent.size() - 1);
-            RateOutcome newest = answers.get(answers.size() - 1);
+            RateOutcome newest = outcomes.get(outcomes.size() - 1);
             // Remembered while a batch could use it up: then the next batch sends only what may fit. A key far
             // from its limit is not remembered, so the allowed path writes nothing here.
             if (last.shield && newest.remaining() < (long) MAX_BATCH * Math.max(1, shieldCost)) {
                 denied.remember(key, now, newest.resetMillis(), newest.remaining(), last.request.limit(), capacity(last.request));
             }
-            for (int i = 0; i < sent.size(); i++) sent.get(i).answer.complete(answers.get(i));
+            for (int i = 0; i < answers.size(); i++) answers.get(i).complete(outcomes.get(i));
         });
+        // The key's next batch goes once every decision of this one has its answer or has given up at its
+        // deadline: a call stuck on a frozen Redis (until the client's own, maybe longer, timeout) holds up no
+        // later batch for longer than the deadline.
+        CompletableFuture<?> ended = bounded.length == 1 ? bounded[0] : CompletableFuture.allOf(bounded);
+        return ended.handle((v, e) -> e == null ? null : BackendGuard.unwrap(e));
     }
 
     /**

@@ -20,10 +20,14 @@ import java.util.concurrent.ConcurrentHashMap;
  * @param <T> what one queued item is
  */
 public final class Coalescer<T> {
-    /** Sends one batch of a key's items; the stage ends when the call has ended (successfully or not). */
+    /**
+     * Sends one batch of a key's items; the stage ends when the call has ended, with its failure (null when it
+     * succeeded). {@code behind} is the failure of the call this batch waited for (null when that call succeeded,
+     * or when the key was idle): items that queued behind a failed call may be failed with it, unsent.
+     */
     @FunctionalInterface
     public interface Dispatch<T> {
-        CompletionStage<?> send(String key, List<T> batch);
+        CompletionStage<Throwable> send(String key, List<T> batch, Throwable behind);
     }
 
     private final int maxBatch;
@@ -49,23 +53,24 @@ public final class Coalescer<T> {
             waiting.add(item);
             return waiting;
         });
-        if (idle[0] != null) run(key, List.of(item));
+        if (idle[0] != null) run(key, List.of(item), null);
     }
 
     /** Dispatches batches of the key until one is in flight, or the key has nothing left. */
-    private void run(String key, List<T> batch) {
+    private void run(String key, List<T> batch, Throwable behind) {
         while (batch != null) {
-            CompletableFuture<?> call;
+            CompletableFuture<Throwable> call;
             try {
-                call = dispatch.send(key, batch).toCompletableFuture();
+                call = dispatch.send(key, batch, behind).toCompletableFuture();
             } catch (RuntimeException e) {
                 // A dispatch that throws has ended its call: the key must not stay in flight for ever.
-                call = CompletableFuture.completedFuture(null);
+                call = CompletableFuture.completedFuture(e);
             }
             if (!call.isDone()) {
-                call.whenComplete((v, e) -> run(key, next(key)));
+                call.whenComplete((failure, e) -> run(key, next(key), e != null ? e : failure));
                 return;
             }
+            behind = call.handle((failure, e) -> e != null ? e : failure).join();
             batch = next(key);
         }
     }
