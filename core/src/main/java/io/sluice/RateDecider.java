@@ -184,11 +184,31 @@ final class RateDecider {
             sent.add(p);
         }
         if (sent.isEmpty()) return CompletableFuture.completedFuture(null);
+        long shieldCost = maxCost;
+        if (sent.size() == 1) {
+            // The common case (an idle key): one call, no batch bookkeeping.
+            Pending p = sent.get(0);
+            CompletionStage<RateOutcome> one;
+            try {
+                one = backend.tryConsume(p.request);
+            } catch (RuntimeException e) {
+                one = CompletableFuture.failedFuture(e);
+            }
+            return guard.call(one, guard.timeout()).handle((o, e) -> {
+                if (e != null) {
+                    p.outcome.completeExceptionally(e);
+                    return BackendGuard.unwrap(e);
+                }
+                learn(key, now, p, o, shieldCost);
+                p.outcome.complete(o);
+                return null;
+            });
+        }
         List<RateRequest> requests = new ArrayList<>(sent.size());
         for (Pending p : sent) requests.add(p.request);
         CompletionStage<List<RateOutcome>> call;
         try {
-            call = sent.size() == 1 ? backend.tryConsume(requests.get(0)).thenApply(List::of) : backend.tryConsumeAll(requests);
+            call = backend.tryConsumeAll(requests);
         } catch (RuntimeException e) {
             call = CompletableFuture.failedFuture(e);
         }
@@ -204,19 +224,12 @@ final class RateDecider {
                 else p.outcome.complete(o);
             });
         }
-        long shieldCost = maxCost;
         call.whenComplete((outcomes, e) -> {
             if (e != null) {
                 for (CompletableFuture<RateOutcome> a : answers) a.completeExceptionally(e);
                 return;
             }
-            Pending last = sent.get(sent.size() - 1);
-            RateOutcome newest = outcomes.get(outcomes.size() - 1);
-            // Remembered while a batch could use it up: then the next batch sends only what may fit. A key far
-            // from its limit is not remembered, so the allowed path writes nothing here.
-            if (last.shield && newest.remaining() < (long) MAX_BATCH * Math.max(1, shieldCost)) {
-                denied.remember(key, now, newest.resetMillis(), newest.remaining(), last.request.limit(), capacity(last.request));
-            }
+            learn(key, now, sent.get(sent.size() - 1), outcomes.get(outcomes.size() - 1), shieldCost);
             for (int i = 0; i < answers.size(); i++) answers.get(i).complete(outcomes.get(i));
         });
         // The key's next batch goes once every decision of this one has its answer or has given up at its
@@ -224,6 +237,17 @@ final class RateDecider {
         // later batch for longer than the deadline.
         CompletableFuture<?> ended = bounded.length == 1 ? bounded[0] : CompletableFuture.allOf(bounded);
         return ended.handle((v, e) -> e == null ? null : BackendGuard.unwrap(e));
+    }
+
+    /**
+     * The shield learns the key's newest state, asked at {@code now}, from the last answer of a call. Remembered
+     * while a batch could use it up: then the next batch sends only what may fit. A key far from its limit is not
+     * remembered, so the allowed path writes nothing here.
+     */
+    private void learn(String key, long now, Pending last, RateOutcome newest, long maxCost) {
+        if (last.shield && newest.remaining() < (long) MAX_BATCH * Math.max(1, maxCost)) {
+            denied.remember(key, now, newest.resetMillis(), newest.remaining(), last.request.limit(), capacity(last.request));
+        }
     }
 
     /**

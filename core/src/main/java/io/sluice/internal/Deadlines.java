@@ -19,10 +19,16 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class Deadlines {
     /**
      * How many times its limit a call past its deadline may go on waiting while Redis keeps answering calls made
-     * after it: then the store is alive and the call is only queued behind others of this client (a burst of the
+     * after it (or at most half a limit before it): then the store is alive and the call is only queued behind others of this client (a burst of the
      * application's own making, a machine short of CPU), which the failure policy must not mistake for an outage.
      */
     public static final int BUSY_PATIENCE = 10;
+    /**
+     * "Made after it" reaches back a half of the limit: the calls of one burst start a few milliseconds apart, and
+     * the last of them must count its siblings. A store slower than 1.5 times the limit answers nothing that new
+     * in time.
+     */
+    private static final long ALIVE_WINDOW_DIVISOR = 2;
     /** ... but never more than this past its own deadline (a waiting acquire's limit is long already). */
     public static final Duration BUSY_PATIENCE_MAX = Duration.ofSeconds(1);
 
@@ -71,7 +77,7 @@ public final class Deadlines {
             if (p.future().isDone()) {
                 it.remove();
             } else if (now - p.deadlineNanos() >= 0) {
-                boolean alive = newest != Long.MIN_VALUE && newest - p.startNanos() > 0;
+                boolean alive = newest != Long.MIN_VALUE && newest - (p.startNanos() - p.limitNanos() / ALIVE_WINDOW_DIVISOR) > 0;
                 long extra = Math.min((BUSY_PATIENCE - 1) * p.limitNanos(), BUSY_PATIENCE_MAX.toNanos());
                 if (alive && now - p.deadlineNanos() < extra) continue;
                 p.future().completeExceptionally(new TimeoutException("no answer within " + p.limitMillis() + " ms"

@@ -54,14 +54,21 @@ import java.util.function.Supplier;
  * attempt is retried at most once a second, on demand.
  */
 public final class RedissonBackend implements LimiterBackend {
-    private static final String RATE = batched("rate.lua");
+    /** A decision script as it is (one request a call), and wrapped to decide several (see {@link #batched}). */
+    private record Decider(String one, String many) {
+        static Decider of(String first, String... rest) {
+            return new Decider(join(first, rest), batched(first, rest));
+        }
+    }
+
+    private static final Decider RATE = Decider.of("rate.lua");
     private static final String ACQUIRE = script("wake.lua", "acquire.lua");
     private static final String RENEW = script("renew.lua");
     private static final String RELEASE = script("wake.lua", "release.lua");
-    private static final String TOKEN_BUCKET = batched("redis-time.lua", "token-bucket.lua");
-    private static final String LEAKY_BUCKET = batched("redis-time.lua", "leaky-bucket.lua");
-    private static final String FIXED_WINDOW = batched("redis-time.lua", "fixed-window.lua");
-    private static final String SLIDING_WINDOW = batched("redis-time.lua", "sliding-window.lua");
+    private static final Decider TOKEN_BUCKET = Decider.of("redis-time.lua", "token-bucket.lua");
+    private static final Decider LEAKY_BUCKET = Decider.of("redis-time.lua", "leaky-bucket.lua");
+    private static final Decider FIXED_WINDOW = Decider.of("redis-time.lua", "fixed-window.lua");
+    private static final Decider SLIDING_WINDOW = Decider.of("redis-time.lua", "sliding-window.lua");
     /** Numbers in one answer of {@code rate.lua}, and of the scripts on Redis time. */
     private static final int LOG_ANSWER = 4;
     private static final int ANSWER = 6;
@@ -213,13 +220,18 @@ public final class RedissonBackend implements LimiterBackend {
         RateRequest first = requests.get(0);
         Algorithm algorithm = first.algorithm();
         int size = arguments(algorithm);
-        Object[] argv = new Object[2 + size * requests.size()];
-        argv[0] = Integer.toString(size);
-        // A log takes the caller's time: one time for the whole batch, as calls at one instant (batch.lua then
-        // answers a repeated rejection without walking the log again).
-        argv[1] = algorithm == Algorithm.SLIDING_LOG ? LOG_ENTRY_ID : "0";
+        // One request runs the script as it is: the wrapping costs Redis a little per call, and pays only for two.
+        boolean alone = requests.size() == 1;
+        int header = alone ? 0 : 2;
+        Object[] argv = new Object[header + size * requests.size()];
+        if (!alone) {
+            argv[0] = Integer.toString(size);
+            // A log takes the caller's time: one time for the whole batch, as calls at one instant (batch.lua then
+            // answers a repeated rejection without walking the log again).
+            argv[1] = algorithm == Algorithm.SLIDING_LOG ? LOG_ENTRY_ID : "0";
+        }
         String now = Long.toString(clock.millis());
-        int at = 2;
+        int at = header;
         for (RateRequest r : requests) {
             arguments(r, mode, now, argv, at);
             at += size;
@@ -227,8 +239,9 @@ public final class RedissonBackend implements LimiterBackend {
         String name = first.key();
         List<Object> keys = algorithm == Algorithm.SLIDING_LOG
                 ? List.of(name, suffix(name, "value"), suffix(name, "permits")) : List.of(name);
-        CompletionStage<List<Long>> result = scripts.evalAsync(name, RScript.Mode.READ_WRITE, script(algorithm),
-                RScript.ReturnType.LIST, keys, argv);
+        Decider decider = decider(algorithm);
+        CompletionStage<List<Long>> result = scripts.evalAsync(name, RScript.Mode.READ_WRITE,
+                alone ? decider.one() : decider.many(), RScript.ReturnType.LIST, keys, argv);
         return result.thenApply(v -> {
             List<RateOutcome> answers = new ArrayList<>(requests.size());
             int step = algorithm == Algorithm.SLIDING_LOG ? LOG_ANSWER : ANSWER;
@@ -237,7 +250,7 @@ public final class RedissonBackend implements LimiterBackend {
         });
     }
 
-    private static String script(Algorithm algorithm) {
+    private static Decider decider(Algorithm algorithm) {
         return switch (algorithm) {
             case SLIDING_LOG -> RATE;
             case TOKEN_BUCKET -> TOKEN_BUCKET;
