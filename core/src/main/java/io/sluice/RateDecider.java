@@ -23,7 +23,9 @@ import java.util.concurrent.CompletionStage;
  * <p>Coalescing: while a call for a key is in flight, later decisions for that key wait and then go together,
  * in arrival order, as one backend call ({@link LimiterBackend#tryConsumeAll}) that decides each of them as
  * sequential calls at that instant would, at most {@link #MAX_BATCH} at a time. An idle key's decision goes at
- * once, alone.
+ * once, alone. A decision's deadline starts when its call is sent; one queued behind a call that failed (Redis
+ * down, or past the deadline) fails with it, unsent, so waiting its turn never makes it cost more than a deadline
+ * of a Redis that does not answer.
  *
  * <p>The shield: the backend's last answer for a key says what remains and for how long nothing frees; until
  * then a request costing more than that is rejected here, without a round trip, and so is a queued one before
@@ -73,6 +75,11 @@ final class RateDecider {
             this.request = request;
             this.shield = shield;
         }
+    }
+
+    /** Forgets what the shield knows, for when limits change under the same keys (a reload). */
+    void forgetShield() {
+        denied.clear();
     }
 
     CompletionStage<Decision> decide(Rule rule, String raw, long cost) {
