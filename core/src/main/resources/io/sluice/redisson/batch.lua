@@ -9,23 +9,24 @@ local unique = tonumber(ARGV[2])
 local out = {}
 -- A rejection changes nothing a decision reads, so until something is admitted, a request asking the same as a
 -- rejected one (but for its id) at the same time gets the same answer: no second walk of a long log.
-local rejected = {}
+local rejected = nil
+local function asked(args)
+  local parts = {}
+  for i = 1, size do if i ~= unique then parts[#parts + 1] = args[i] end end
+  return table.concat(parts, ':')
+end
 for first = 3, #ARGV, size do
   local args = {}
   for i = 1, size do args[i] = ARGV[first + i - 1] end
-  local same = nil
-  if unique > 0 then
-    local parts = {}
-    for i = 1, size do if i ~= unique then parts[#parts + 1] = args[i] end end
-    same = table.concat(parts, ':')
-  end
-  local answer = same and rejected[same]
+  -- Only after a rejection is a request's question spelled out: an admitted run costs nothing extra.
+  local answer = rejected and rejected[asked(args)]
   if not answer then
     answer = decide(KEYS, args)
     if answer[1] == 1 then
-      rejected = {}
-    elseif same then
-      rejected[same] = answer
+      rejected = nil
+    elseif unique > 0 then
+      rejected = rejected or {}
+      rejected[asked(args)] = answer
     end
   end
   for i = 1, #answer do out[#out + 1] = answer[i] end
