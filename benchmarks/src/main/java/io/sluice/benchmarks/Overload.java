@@ -40,12 +40,13 @@ public final class Overload {
         System.out.println("| algorithm | callers | decisions/s | admitted/s (steady) | share of the limit | most in a rolling second | by the failure policy |");
         System.out.println("|---|---|---|---|---|---|---|");
         for (String algorithm : a.getOrDefault("algorithm", "sliding-log").split(",")) {
-            run(algorithm, callers, seconds, rate, limit, timeout);
+            System.out.println(run(algorithm, callers, seconds, rate, limit, timeout));
         }
         System.exit(0);
     }
 
-    private static void run(String algorithm, int callers, int seconds, String rate, long limit, String timeout) throws InterruptedException {
+    /** One row of the table: {@code callers} asking {@code rate} for {@code seconds} steady seconds. */
+    static String run(String algorithm, int callers, int seconds, String rate, long limit, String timeout) throws InterruptedException {
         try (Sluice sluice = Sluice.builder().redisson(BenchRedis.client()).properties(Map.of(
                 "sluice.key-prefix", "overload-" + UUID.randomUUID().toString().substring(0, 8),
                 "sluice.backend-timeout", timeout,
@@ -99,7 +100,7 @@ public final class Overload {
                 while (steady[i] - steady[j] >= 1_000_000_000L) j++;
                 most = Math.max(most, i - j + 1);
             }
-            System.out.printf("| %s | %d | %,.0f | %,.0f | **%.1f %%** | %,d | %d |%n", algorithm, callers,
+            return String.format("| %s | %d | %,.0f | %,.0f | **%.1f %%** | %,d | %d |", algorithm, callers,
                     decisions.sum() * 1e9 / (end - start), perSecond, 100 * perSecond / limit, most, byPolicy.sum());
         }
     }
