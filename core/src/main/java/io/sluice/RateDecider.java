@@ -1,6 +1,7 @@
 package io.sluice;
 
 import io.sluice.internal.DecisionListener;
+import io.sluice.internal.Coalescer;
 import io.sluice.internal.DenyCache;
 import io.sluice.internal.Elastic;
 import io.sluice.internal.Ticker;
@@ -8,31 +9,50 @@ import io.sluice.key.KeyResolver;
 import io.sluice.rule.Rule;
 import io.sluice.rule.RuleSet;
 import io.sluice.rule.Throttling;
+import io.sluice.spi.Algorithm;
 import io.sluice.spi.LimiterBackend;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
 /**
- * Rate decisions: one backend call per request, with the attack shield in front. A key the backend has
- * rejected (or whose last permit was just taken) is rejected here, without a round trip, until its
- * retry-after; while one request asks the backend about a shielded key again, the others wait for its answer.
- * Dry-run rules always ask the backend: they exist to measure.
+ * Rate decisions: one backend call per request, coalesced per key, with the attack shield in front.
+ *
+ * <p>Coalescing: while a call for a key is in flight, later decisions for that key wait and then go together,
+ * in arrival order, as one backend call ({@link LimiterBackend#tryConsumeAll}) that decides each of them as
+ * sequential calls at that instant would, at most {@link #MAX_BATCH} at a time. An idle key's decision goes at
+ * once, alone. A decision's deadline starts when its call is sent; one queued behind a call that failed (Redis
+ * down, or past the deadline) fails with it, unsent, so waiting its turn never makes it cost more than a deadline
+ * of a Redis that does not answer.
+ *
+ * <p>The shield: the backend's last answer for a key says what remains and for how long nothing frees; until
+ * then a request costing more than that is rejected here, without a round trip, and so is a queued one before
+ * its batch is sent (which is how the callers that waited for a call on an exhausted key are answered). A
+ * rejected cost-10 request with 3 left never shields a cost-1 request. Only {@code hard} rules are shielded
+ * ({@code soft} and {@code elastic} may go past a nominal "0 remaining"), and dry-run rules always ask the
+ * backend: they exist to measure. What the shield knows holds for one limit and capacity: a reload or a plan
+ * that changes a key's limit is asked of the backend again.
  *
  * <p>An {@code elastic} rule over its nominal limit borrows from its {@code capacity} rule ({@link Elastic}): the
  * capacity rule is looked up by name in the engine's current rules on every such decision, so a reloaded rule set
  * lends from its own. Such a decision is reported once, for the elastic rule; the capacity rule's own counts
  * (stats, meters) cover only requests it matched itself, not what it lent. The two or three calls of an elastic
- * decision share one {@code sluice.backend-timeout}. Thread-safe.
+ * decision share one {@code sluice.backend-timeout}, and are not coalesced. Thread-safe.
  */
 final class RateDecider {
     /** Keys the shield remembers at most; past that it forgets the soonest to expire. */
     static final int SHIELD_MAX_KEYS = 100_000;
+    /** Decisions for one key in one backend call at most; more wait for the next call. */
+    static final int MAX_BATCH = 64;
+    /** A queued decision the shield answered before its batch was sent. */
+    private static final RateOutcome SCREENED = new RateOutcome(false, 0, 0, 0);
 
     private final LimiterBackend backend;
     private final BackendGuard guard;
@@ -41,13 +61,9 @@ final class RateDecider {
     private final DecisionListener listener;
     private final EngineScheduler scheduler;
     private final DenyCache denied = new DenyCache(SHIELD_MAX_KEYS);
-    /**
-     * The rules in effect: an answer for a rule a reload has replaced must not shield a key under the new one, and
-     * an elastic rule finds its capacity rule here.
-     */
+    private final Coalescer<Pending> lanes = new Coalescer<>(MAX_BATCH, this::dispatch);
+    /** The rules in effect, where an elastic rule finds its capacity rule. */
     private final Supplier<RuleSet> rules;
-    /** Counts reloads; written only by the engine's reload (serialized), read by every decision. */
-    private volatile long generation;
 
     RateDecider(LimiterBackend backend, BackendGuard guard, KeyNaming naming, Ticker ticker, DecisionListener listener,
                 EngineScheduler scheduler, Supplier<RuleSet> rules) {
@@ -60,60 +76,100 @@ final class RateDecider {
         this.listener = listener;
     }
 
-    /** After a reload: a key remembered as exhausted may have room under its rule's new limit, so ask Redis again. */
+    /** One decision waiting for (or in) a backend call. */
+    private static final class Pending {
+        final RateRequest request;
+        final boolean shield;
+        /** What the backend answered, {@link #SCREENED}, or the failure the rule's failure policy decides. */
+        final CompletableFuture<RateOutcome> outcome = new CompletableFuture<>();
+        /** Set before {@link #outcome} completes with {@link #SCREENED}. */
+        long screenedMillis;
+        long screenedRemaining;
+
+        Pending(RateRequest request, boolean shield) {
+            this.request = request;
+            this.shield = shield;
+        }
+    }
+
+    /** After a reload: forgets what the shield knows (its entries hold per limit already; this frees the memory). */
     void forgetShielded() {
-        generation++;
         denied.clear();
     }
 
     CompletionStage<Decision> decide(Rule rule, String raw, long cost) {
         long limit = rule.rate().orElseThrow().permits();
         String key = naming.rate(rule, raw);
-        String shielded = shieldKey(rule, key);
-        long generation = this.generation;
-        if (rule.dryRun()) return ask(rule, key, shielded, generation, limit, cost, false);
-        DenyCache.Check check = denied.check(shielded, ticker.millis());
-        if (check.deniedMillis() > 0) {
-            Decision d = Decision.shielded(rule, limit, Duration.ofMillis(check.deniedMillis()));
-            listener.decided(d, DecisionListener.Source.SHIELD);
-            return CompletableFuture.completedFuture(d);
+        RateRequest request = rule.ratePolicy().request(key, rule.rate().get(), cost);
+        // Under soft or elastic throttling the key may go past a nominal "0 remaining": only the backend knows.
+        boolean shield = !rule.dryRun() && rule.ratePolicy().throttling() == Throttling.HARD;
+        if (shield && shieldable(request)) {
+            long now = ticker.millis();
+            DenyCache.Known known = denied.known(key, now, request.limit(), capacity(request));
+            if (known != null && shieldCost(request) > known.remaining()) {
+                Decision d = shielded(rule, limit, known.remaining(), known.millisLeft(now));
+                listener.decided(d, DecisionListener.Source.SHIELD);
+                return CompletableFuture.completedFuture(d);
+            }
         }
-        // Another request is asking the backend about this key right now: its answer decides for us too.
-        if (check.pending() != null) return check.pending().thenCompose(ignored -> decide(rule, raw, cost));
-        // Under soft or elastic throttling the key may go past a nominal "0 remaining": only Redis knows.
-        CompletionStage<Decision> asked = ask(rule, key, shielded, generation, limit, cost, rule.ratePolicy().throttling() == Throttling.HARD);
-        if (!check.probe()) return asked;
-        return asked.whenComplete((d, e) -> denied.settle(shielded, ticker.millis()));
+        return ask(rule, request, limit, shield);
+    }
+
+    private static Decision shielded(Rule rule, long limit, long remaining, long millis) {
+        Duration wait = Duration.ofMillis(millis);
+        return remaining == 0 ? Decision.shielded(rule, limit, wait) : Decision.rejected(rule, Decision.Kind.RATE, limit, remaining, wait, wait);
+    }
+
+    /** What the shield counts against: the capacity a request may ever take at once. */
+    private static long capacity(RateRequest r) {
+        return switch (r.algorithm()) {
+            case TOKEN_BUCKET -> r.burst();
+            case LEAKY_BUCKET -> r.queue();
+            default -> r.limit();
+        };
     }
 
     /**
-     * What the shield remembers a key under. Plans share one counter per key but not one limit: a key rejected on
-     * one plan must still reach the backend on a larger one, so a rule with plans remembers it per limit.
+     * What a request takes from the shield's "remaining": its cost, except in a leaky bucket, which admits any
+     * cost while a place is free (the cost only moves the next slot), so every request counts as one there.
      */
-    private static String shieldKey(Rule rule, String key) {
-        if (!rule.plans().any()) return key;
-        return key + "|" + rule.rate().orElseThrow().permits() + "/" + rule.ratePolicy().burst();
+    private static long shieldCost(RateRequest r) {
+        return r.algorithm() == Algorithm.LEAKY_BUCKET ? 1 : r.cost();
     }
 
-    private CompletionStage<Decision> ask(Rule rule, String key, String shielded, long generation, long limit, long cost,
-                                          boolean shield) {
-        RateRequest request = rule.ratePolicy().request(key, rule.rate().get(), cost);
+    /** A cost that can never fit is left to the backend, which says so (its own Retry-After and body). */
+    private static boolean shieldable(RateRequest r) {
+        return r.algorithm() == Algorithm.LEAKY_BUCKET || r.cost() <= capacity(r);
+    }
+
+    private CompletionStage<Decision> ask(Rule rule, RateRequest request, long limit, boolean shield) {
         if (!guard.allows()) return CompletableFuture.completedFuture(guard.circuitOpen(rule, Decision.Kind.RATE, limit));
-        long asked = ticker.millis();
-        return guard.call(consume(rule, request), guard.timeout()).handle((RateOutcome o, Throwable e) -> {
+        CompletionStage<RateOutcome> outcome;
+        Pending p = null;
+        if (rule.ratePolicy().throttling() == Throttling.ELASTIC) {
+            outcome = guard.call(elastic(rule, request), guard.timeout());
+        } else {
+            p = new Pending(request, shield);
+            lanes.submit(request.key(), p);
+            outcome = p.outcome;
+        }
+        Pending queued = p;
+        long cost = request.cost();
+        return outcome.handle((RateOutcome o, Throwable e) -> {
             if (e != null) return CompletableFuture.completedFuture(guard.failure(rule, Decision.Kind.RATE, limit, e));
+            if (o == SCREENED) {
+                Decision d = shielded(rule, limit, queued.screenedRemaining, queued.screenedMillis);
+                listener.decided(d, DecisionListener.Source.SHIELD);
+                return CompletableFuture.completedFuture(d);
+            }
             Duration reset = Duration.ofMillis(o.resetMillis());
             Decision d;
             if (o.allowed()) {
-                // Just took the last permit: no permit frees before the oldest one leaves the window.
-                if (shield && o.remaining() <= 0) deny(generation, shielded, asked, o.resetMillis());
                 d = Decision.allowed(rule, Decision.Kind.RATE, limit, o.remaining(), reset).withCost(cost);
             } else if (o.neverFits()) {
-                // Says nothing about what a smaller request would get: never shields the key.
                 d = Decision.neverFits(rule, limit, o.remaining(), reset, cost);
             } else {
                 Duration retry = Duration.ofMillis(Math.max(o.retryAfterMillis(), o.resetMillis()));
-                if (shield) deny(generation, shielded, asked, retry.toMillis());
                 d = Decision.rejected(rule, Decision.Kind.RATE, limit, o.remaining(), reset, retry).withCost(cost);
             }
             listener.decided(d, DecisionListener.Source.BACKEND);
@@ -121,12 +177,15 @@ final class RateDecider {
         }).thenCompose(decided -> decided);
     }
 
-    /** One backend call, or for an elastic rule its own key then, over the limit, its capacity rule's. */
-    private CompletionStage<RateOutcome> consume(Rule rule, RateRequest request) {
-        if (rule.ratePolicy().throttling() != Throttling.ELASTIC) return backend.tryConsume(request);
+    /** An elastic rule's own key, then, over its nominal limit, its capacity rule's. */
+    private CompletionStage<RateOutcome> elastic(Rule rule, RateRequest request) {
         // A dry-run rule never borrows: what it took would be missing from rules that enforce.
         RateRequest capacity = rule.dryRun() ? null : capacityRequest(rule, request.cost()).orElse(null);
-        return Elastic.consume(backend, request, capacity);
+        try {
+            return Elastic.consume(backend, request, capacity);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     /**
@@ -140,14 +199,107 @@ final class RateDecider {
     }
 
     /**
-     * Shields the key, unless a reload came between the question and the answer (the answer was for the rules
-     * replaced, and a plan-limited rule is not the rule object in the set, so rules are not compared).
+     * Sends one batch of a key's decisions, once each caller of the key's previous batch has its answer. If that
+     * call failed (Redis down, or slower than the deadline), the decisions that queued behind it fail with it,
+     * unsent: so a frozen Redis costs a queued decision at most what remained of the deadline ahead of it. Else
+     * those the shield now knows will be rejected are answered here, and the rest go in one backend call, each
+     * under its own deadline from now: a decision of a healthy burst is not late for having waited its turn.
+     * The shield learns the batch's last answer (the key's newest state) before any caller sees an answer.
      */
-    private void deny(long generation, String key, long asked, long millis) {
-        if (generation != this.generation) return;
-        denied.deny(key, asked, millis);
-        // A reload between the look and the deny: its clear may have run first.
-        if (generation != this.generation) denied.clear();
+    private CompletionStage<Throwable> dispatch(String key, List<Pending> batch, Throwable behind) {
+        if (behind != null) {
+            for (Pending p : batch) p.outcome.completeExceptionally(behind);
+            return CompletableFuture.completedFuture(null);
+        }
+        long now = ticker.millis();
+        List<Pending> sent = new ArrayList<>(batch.size());
+        DenyCache.Known known = null;
+        long budget = Long.MAX_VALUE;
+        long maxCost = 0;
+        for (Pending p : batch) {
+            RateRequest r = p.request;
+            if (p.shield && shieldable(r)) {
+                if (known == null || !known.appliesTo(r.limit(), capacity(r), now)) {
+                    known = denied.known(key, now, r.limit(), capacity(r));
+                    budget = known == null ? Long.MAX_VALUE : known.remaining();
+                }
+                long c = shieldCost(r);
+                if (known != null && c > budget) {
+                    p.screenedMillis = known.millisLeft(now);
+                    p.screenedRemaining = budget;
+                    p.outcome.complete(SCREENED);
+                    continue;
+                }
+                if (known != null) budget = DenyCache.afterRequest(budget, c);
+                maxCost = Math.max(maxCost, c);
+            }
+            sent.add(p);
+        }
+        if (sent.isEmpty()) return CompletableFuture.completedFuture(null);
+        long shieldCost = maxCost;
+        if (sent.size() == 1) {
+            // The common case (an idle key): one call, no batch bookkeeping.
+            Pending p = sent.get(0);
+            CompletionStage<RateOutcome> one;
+            try {
+                one = backend.tryConsume(p.request);
+            } catch (RuntimeException e) {
+                one = CompletableFuture.failedFuture(e);
+            }
+            return guard.call(one, guard.timeout()).handle((o, e) -> {
+                if (e != null) {
+                    p.outcome.completeExceptionally(e);
+                    return BackendGuard.unwrap(e);
+                }
+                learn(key, now, p, o, shieldCost);
+                p.outcome.complete(o);
+                return null;
+            });
+        }
+        List<RateRequest> requests = new ArrayList<>(sent.size());
+        for (Pending p : sent) requests.add(p.request);
+        CompletionStage<List<RateOutcome>> call;
+        try {
+            call = backend.tryConsumeAll(requests);
+        } catch (RuntimeException e) {
+            call = CompletableFuture.failedFuture(e);
+        }
+        // Each decision's answer, under its deadline, reported to the breaker and the listener one by one.
+        List<CompletableFuture<RateOutcome>> answers = new ArrayList<>(sent.size());
+        CompletableFuture<?>[] bounded = new CompletableFuture<?>[sent.size()];
+        for (int i = 0; i < sent.size(); i++) {
+            CompletableFuture<RateOutcome> answer = new CompletableFuture<>();
+            answers.add(answer);
+            Pending p = sent.get(i);
+            bounded[i] = guard.call(answer, guard.timeout()).whenComplete((o, e) -> {
+                if (e != null) p.outcome.completeExceptionally(e);
+                else p.outcome.complete(o);
+            });
+        }
+        call.whenComplete((outcomes, e) -> {
+            if (e != null) {
+                for (CompletableFuture<RateOutcome> a : answers) a.completeExceptionally(e);
+                return;
+            }
+            learn(key, now, sent.get(sent.size() - 1), outcomes.get(outcomes.size() - 1), shieldCost);
+            for (int i = 0; i < answers.size(); i++) answers.get(i).complete(outcomes.get(i));
+        });
+        // The key's next batch goes once every decision of this one has its answer or has given up at its
+        // deadline: a call stuck on a frozen Redis (until the client's own, maybe longer, timeout) holds up no
+        // later batch for longer than the deadline.
+        CompletableFuture<?> ended = bounded.length == 1 ? bounded[0] : CompletableFuture.allOf(bounded);
+        return ended.handle((v, e) -> e == null ? null : BackendGuard.unwrap(e));
+    }
+
+    /**
+     * The shield learns the key's newest state, asked at {@code now}, from the last answer of a call. Remembered
+     * while a batch could use it up: then the next batch sends only what may fit. A key far from its limit is not
+     * remembered, so the allowed path writes nothing here.
+     */
+    private void learn(String key, long now, Pending last, RateOutcome newest, long maxCost) {
+        if (last.shield && newest.remaining() < (long) MAX_BATCH * Math.max(1, maxCost)) {
+            denied.remember(key, now, newest.resetMillis(), newest.remaining(), last.request.limit(), capacity(last.request));
+        }
     }
 
     /**

@@ -82,18 +82,16 @@ class AttackShieldTest {
     }
 
     @Test
-    void whenTheRetryAfterEndsOneCallerAsksAndTheOthersWaitForItsAnswer() {
+    void concurrentCallersOfAKeyAreDecidedInOneCallAndAnExhaustedKeyCostsOneCallPerRetryAfter() {
         Sluice s = sluice("sluice.rules.r.rate", "1/10s");
         int callers = 64;
         int windows = 5;
-        int expectedCalls = 0;
         for (int w = 0; w < windows; w++) {
             backend.hold();
             List<CompletableFuture<Admission>> all = new ArrayList<>();
             for (int i = 0; i < callers; i++) all.add(admit(s, "r", "hot"));
-            // In the first window nothing is known yet, so everyone asks; afterwards only the probe does.
-            expectedCalls += w == 0 ? callers : 1;
-            assertThat(backend.calls.get()).isEqualTo(expectedCalls);
+            // One call is in flight; everyone else waits for it, queued, instead of asking too.
+            assertThat(backend.calls.get()).isEqualTo(w + 1);
             assertThat(all).noneMatch(CompletableFuture::isDone);
             backend.open();
             List<Admission> done = all.stream().map(CompletableFuture::join).toList();
@@ -104,14 +102,16 @@ class AttackShieldTest {
                         assertThat(d.remaining()).isZero();
                         assertThat(d.retryAfterSeconds()).isEqualTo(10);
                     });
-            assertThat(backend.calls.get()).isEqualTo(expectedCalls);
+            // Its answer took the last permit: the waiters are rejected here, without a call of their own.
+            assertThat(backend.calls.get()).isEqualTo(w + 1);
             clock.advance(Duration.ofSeconds(10));
         }
-        assertThat(backend.calls.get()).isEqualTo(callers + windows - 1);
+        assertThat(backend.calls.get()).isEqualTo(windows);
+        assertThat(backend.batches).isEmpty();
     }
 
     @Test
-    void whenTheProbeFindsPermitsLeftTheWaitersAskThemselvesAndExactlyTheLimitIsAdmitted() {
+    void theCallersThatWaitedForACallRideTogetherInTheNextAndExactlyTheLimitIsAdmitted() {
         Sluice s = sluice("sluice.rules.r.rate", "3/10s");
         for (int i = 0; i < 3; i++) admit(s, "r", "hot").join();
         clock.advance(Duration.ofSeconds(10));
@@ -122,8 +122,72 @@ class AttackShieldTest {
         backend.open();
         List<Admission> done = all.stream().map(CompletableFuture::join).toList();
         assertThat(done.stream().filter(Admission::allowed).count()).isEqualTo(3);
-        // The probe found 2 left; two waiters took them, the last of them saw 0 left and told the rest.
-        assertThat(backend.calls.get()).isEqualTo(6);
+        // The first found 2 left after it; the next call carried the two waiters that may fit, and the shield
+        // rejected the other 61 (nothing frees for 10 s).
+        assertThat(backend.calls.get()).isEqualTo(5);
+        assertThat(backend.batches).containsExactly(2);
+        assertThat(done.subList(0, 3)).allMatch(Admission::allowed);
+        assertThat(done.get(2).headline().orElseThrow().remaining()).isZero();
+    }
+
+    @Test
+    void aRejectedCostlyRequestNeverShieldsACheaperOneThatFits() {
+        Sluice s = sluice("sluice.rules.r.rate", "10/10s");
+        for (int i = 0; i < 7; i++) assertThat(admit(s, "r", "k").join().allowed()).isTrue();
+        // 3 remain, known from the last answer: cost 10 cannot fit and is rejected here, with what remains.
+        Decision tooBig = admitCost(s, "k", 10).rejection().orElseThrow();
+        assertThat(tooBig.remaining()).isEqualTo(3);
+        assertThat(backend.calls.get()).isEqualTo(7);
+        // Cost 1 fits and is asked for.
+        assertThat(admitCost(s, "k", 1).allowed()).isTrue();
+        assertThat(backend.calls.get()).isEqualTo(8);
+        Decision again = admitCost(s, "k", 10).rejection().orElseThrow();
+        assertThat(again.remaining()).isEqualTo(2);
+        assertThat(again.retryAfter()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(admitCost(s, "k", 3).allowed()).isFalse();
+        assertThat(backend.calls.get()).as("cost 10 and 3 rejected locally").isEqualTo(8);
+        assertThat(admitCost(s, "k", 2).allowed()).isTrue();
+        assertThat(admitCost(s, "k", 1).allowed()).isFalse();
+        assertThat(backend.calls.get()).isEqualTo(9);
+        assertThat(s.stats().shieldedRejections()).isEqualTo(4);
+    }
+
+    @Test
+    void aCostThatCanNeverFitIsLeftToTheBackendWhichSaysSo() {
+        Sluice s = sluice("sluice.rules.r.rate", "10/10s");
+        for (int i = 0; i < 10; i++) admit(s, "r", "k").join();
+        int before = backend.calls.get();
+        for (int i = 0; i < 3; i++) assertThat(admitCost(s, "k", 11).allowed()).isFalse();
+        assertThat(backend.calls.get()).isEqualTo(before + 3);
+    }
+
+    @Test
+    void aTokenBucketKeyIsShieldedUntilItsNextTokenOnly() {
+        Sluice s = sluice("sluice.rules.r.rate", "2/10s", "sluice.rules.r.algorithm", "token-bucket");
+        assertThat(admit(s, "r", "k").join().allowed()).isTrue();
+        assertThat(admit(s, "r", "k").join().allowed()).isTrue();
+        Decision shielded = admit(s, "r", "k").join().rejection().orElseThrow();
+        assertThat(shielded.retryAfter()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(backend.calls.get()).isEqualTo(2);
+        clock.advance(Duration.ofSeconds(5));
+        assertThat(admit(s, "r", "k").join().allowed()).as("a token every 5 s").isTrue();
+        assertThat(admit(s, "r", "k").join().allowed()).isFalse();
+        assertThat(backend.calls.get()).isEqualTo(3);
+    }
+
+    @Test
+    void softAndElasticRulesAreNeverShielded() {
+        Sluice s = sluice("sluice.rules.soft.rate", "10/10s", "sluice.rules.soft.throttling", "soft",
+                "sluice.rules.soft.overage", "20%");
+        int admitted = 0;
+        for (int i = 0; i < 20; i++) if (admit(s, "soft", "k").join().allowed()) admitted++;
+        assertThat(admitted).isEqualTo(12);
+        assertThat(backend.calls.get()).as("every request asked the backend").isEqualTo(20);
+    }
+
+    private Admission admitCost(Sluice s, String key, long cost) {
+        Rule r = s.rules().get("r").orElseThrow();
+        return s.admit(List.of(r), KeySource.fixed(key).withCost(cost)).toCompletableFuture().join();
     }
 
     @Test

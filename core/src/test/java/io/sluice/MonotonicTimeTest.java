@@ -71,12 +71,13 @@ class MonotonicTimeTest {
         assertThat(backend.calls.get()).as("the rejection was answered by the shield").isEqualTo(1);
 
         wall.advance(Duration.ofMinutes(wallMinutes));
-        ticker.advance(Duration.ofMillis(9_999));
+        ticker.advance(Duration.ofMillis(9_998));
         Decision stillShielded = decide("r", "hot");
         assertThat(stillShielded.allowed()).isFalse();
-        assertThat(stillShielded.retryAfter()).isEqualTo(Duration.ofMillis(1));
+        assertThat(stillShielded.retryAfter()).isEqualTo(Duration.ofMillis(2));
         assertThat(backend.calls.get()).as("not asked before the retry-after").isEqualTo(1);
 
+        // Asked again in the retry-after's last millisecond: answers round it up, so the permit may be free already.
         ticker.advance(Duration.ofMillis(1));
         decide("r", "hot");
         assertThat(backend.calls.get()).as("asked again at the retry-after").isEqualTo(2);

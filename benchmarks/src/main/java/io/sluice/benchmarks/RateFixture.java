@@ -88,7 +88,9 @@ final class RateFixture implements AutoCloseable {
                         "sluice.key-prefix", prefix,
                         "sluice.backend-timeout", "10s",
                         "sluice.rules.bench.rate", permits + "/" + period.toSeconds() + "s",
-                        "sluice.rules.bench.key", "user")).build();
+                        "sluice.rules.bench.key", "user",
+                        // -Dsluice.bench.algorithm=token-bucket (etc.): Sluice's decision with another algorithm.
+                        "sluice.rules.bench.algorithm", System.getProperty("sluice.bench.algorithm", "sliding-log"))).build();
                 rules = List.of(sluice.rules().get("bench").orElseThrow());
                 sluiceKeys = new KeySource[keys];
                 for (int i = 0; i < keys; i++) sluiceKeys[i] = KeySource.fixed("user-" + i);

@@ -70,6 +70,13 @@ class BenchmarksSmokeTest {
 
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void theOverloadBenchmarkRuns() throws Exception {
+        String row = Overload.run("token-bucket", 4, 1, "200/1s", 200, "10s");
+        assertThat(row).startsWith("| token-bucket | 4 |").endsWith("| 0 |");
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void theHttpBenchmarkRunsEveryScenario() throws Exception {
         List<HttpBenchmark.Cell> cells = HttpBenchmark.run(new HttpBenchmark.Options(List.of(2), 0.3, 300, 1), line -> { });
         assertThat(cells).extracting(HttpBenchmark.Cell::scenario).containsExactly("none", "naive", "sluice");

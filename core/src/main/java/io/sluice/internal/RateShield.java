@@ -4,11 +4,11 @@ import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 
 /**
- * How long the attack shield may answer "rejected" for a key without asking the backend, after the backend's
- * answer {@code o} to {@code r}: only while the backend would reject every request of that key, whatever its
- * cost. That holds, for every algorithm, while nothing is left ({@code remaining == 0}) and until a permit frees
- * ({@code resetMillis}: the next token, window, waiting place or log entry). A rejection that left permits
- * (a cost-10 request with 3 left) shields nothing: a cost-1 request would fit. Soft and elastic rules are never
+ * How long the backend would reject every request of a key, whatever its cost, after its answer {@code o} to
+ * {@code r}. That holds, for every algorithm, while nothing is left ({@code remaining == 0}) and until a permit
+ * frees ({@code resetMillis}: the next token, window, waiting place or log entry). A rejection that left permits
+ * (a cost-10 request with 3 left) does not reject every request: a cost-1 request would fit (the engine's shield,
+ * {@link DenyCache}, still rejects those costing more than what remains). Soft and elastic rules are never
  * shielded: a nominal "0 remaining" does not mean the backend would reject. Thread-safe (stateless).
  */
 public final class RateShield {

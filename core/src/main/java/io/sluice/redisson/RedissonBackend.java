@@ -1,5 +1,6 @@
 package io.sluice.redisson;
 
+import io.sluice.spi.Algorithm;
 import io.sluice.spi.LeaseOutcome;
 import io.sluice.spi.LeaseRequest;
 import io.sluice.spi.LimiterBackend;
@@ -20,6 +21,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
@@ -52,15 +54,27 @@ import java.util.function.Supplier;
  * attempt is retried at most once a second, on demand.
  */
 public final class RedissonBackend implements LimiterBackend {
-    private static final String RATE = script("rate.lua");
+    /** A decision script as it is (one request a call), and wrapped to decide several (see {@link #batched}). */
+    private record Decider(String one, String many) {
+        static Decider of(String first, String... rest) {
+            return new Decider(join(first, rest), batched(first, rest));
+        }
+    }
+
+    private static final Decider RATE = Decider.of("rate.lua");
     private static final String ACQUIRE = script("wake.lua", "acquire.lua");
     private static final String RENEW = script("renew.lua");
     private static final String RELEASE = script("wake.lua", "release.lua");
     private static final String AVAILABLE = script("available.lua");
-    private static final String TOKEN_BUCKET = script("redis-time.lua", "token-bucket.lua");
-    private static final String LEAKY_BUCKET = script("redis-time.lua", "leaky-bucket.lua");
-    private static final String FIXED_WINDOW = script("redis-time.lua", "fixed-window.lua");
-    private static final String SLIDING_WINDOW = script("redis-time.lua", "sliding-window.lua");
+    private static final Decider TOKEN_BUCKET = Decider.of("redis-time.lua", "token-bucket.lua");
+    private static final Decider LEAKY_BUCKET = Decider.of("redis-time.lua", "leaky-bucket.lua");
+    private static final Decider FIXED_WINDOW = Decider.of("redis-time.lua", "fixed-window.lua");
+    private static final Decider SLIDING_WINDOW = Decider.of("redis-time.lua", "sliding-window.lua");
+    /** Numbers in one answer of {@code rate.lua}, and of the scripts on Redis time. */
+    private static final int LOG_ANSWER = 4;
+    private static final int ANSWER = 6;
+    /** Which of {@code rate.lua}'s arguments is unique to each request (the log entry's id), for batch.lua. */
+    private static final String LOG_ENTRY_ID = "3";
     private static final String REFUND_LOG = script("refund-log.lua");
     /** The scripts' "use Redis TIME" argument: production never passes a time. */
     private static final String REDIS_TIME = "";
@@ -172,74 +186,137 @@ public final class RedissonBackend implements LimiterBackend {
 
     @Override
     public CompletionStage<RateOutcome> tryConsume(RateRequest r) {
-        return whenConnected(() -> consume(r));
+        return whenConnected(() -> decide(List.of(r), CONSUME)).thenApply(answers -> answers.get(0));
     }
 
-    private CompletionStage<RateOutcome> consume(RateRequest r) {
-        return switch (r.algorithm()) {
-            case SLIDING_LOG -> (r.overage() ? slidingLogOverLimit(r) : slidingLog(r)).thenApply(o -> neverFits(r, o));
-            case TOKEN_BUCKET -> decide(TOKEN_BUCKET, r, Long.toString(r.limit()), Long.toString(r.effectiveLimit()),
-                    Long.toString(r.burst()), Long.toString(r.effectiveBurst()), Long.toString(r.cost()), CONSUME);
-            case LEAKY_BUCKET -> decide(LEAKY_BUCKET, r, Long.toString(r.effectiveLimit()), Long.toString(r.queue()),
-                    Long.toString(r.cost()));
-            case FIXED_WINDOW -> decide(FIXED_WINDOW, r, windowArgs(r, CONSUME));
-            case SLIDING_WINDOW -> decide(SLIDING_WINDOW, r, windowArgs(r, CONSUME));
-        };
+    /** One script call for all of them: the algorithm's script run once per request, in order, inside Redis. */
+    @Override
+    public CompletionStage<List<RateOutcome>> tryConsumeAll(List<RateRequest> requests) {
+        RateRequest first = requests.get(0);
+        for (RateRequest r : requests) {
+            if (!r.key().equals(first.key()) || r.algorithm() != first.algorithm()) {
+                throw new IllegalArgumentException("one key and algorithm per call: " + first.key() + " and " + r.key());
+            }
+        }
+        return whenConnected(() -> decide(requests, CONSUME));
     }
 
     @Override
     public CompletionStage<Void> refund(RateRequest r) {
-        CompletionStage<RateOutcome> done = switch (r.algorithm()) {
-            case TOKEN_BUCKET -> whenConnected(() -> decide(TOKEN_BUCKET, r, Long.toString(r.limit()),
-                    Long.toString(r.effectiveLimit()), Long.toString(r.burst()), Long.toString(r.effectiveBurst()),
-                    Long.toString(r.cost()), REFUND));
-            case FIXED_WINDOW -> whenConnected(() -> decide(FIXED_WINDOW, r, windowArgs(r, REFUND)));
-            case SLIDING_WINDOW -> whenConnected(() -> decide(SLIDING_WINDOW, r, windowArgs(r, REFUND)));
+        CompletionStage<?> done = switch (r.algorithm()) {
+            case TOKEN_BUCKET, FIXED_WINDOW, SLIDING_WINDOW -> whenConnected(() -> decide(List.of(r), REFUND));
             case SLIDING_LOG -> whenConnected(() -> scripts.<Long>evalAsync(r.key(), RScript.Mode.READ_WRITE, REFUND_LOG,
                     RScript.ReturnType.LONG, List.<Object>of(suffix(r.key(), "value"), suffix(r.key(), "permits")),
-                    Long.toString(r.cost()))).thenApply(ignored -> (RateOutcome) null);
+                    Long.toString(r.cost())));
             case LEAKY_BUCKET -> null;
         };
         return done == null ? LimiterBackend.super.refund(r) : done.thenApply(ignored -> null);
     }
 
-    private static String[] windowArgs(RateRequest r, String mode) {
-        return new String[] {Long.toString(r.limit()), Long.toString(r.effectiveLimit()), Long.toString(r.cost()), mode};
+    /**
+     * Decisions (or refunds) for one key in one script call: ARGV is the size of one request's arguments, then
+     * each request's arguments; the answer is each request's answer, one after another (see {@code batch.lua}).
+     */
+    private CompletionStage<List<RateOutcome>> decide(List<RateRequest> requests, String mode) {
+        RateRequest first = requests.get(0);
+        Algorithm algorithm = first.algorithm();
+        int size = arguments(algorithm);
+        // One request runs the script as it is: the wrapping costs Redis a little per call, and pays only for two.
+        boolean alone = requests.size() == 1;
+        int header = alone ? 0 : 2;
+        Object[] argv = new Object[header + size * requests.size()];
+        if (!alone) {
+            argv[0] = Integer.toString(size);
+            // A log takes the caller's time: one time for the whole batch, as calls at one instant (batch.lua then
+            // answers a repeated rejection without walking the log again).
+            argv[1] = algorithm == Algorithm.SLIDING_LOG ? LOG_ENTRY_ID : "0";
+        }
+        String now = Long.toString(clock.millis());
+        int at = header;
+        for (RateRequest r : requests) {
+            arguments(r, mode, now, argv, at);
+            at += size;
+        }
+        String name = first.key();
+        List<Object> keys = algorithm == Algorithm.SLIDING_LOG
+                ? List.of(name, suffix(name, "value"), suffix(name, "permits")) : List.of(name);
+        Decider decider = decider(algorithm);
+        CompletionStage<List<Long>> result = scripts.evalAsync(name, RScript.Mode.READ_WRITE,
+                alone ? decider.one() : decider.many(), RScript.ReturnType.LIST, keys, argv);
+        return result.thenApply(v -> {
+            List<RateOutcome> answers = new ArrayList<>(requests.size());
+            int step = algorithm == Algorithm.SLIDING_LOG ? LOG_ANSWER : ANSWER;
+            for (int i = 0; i < requests.size(); i++) answers.add(outcome(requests.get(i), v, i * step));
+            return answers;
+        });
     }
 
-    /** One script of an algorithm on Redis time: KEYS[1] the state, ARGV now (or TIME), period, then {@code args}. */
-    private CompletionStage<RateOutcome> decide(String script, RateRequest r, String... args) {
-        Object[] argv = new Object[args.length + 2];
-        argv[0] = callerTime ? Long.toString(clock.millis()) : REDIS_TIME;
-        argv[1] = Long.toString(r.period().toMillis());
-        System.arraycopy(args, 0, argv, 2, args.length);
-        CompletionStage<List<Long>> result = scripts.evalAsync(r.key(), RScript.Mode.READ_WRITE, script,
-                RScript.ReturnType.LIST, List.<Object>of(r.key()), argv);
-        return result.thenApply(v -> new RateOutcome(v.get(0) == 1L, v.get(1), v.get(2), v.get(3), v.get(4), v.get(5) == 1L));
+    private static Decider decider(Algorithm algorithm) {
+        return switch (algorithm) {
+            case SLIDING_LOG -> RATE;
+            case TOKEN_BUCKET -> TOKEN_BUCKET;
+            case LEAKY_BUCKET -> LEAKY_BUCKET;
+            case FIXED_WINDOW -> FIXED_WINDOW;
+            case SLIDING_WINDOW -> SLIDING_WINDOW;
+        };
+    }
+
+    /** How many arguments one decision of the algorithm's script takes. */
+    private static int arguments(Algorithm algorithm) {
+        return switch (algorithm) {
+            case SLIDING_LOG, FIXED_WINDOW, SLIDING_WINDOW -> 6;
+            case TOKEN_BUCKET -> 8;
+            case LEAKY_BUCKET -> 5;
+        };
+    }
+
+    /**
+     * One request's arguments, written into {@code argv} from {@code at}. The scripts on Redis time take now (or
+     * Redis TIME) and the period first; {@code rate.lua} takes the caller's clock, as Redisson's limiter does.
+     */
+    private void arguments(RateRequest r, String mode, String now, Object[] argv, int at) {
+        if (r.algorithm() == Algorithm.SLIDING_LOG) {
+            long interval = r.period().toMillis();
+            // Soft or elastic: the log counts up to the effective limit; the answer speaks of the nominal one.
+            long limit = r.overage() ? r.effectiveLimit() : r.limit();
+            put(argv, at, Long.toString(r.cost()), now, randomId(),
+                    Long.toString(limit), Long.toString(interval), Long.toString(interval));
+            return;
+        }
+        argv[at] = callerTime ? now : REDIS_TIME;
+        argv[at + 1] = Long.toString(r.period().toMillis());
+        switch (r.algorithm()) {
+            case TOKEN_BUCKET -> put(argv, at + 2, Long.toString(r.limit()), Long.toString(r.effectiveLimit()),
+                    Long.toString(r.burst()), Long.toString(r.effectiveBurst()), Long.toString(r.cost()), mode);
+            case LEAKY_BUCKET -> put(argv, at + 2, Long.toString(r.effectiveLimit()), Long.toString(r.queue()),
+                    Long.toString(r.cost()));
+            default -> put(argv, at + 2, Long.toString(r.limit()), Long.toString(r.effectiveLimit()),
+                    Long.toString(r.cost()), mode);
+        }
+    }
+
+    private static void put(Object[] argv, int at, String... values) {
+        System.arraycopy(values, 0, argv, at, values.length);
+    }
+
+    /** The answer of request {@code r}, at {@code at} in the flattened answers. */
+    private static RateOutcome outcome(RateRequest r, List<Long> v, int at) {
+        if (r.algorithm() != Algorithm.SLIDING_LOG) {
+            return new RateOutcome(v.get(at) == 1L, v.get(at + 1), v.get(at + 2), v.get(at + 3), v.get(at + 4), v.get(at + 5) == 1L);
+        }
+        RateOutcome o = new RateOutcome(v.get(at) == 1L, v.get(at + 1), v.get(at + 2), v.get(at + 3));
+        if (r.overage()) {
+            long extra = r.effectiveLimit() - r.limit();
+            o = new RateOutcome(o.allowed(), Math.max(0, o.remaining() - extra), o.resetMillis(), o.retryAfterMillis(),
+                    0, o.allowed() && o.remaining() < extra);
+        }
+        return neverFits(r, o);
     }
 
     /** A log never holds more than its limit: a cost above it can never fit (the other scripts say so themselves). */
     static RateOutcome neverFits(RateRequest r, RateOutcome o) {
         if (o.allowed() || r.cost() <= r.effectiveLimit()) return o;
         return new RateOutcome(false, o.remaining(), o.resetMillis(), RateOutcome.NEVER_FITS, 0, false);
-    }
-
-    /** Soft or elastic {@code sliding-log}: the log counts up to the effective limit; the answer speaks of the nominal one. */
-    private CompletionStage<RateOutcome> slidingLogOverLimit(RateRequest r) {
-        long extra = r.effectiveLimit() - r.limit();
-        return slidingLog(new RateRequest(r.key(), r.effectiveLimit(), r.period(), r.cost())).thenApply(o ->
-                new RateOutcome(o.allowed(), Math.max(0, o.remaining() - extra), o.resetMillis(), o.retryAfterMillis(),
-                        0, o.allowed() && o.remaining() < extra));
-    }
-
-    private CompletionStage<RateOutcome> slidingLog(RateRequest r) {
-        String name = r.key();
-        long interval = r.period().toMillis();
-        CompletionStage<List<Long>> result = scripts.evalAsync(name, RScript.Mode.READ_WRITE, RATE, RScript.ReturnType.LIST,
-                List.<Object>of(name, suffix(name, "value"), suffix(name, "permits")),
-                Long.toString(r.cost()), Long.toString(clock.millis()), randomId(),
-                Long.toString(r.limit()), Long.toString(interval), Long.toString(interval));
-        return result.thenApply(v -> new RateOutcome(v.get(0) == 1L, v.get(1), v.get(2), v.get(3)));
     }
 
     @Override
@@ -344,6 +421,18 @@ public final class RedissonBackend implements LimiterBackend {
      * ({@code redis-time.lua}: Redis TIME or a test's own time; {@code wake.lua}: waking waiters) are prepended.
      */
     private static String script(String first, String... rest) {
+        return join(first, rest);
+    }
+
+    /**
+     * A decision script that decides several requests for its key in one call: its files wrapped in one Lua
+     * function, called by {@code batch.lua} once per request. The scripts' own text stays as it is.
+     */
+    private static String batched(String first, String... rest) {
+        return "local function decide(KEYS, ARGV)\n" + join(first, rest) + "\nend\n" + script("batch.lua");
+    }
+
+    private static String join(String first, String... rest) {
         StringBuilder all = new StringBuilder(script(first));
         for (String file : rest) all.append(script(file));
         return all.toString();

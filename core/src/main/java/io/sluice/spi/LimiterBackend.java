@@ -1,5 +1,7 @@
 package io.sluice.spi;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -20,6 +22,22 @@ public interface LimiterBackend extends AutoCloseable {
      * @return allowed, remaining, reset and retry-after (and a leaky bucket's delay), in one answer
      */
     CompletionStage<RateOutcome> tryConsume(RateRequest request);
+
+    /**
+     * Decides several requests for one key, in order, exactly as {@link #tryConsume} called for each of them one
+     * after another at the same instant would: each answer sees the permits its predecessors took. A backend that
+     * can should decide them all in one round trip (Sluice coalesces concurrent decisions for a key into one such
+     * call); this default asks one after another.
+     *
+     * @param requests requests for the same key and algorithm, at least one, in arrival order
+     * @return one answer per request, in the same order
+     */
+    default CompletionStage<List<RateOutcome>> tryConsumeAll(List<RateRequest> requests) {
+        List<RateOutcome> answers = new ArrayList<>(requests.size());
+        CompletionStage<Void> chain = CompletableFuture.completedFuture(null);
+        for (RateRequest r : requests) chain = chain.thenCompose(ignored -> tryConsume(r)).thenAccept(answers::add);
+        return chain.thenApply(ignored -> answers);
+    }
 
     /**
      * Hands back {@code request.cost()} permits an earlier {@link #tryConsume} took (an elastic request whose

@@ -2,31 +2,22 @@ package io.sluice.internal;
 
 import org.junit.jupiter.api.Test;
 
-import java.util.concurrent.CompletableFuture;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** A reload clears the shield: denied keys are free again, and callers waiting for a probe are let go to look again. */
+/** A reload clears the shield: keys it knew as exhausted are asked of the backend again. */
 class DenyCacheClearTest {
     @Test
-    void clearFreesDeniedKeysAndReleasesCallersWaitingForAProbe() {
+    void clearForgetsEveryKey() {
         DenyCache cache = new DenyCache(10);
-        cache.deny("a", 0, 1_000);
-        cache.deny("b", 0, 1_000);
-        assertThat(cache.check("a", 10).deniedMillis()).isEqualTo(990);
-        // b's denial has run out: the first caller probes, the next one waits for that probe's answer.
-        assertThat(cache.check("b", 2_000).probe()).isTrue();
-        CompletableFuture<Void> waiting = cache.check("b", 2_000).pending();
-        assertThat(waiting).isNotNull().isNotDone();
+        cache.remember("a", 0, 1_000, 0, 10, 10);
+        cache.remember("b", 0, 1_000, 2, 10, 10);
+        assertThat(cache.known("a", 10, 10, 10)).isNotNull();
+        assertThat(cache.known("b", 10, 10, 10).remaining()).isEqualTo(2);
 
         cache.clear();
 
-        assertThat(waiting).isDone();
-        assertThat(cache.check("a", 20)).isEqualTo(new DenyCache.Check(0, null, false));
-        assertThat(cache.check("b", 2_001)).isEqualTo(new DenyCache.Check(0, null, false));
-        assertThat(cache.size()).isZero();
-        // The probe's own answer, arriving after the clear, changes nothing.
-        cache.settle("b", 2_002);
+        assertThat(cache.known("a", 20, 10, 10)).isNull();
+        assertThat(cache.known("b", 20, 10, 10)).isNull();
         assertThat(cache.size()).isZero();
     }
 }

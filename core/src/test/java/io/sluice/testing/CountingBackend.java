@@ -29,6 +29,8 @@ public final class CountingBackend implements LimiterBackend {
     public final AtomicBoolean waitsNeverEnd = new AtomicBoolean();
     public final List<CompletableFuture<LeaseOutcome>> pendingAcquires = new CopyOnWriteArrayList<>();
     public final List<String> released = new CopyOnWriteArrayList<>();
+    /** The size of each batch decided by {@link #tryConsumeAll}. */
+    public final List<Integer> batches = new CopyOnWriteArrayList<>();
     private final InMemoryBackend memory;
     private volatile CompletableFuture<Void> gate = CompletableFuture.completedFuture(null);
 
@@ -56,6 +58,15 @@ public final class CountingBackend implements LimiterBackend {
         calls.incrementAndGet();
         if (silent.get()) return new CompletableFuture<>();
         return down.get() ? CompletableFuture.failedFuture(new IllegalStateException("down")) : whenOpen(() -> memory.tryConsume(request));
+    }
+
+    /** One call for the whole batch, as one script call decides them all on Redis. */
+    @Override
+    public CompletionStage<List<RateOutcome>> tryConsumeAll(List<RateRequest> requests) {
+        calls.incrementAndGet();
+        batches.add(requests.size());
+        if (silent.get()) return new CompletableFuture<>();
+        return down.get() ? CompletableFuture.failedFuture(new IllegalStateException("down")) : whenOpen(() -> memory.tryConsumeAll(requests));
     }
 
     @Override
