@@ -1,6 +1,10 @@
 package io.sluice.benchmarks;
 
+import io.sluice.Admission;
+import io.sluice.KeySource;
+import io.sluice.Sluice;
 import io.sluice.redisson.RedissonBackend;
+import io.sluice.rule.Rule;
 import io.sluice.spi.Algorithm;
 import io.sluice.spi.LimiterBackend;
 import io.sluice.spi.RateRequest;
@@ -24,10 +28,12 @@ import java.util.concurrent.atomic.LongAdder;
  * every header) beside bare Redisson {@link RRateLimiter#tryAcquire()} (a boolean only), on one hot key, on the
  * allowed path (a limit never reached) and the rejected path (a limit exhausted before measuring), at several
  * caller counts. Systems run interleaved in short slices, round after round, so each ratio compares slices
- * seconds apart on a noisy machine; the ratios are medians of per-round ratios.
+ * seconds apart on a noisy machine; the ratios are medians of per-round ratios. {@code --level engine} measures
+ * {@code Sluice.admit} instead (one rule per algorithm, the same hot key): what a filter's request gets, with
+ * concurrent decisions for the key coalesced and the attack shield answering what Redis just rejected.
  *
  * <pre>java -cp benchmarks/target/benchmarks.jar io.sluice.benchmarks.AlgorithmInterleaved [--rounds 5]
- *     [--slice-ms 600] [--threads 1,8,64] [--traffic allowed,rejected]</pre>
+ *     [--slice-ms 600] [--threads 1,8,64] [--traffic allowed,rejected] [--level backend|engine]</pre>
  */
 public final class AlgorithmInterleaved {
     private static final String BASELINE = "tryAcquire";
@@ -54,6 +60,8 @@ public final class AlgorithmInterleaved {
         long sliceMs = Long.parseLong(a.getOrDefault("slice-ms", "600"));
         RedissonClient redisson = BenchRedis.client();
         LimiterBackend backend = new RedissonBackend(redisson, false, Clock.systemUTC(), Duration.ofSeconds(10));
+        boolean engine = a.getOrDefault("level", "backend").equals("engine");
+        List<Sluice> engines = new ArrayList<>();
         String prefix = "bench-alg-" + UUID.randomUUID().toString().substring(0, 8);
         StringBuilder header = new StringBuilder("| traffic | callers | " + BASELINE + " ops/s |");
         StringBuilder rule = new StringBuilder("|---|---|---|");
@@ -67,7 +75,9 @@ public final class AlgorithmInterleaved {
         try {
             for (String traffic : a.getOrDefault("traffic", "allowed,rejected").split(",")) {
                 boolean rejected = traffic.equals("rejected");
-                Map<String, Call> systems = systems(redisson, backend, prefix + ":" + traffic, rejected);
+                Map<String, Call> systems = engine
+                        ? engineSystems(redisson, prefix + "-" + traffic, rejected, engines)
+                        : systems(redisson, backend, prefix + ":" + traffic, rejected);
                 for (String t : a.getOrDefault("threads", "1,8,64").split(",")) {
                     int threads = Integer.parseInt(t);
                     for (Call c : systems.values()) slice(c, threads, sliceMs / 2); // warm-up
@@ -95,10 +105,11 @@ public final class AlgorithmInterleaved {
             redisson.getKeys().deleteByPattern(prefix + "*");
             redisson.getKeys().deleteByPattern("{" + prefix + "*");
             backend.close();
+            engines.forEach(Sluice::close);
             BenchRedis.release();
         }
-        System.out.printf("%n(%d rounds of %d ms slices, one hot key; ratios to %s: medians of per-round ratios, range in brackets)%n",
-                rounds, sliceMs, BASELINE);
+        System.out.printf("%n(%s level; %d rounds of %d ms slices, one hot key; ratios to %s: medians of per-round ratios, range in brackets)%n",
+                engine ? "engine" : "backend", rounds, sliceMs, BASELINE);
         System.out.println("Target (" + TARGETED + " >= " + TARGET + "x on every row): "
                 + (missed.isEmpty() ? "met" : "missed by " + missed));
         System.exit(0);
@@ -117,6 +128,40 @@ public final class AlgorithmInterleaved {
             if (alg == Algorithm.LEAKY_BUCKET && !rejected) r = r.withQueue(ALLOWED_LEAKY_QUEUE);
             RateRequest request = r;
             systems.put(alg.id(), () -> backend.tryConsume(request).toCompletableFuture().join().allowed());
+        }
+        if (rejected) {
+            for (Call c : systems.values()) c.decide(); // exhaust every limit once
+        }
+        return systems;
+    }
+
+    /** The same decisions through the engine: one rule per algorithm, every rule on one hot key. */
+    private static Map<String, Call> engineSystems(RedissonClient redisson, String prefix, boolean rejected, List<Sluice> engines) {
+        Map<String, String> p = new LinkedHashMap<>();
+        p.put("sluice.key-prefix", prefix);
+        // A deadline the benchmark never reaches: it measures decisions, not the failure policy.
+        p.put("sluice.backend-timeout", "10s");
+        for (Algorithm alg : Algorithm.values()) {
+            String rule = "sluice.rules." + alg.id() + ".";
+            p.put(rule + "rate", rejected ? "1/1h" : ALLOWED_PERMITS + "/" + ALLOWED_PERIOD.toSeconds() + "s");
+            p.put(rule + "algorithm", alg.id());
+            p.put(rule + "key", "header:X-Bench");
+            if (alg == Algorithm.LEAKY_BUCKET && !rejected) p.put(rule + "queue", Long.toString(ALLOWED_LEAKY_QUEUE));
+        }
+        Sluice sluice = Sluice.builder().redisson(redisson).properties(p).build();
+        engines.add(sluice);
+        Map<String, Call> systems = new LinkedHashMap<>();
+        RRateLimiter limiter = redisson.getRateLimiter(prefix + ":rrl");
+        limiter.trySetRate(RateType.OVERALL, rejected ? 1 : ALLOWED_PERMITS, rejected ? Duration.ofHours(1) : ALLOWED_PERIOD);
+        systems.put(BASELINE, limiter::tryAcquire);
+        KeySource hot = KeySource.fixed("hot");
+        for (Algorithm alg : Algorithm.values()) {
+            List<Rule> rules = List.of(sluice.rules().get(alg.id()).orElseThrow());
+            systems.put(alg.id(), () -> {
+                Admission admission = sluice.admit(rules, hot).toCompletableFuture().join();
+                admission.close();
+                return admission.allowed();
+            });
         }
         if (rejected) {
             for (Call c : systems.values()) c.decide(); // exhaust every limit once
