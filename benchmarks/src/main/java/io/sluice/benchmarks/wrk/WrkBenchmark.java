@@ -311,7 +311,7 @@ public final class WrkBenchmark {
                 }
             }
             sb.append(String.format("%nSluice decisions left to on-backend-failure (sluice.backend-timeout %s), from %s's log: %,d "
-                            + "(scripts/req below 1.00 is the share that did not even reach Redis: the circuit breaker was open)%n%n",
+                            + "(scripts/req below 1.00: decisions for one key coalesced into one script call, or skipped while the circuit breaker was open)%n%n",
                     o.backendTimeout() == null ? "default" : o.backendTimeout(), container, failurePolicy.getOrDefault(container, 0L)));
         }
         if (!profiles.isEmpty()) {
