@@ -55,23 +55,7 @@ public interface KeySource {
      */
     default KeySource withCost(long cost) {
         if (cost < 1) throw new IllegalArgumentException("cost must be at least 1: " + cost);
-        KeySource self = this;
-        return new KeySource() {
-            @Override
-            public String keyFor(Rule rule) {
-                return self.keyFor(rule);
-            }
-
-            @Override
-            public long costFor(Rule rule) {
-                return cost;
-            }
-
-            @Override
-            public String planFor(Rule rule) {
-                return self.planFor(rule);
-            }
-        };
+        return ForwardingKeySource.withCost(this, cost);
     }
 
     /**
@@ -81,23 +65,7 @@ public interface KeySource {
      * @return a source answering {@code plan} from {@link #planFor}, and as this one otherwise
      */
     default KeySource withPlan(String plan) {
-        KeySource self = this;
-        return new KeySource() {
-            @Override
-            public String keyFor(Rule rule) {
-                return self.keyFor(rule);
-            }
-
-            @Override
-            public long costFor(Rule rule) {
-                return self.costFor(rule);
-            }
-
-            @Override
-            public String planFor(Rule rule) {
-                return plan;
-            }
-        };
+        return ForwardingKeySource.withPlan(this, plan);
     }
 
     /**
