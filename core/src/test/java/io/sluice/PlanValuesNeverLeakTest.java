@@ -3,6 +3,7 @@ package io.sluice;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.sluice.key.FakeRequest;
 import io.sluice.key.RequestView;
 import io.sluice.rule.Rule;
 import io.sluice.spi.LeaseOutcome;
@@ -31,6 +32,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class PlanValuesNeverLeakTest {
     private static final String HOSTILE = "evil-\r\nX-Injected: 1-プラン-" + "z".repeat(300);
+    private static final RequestView HOSTILE_REQUEST =
+            FakeRequest.from("127.0.0.1").header("X-Plan", HOSTILE).header("X-User", "alice");
 
     @Test
     void noLogLineMeterTagOrBackendKeyCarriesThePlanValue() {
@@ -64,10 +67,10 @@ class PlanValuesNeverLeakTest {
                         "sluice.rules.down.plans.pro.rate", "2/1h"))
                 .backend(backend).meterRegistry(registry).build()) {
             List<Rule> dry = List.of(s.rules().get("dry").orElseThrow());
-            for (int i = 0; i < 3; i++) s.admit(dry, s.keysOf(new Request(HOSTILE))).toCompletableFuture().join().close();
+            for (int i = 0; i < 3; i++) s.admit(dry, s.keysOf(HOSTILE_REQUEST)).toCompletableFuture().join().close();
             counting.down.set(true);
             List<Rule> down = List.of(s.rules().get("down").orElseThrow());
-            assertThat(s.admit(down, s.keysOf(new Request(HOSTILE))).toCompletableFuture().join().allowed()).isFalse();
+            assertThat(s.admit(down, s.keysOf(HOSTILE_REQUEST)).toCompletableFuture().join().allowed()).isFalse();
             assertThat(logged).as("the dry-run and backend-failure warnings were logged").hasSizeGreaterThanOrEqualTo(2);
             assertThat(logged).noneSatisfy(line -> assertThat(line).containsAnyOf("evil", "Injected", "プラン", "zzzz"));
             List<String> tags = registry.getMeters().stream().map(Meter::getId)
@@ -115,40 +118,6 @@ class PlanValuesNeverLeakTest {
         @Override
         public void close() {
             backend.close();
-        }
-    }
-
-    private record Request(String plan) implements RequestView {
-        @Override
-        public String remoteAddress() {
-            return "127.0.0.1";
-        }
-
-        @Override
-        public List<String> headers(String name) {
-            if (name.equals("X-Plan")) return List.of(plan);
-            if (name.equals("X-User")) return List.of("alice");
-            return List.of();
-        }
-
-        @Override
-        public String queryString() {
-            return null;
-        }
-
-        @Override
-        public String cookie(String name) {
-            return null;
-        }
-
-        @Override
-        public String userName() {
-            return null;
-        }
-
-        @Override
-        public String sessionId() {
-            return null;
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.sluice;
 
+import io.sluice.key.FakeRequest;
 import io.sluice.key.KeyResolver;
 import io.sluice.key.RequestView;
 import io.sluice.rule.Rule;
@@ -81,7 +82,7 @@ class PlansThroughTheEngineTest {
 
     private static Admission admit(Sluice s, String user, String plan) {
         Rule rule = s.rules().get("api").orElseThrow();
-        return s.admit(List.of(rule), s.keysOf(new Headers(user, plan))).toCompletableFuture().join();
+        return s.admit(List.of(rule), s.keysOf(request(user, plan))).toCompletableFuture().join();
     }
 
     /** Admits until the first rejection (at most {@code most} tries); how many were admitted. */
@@ -257,43 +258,14 @@ class PlansThroughTheEngineTest {
         return keys;
     }
 
+    /** A request with an {@code X-User} and, unless null, an {@code X-Plan} header. */
+    private static RequestView request(String user, String plan) {
+        FakeRequest r = FakeRequest.from("127.0.0.1").header("X-User", user);
+        return plan == null ? r : r.header("X-Plan", plan);
+    }
+
     private List<String> keysOf(String prefix, String user) {
         String hash = KeyResolver.hash(user);
         return allKeys(prefix).stream().filter(k -> k.contains(hash)).toList();
-    }
-
-    /** A request with an {@code X-User} and an optional {@code X-Plan} header. */
-    private record Headers(String user, String plan) implements RequestView {
-        @Override
-        public String remoteAddress() {
-            return "127.0.0.1";
-        }
-
-        @Override
-        public List<String> headers(String name) {
-            if (name.equalsIgnoreCase("X-User")) return List.of(user);
-            if (name.equalsIgnoreCase("X-Plan") && plan != null) return List.of(plan);
-            return List.of();
-        }
-
-        @Override
-        public String queryString() {
-            return null;
-        }
-
-        @Override
-        public String cookie(String name) {
-            return null;
-        }
-
-        @Override
-        public String userName() {
-            return null;
-        }
-
-        @Override
-        public String sessionId() {
-            return null;
-        }
     }
 }

@@ -5,15 +5,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
-/** A request for key tests: header names are case-insensitive, as in HTTP. */
-record FakeRequest(String remoteAddress, Map<String, List<String>> headerMap, String queryString,
+/** A request for key and engine tests: header names are case-insensitive, as in HTTP. */
+public record FakeRequest(String remoteAddress, Map<String, List<String>> headerMap, String queryString,
                    Map<String, String> cookies, String userName, String sessionId) implements RequestView {
 
-    static FakeRequest from(String remoteAddress) {
+    public static FakeRequest from(String remoteAddress) {
         return new FakeRequest(remoteAddress, Map.of(), null, Map.of(), null, null);
     }
 
-    FakeRequest header(String name, String... values) {
+    public FakeRequest header(String name, String... values) {
         Map<String, List<String>> h = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
         h.putAll(headerMap);
         List<String> all = new ArrayList<>(h.getOrDefault(name, List.of()));
@@ -22,21 +22,21 @@ record FakeRequest(String remoteAddress, Map<String, List<String>> headerMap, St
         return new FakeRequest(remoteAddress, h, queryString, cookies, userName, sessionId);
     }
 
-    FakeRequest query(String q) {
+    public FakeRequest query(String q) {
         return new FakeRequest(remoteAddress, headerMap, q, cookies, userName, sessionId);
     }
 
-    FakeRequest cookie(String name, String value) {
+    public FakeRequest cookie(String name, String value) {
         Map<String, String> c = new TreeMap<>(cookies);
         c.put(name, value);
         return new FakeRequest(remoteAddress, headerMap, queryString, c, userName, sessionId);
     }
 
-    FakeRequest user(String name) {
+    public FakeRequest user(String name) {
         return new FakeRequest(remoteAddress, headerMap, queryString, cookies, name, sessionId);
     }
 
-    FakeRequest session(String id) {
+    public FakeRequest session(String id) {
         return new FakeRequest(remoteAddress, headerMap, queryString, cookies, userName, id);
     }
 
