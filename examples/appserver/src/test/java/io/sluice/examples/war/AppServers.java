@@ -38,6 +38,8 @@ final class AppServers {
     private static final String RULES_ENTRY = "WEB-INF/classes/sluice.properties";
     /** Ports WildFly's standard configuration binds, before its port offset. */
     private static final List<Integer> WILDFLY_PORTS = List.of(8080, 8443, 9990, 9993, 4712, 4713, 8009);
+    private static final int MIN_PORT_OFFSET = 1_000;
+    private static final int MAX_PORT_OFFSET = 10_000;
 
     private AppServers() {
     }
@@ -158,10 +160,14 @@ final class AppServers {
         }
     }
 
-    /** A port offset under which every one of {@code ports} is free on loopback now. */
+    /**
+     * A port offset under which every one of {@code ports} is free on loopback now. Shifted ports stay below
+     * 20000: under the ephemeral range (where a client connection could take one while the server starts) and
+     * under the ports {@link TestRedis#freePort()} hands out.
+     */
     private static int freeOffset(List<Integer> ports) {
         for (int attempt = 0; attempt < 100; attempt++) {
-            int offset = ThreadLocalRandom.current().nextInt(10_000, 50_000);
+            int offset = ThreadLocalRandom.current().nextInt(MIN_PORT_OFFSET, MAX_PORT_OFFSET);
             if (ports.stream().allMatch(p -> free(p + offset))) return offset;
         }
         throw new IllegalStateException("no free port offset for " + ports);
