@@ -13,7 +13,9 @@ import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 import org.redisson.api.options.CommonOptions;
 import org.redisson.api.options.OptionalOptions;
+import org.redisson.client.RedisException;
 import org.redisson.client.codec.StringCodec;
+import org.redisson.connection.ConnectionManager;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -22,6 +24,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
@@ -30,6 +33,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import java.util.function.ToIntFunction;
 
 /**
  * Limits in Redis, in the data layout of Redisson's {@link RRateLimiter} (type {@code OVERALL}) and
@@ -75,6 +79,8 @@ public final class RedissonBackend implements LimiterBackend {
     private static final int ANSWER = 6;
     /** Which of {@code rate.lua}'s arguments is unique to each request (the log entry's id), for batch.lua. */
     private static final String LOG_ENTRY_ID = "3";
+    /** batch.lua's arguments before the first run. */
+    private static final int BATCH_HEADER = 4;
     private static final String REFUND_LOG = script("refund-log.lua");
     /** The scripts' "use Redis TIME" argument: production never passes a time. */
     private static final String REDIS_TIME = "";
@@ -87,6 +93,7 @@ public final class RedissonBackend implements LimiterBackend {
     private final boolean callerTime;
     private final Duration timeout;
     private final RScript scripts;
+    private final DecisionLanes lanes;
     private final Object connectLock = new Object();
     private volatile boolean connected;
     private volatile boolean closed;
@@ -112,6 +119,7 @@ public final class RedissonBackend implements LimiterBackend {
         this.timeout = timeout;
         this.scripts = redisson.getScript(OptionalOptions.defaults()
                 .codec(StringCodec.INSTANCE).timeout(timeout).retryAttempts(0));
+        this.lanes = new DecisionLanes(slots(redisson), this::send);
         connection();
     }
 
@@ -127,6 +135,19 @@ public final class RedissonBackend implements LimiterBackend {
      */
     static RedissonBackend onCallerClock(RedissonClient redisson, Clock clock, Duration timeout) {
         return new RedissonBackend(redisson, false, clock, timeout, true);
+    }
+
+    /**
+     * Which cluster slot a key is in, so that only keys of one slot share a script call: Redisson's own reckoning
+     * where the client is Redisson's class (0 outside a cluster), 0 for any other client outside a cluster, and
+     * null (no keys share a call) for another client of a cluster.
+     */
+    private static ToIntFunction<String> slots(RedissonClient redisson) {
+        if (redisson instanceof Redisson r) {
+            ConnectionManager connections = r.getCommandExecutor().getConnectionManager();
+            return connections::calcSlot;
+        }
+        return redisson.getConfig().isClusterConfig() ? null : key -> 0;
     }
 
     /** Runs {@code call} now when connected; otherwise once the (background) first connection succeeds. */
@@ -186,7 +207,7 @@ public final class RedissonBackend implements LimiterBackend {
 
     @Override
     public CompletionStage<RateOutcome> tryConsume(RateRequest r) {
-        return whenConnected(() -> decide(List.of(r), CONSUME)).thenApply(answers -> answers.get(0));
+        return whenConnected(() -> lanes.submit(List.of(r), CONSUME)).thenApply(answers -> answers.get(0));
     }
 
     /** One script call for all of them: the algorithm's script run once per request, in order, inside Redis. */
@@ -198,13 +219,13 @@ public final class RedissonBackend implements LimiterBackend {
                 throw new IllegalArgumentException("one key and algorithm per call: " + first.key() + " and " + r.key());
             }
         }
-        return whenConnected(() -> decide(requests, CONSUME));
+        return whenConnected(() -> lanes.submit(requests, CONSUME));
     }
 
     @Override
     public CompletionStage<Void> refund(RateRequest r) {
         CompletionStage<?> done = switch (r.algorithm()) {
-            case TOKEN_BUCKET, FIXED_WINDOW, SLIDING_WINDOW -> whenConnected(() -> decide(List.of(r), REFUND));
+            case TOKEN_BUCKET, FIXED_WINDOW, SLIDING_WINDOW -> whenConnected(() -> lanes.submit(List.of(r), REFUND));
             case SLIDING_LOG -> whenConnected(() -> scripts.<Long>evalAsync(r.key(), RScript.Mode.READ_WRITE, REFUND_LOG,
                     RScript.ReturnType.LONG, List.<Object>of(suffix(r.key(), "value"), suffix(r.key(), "permits")),
                     Long.toString(r.cost())));
@@ -214,41 +235,87 @@ public final class RedissonBackend implements LimiterBackend {
     }
 
     /**
-     * Decisions (or refunds) for one key in one script call: ARGV is the size of one request's arguments, then
-     * each request's arguments; the answer is each request's answer, one after another (see {@code batch.lua}).
+     * One lane's decisions (one key's, or several keys' of one slot) in one script call. A lone request runs the
+     * script as it is; more run it wrapped by {@code batch.lua}, which takes runs of identical requests (a hot key's
+     * burst) as their arguments once and a count. Each unit gets its answers, or its failure alone when a decision
+     * of it failed inside Redis; the stage fails when the call itself did.
      */
-    private CompletionStage<List<RateOutcome>> decide(List<RateRequest> requests, String mode) {
-        RateRequest first = requests.get(0);
+    private CompletionStage<Void> send(List<DecisionLanes.Unit> units) {
+        RateRequest first = units.get(0).requests().get(0);
         Algorithm algorithm = first.algorithm();
         int size = arguments(algorithm);
-        // One request runs the script as it is: the wrapping costs Redis a little per call, and pays only for two.
-        boolean alone = requests.size() == 1;
-        int header = alone ? 0 : 2;
-        Object[] argv = new Object[header + size * requests.size()];
-        if (!alone) {
-            argv[0] = Integer.toString(size);
-            // A log takes the caller's time: one time for the whole batch, as calls at one instant (batch.lua then
-            // answers a repeated rejection without walking the log again).
-            argv[1] = algorithm == Algorithm.SLIDING_LOG ? LOG_ENTRY_ID : "0";
-        }
         String now = Long.toString(clock.millis());
-        int at = header;
-        for (RateRequest r : requests) {
-            arguments(r, mode, now, argv, at);
-            at += size;
+        boolean alone = units.size() == 1 && units.get(0).requests().size() == 1;
+        Object[] argv;
+        List<Object> keys;
+        if (alone) {
+            argv = new Object[size];
+            arguments(first, units.get(0).mode(), now, argv, 0);
+            keys = keys(first);
+        } else {
+            keys = new ArrayList<>(units.size() * keysPerDecision(algorithm));
+            List<Object> args = new ArrayList<>(BATCH_HEADER + units.size() * (2 + size));
+            // A log takes the caller's time: one time for the whole call, as calls at one instant (batch.lua then
+            // answers a repeated rejection without walking the log again).
+            args.addAll(List.of(Integer.toString(size), algorithm == Algorithm.SLIDING_LOG ? LOG_ENTRY_ID : "0",
+                    Integer.toString(keysPerDecision(algorithm)), Integer.toString(answerSize(algorithm))));
+            Object[] one = new Object[size];
+            for (int u = 0; u < units.size(); u++) {
+                DecisionLanes.Unit unit = units.get(u);
+                List<RateRequest> requests = unit.requests();
+                keys.addAll(keys(requests.get(0)));
+                for (int i = 0, run; i < requests.size(); i += run) {
+                    RateRequest r = requests.get(i);
+                    run = 1;
+                    while (i + run < requests.size() && requests.get(i + run).equals(r)) run++;
+                    args.add(Integer.toString(u + 1));
+                    args.add(Integer.toString(run));
+                    arguments(r, unit.mode(), now, one, 0);
+                    args.addAll(Arrays.asList(one));
+                }
+            }
+            argv = args.toArray();
         }
-        String name = first.key();
-        List<Object> keys = algorithm == Algorithm.SLIDING_LOG
-                ? List.of(name, suffix(name, "value"), suffix(name, "permits")) : List.of(name);
         Decider decider = decider(algorithm);
-        CompletionStage<List<Long>> result = scripts.evalAsync(name, RScript.Mode.READ_WRITE,
+        CompletionStage<List<Object>> result = scripts.evalAsync(first.key(), RScript.Mode.READ_WRITE,
                 alone ? decider.one() : decider.many(), RScript.ReturnType.LIST, keys, argv);
-        return result.thenApply(v -> {
-            List<RateOutcome> answers = new ArrayList<>(requests.size());
-            int step = algorithm == Algorithm.SLIDING_LOG ? LOG_ANSWER : ANSWER;
-            for (int i = 0; i < requests.size(); i++) answers.add(outcome(requests.get(i), v, i * step));
-            return answers;
+        CompletableFuture<Void> ended = new CompletableFuture<>();
+        result.whenComplete((v, e) -> {
+            if (e != null) {
+                for (DecisionLanes.Unit u : units) u.answers().completeExceptionally(e);
+                ended.completeExceptionally(e);
+                return;
+            }
+            int step = answerSize(algorithm);
+            int at = 0;
+            for (DecisionLanes.Unit u : units) {
+                List<RateOutcome> answers = new ArrayList<>(u.requests().size());
+                String failure = null;
+                for (RateRequest r : u.requests()) {
+                    if (v.get(at) instanceof String message) failure = message;
+                    else if (failure == null) answers.add(outcome(r, v, at));
+                    at += step;
+                }
+                if (failure == null) u.answers().complete(answers);
+                else u.answers().completeExceptionally(new RedisException("rate script failed on " + u.requests().get(0).key() + ": " + failure));
+            }
+            ended.complete(null);
         });
+        return ended;
+    }
+
+    /** A decision's keys: a log's three (Redisson's layout), the other algorithms' one. */
+    private static List<Object> keys(RateRequest r) {
+        String name = r.key();
+        return r.algorithm() == Algorithm.SLIDING_LOG ? List.of(name, suffix(name, "value"), suffix(name, "permits")) : List.of(name);
+    }
+
+    private static int keysPerDecision(Algorithm algorithm) {
+        return algorithm == Algorithm.SLIDING_LOG ? 3 : 1;
+    }
+
+    private static int answerSize(Algorithm algorithm) {
+        return algorithm == Algorithm.SLIDING_LOG ? LOG_ANSWER : ANSWER;
     }
 
     private static Decider decider(Algorithm algorithm) {
@@ -300,17 +367,22 @@ public final class RedissonBackend implements LimiterBackend {
     }
 
     /** The answer of request {@code r}, at {@code at} in the flattened answers. */
-    private static RateOutcome outcome(RateRequest r, List<Long> v, int at) {
+    private static RateOutcome outcome(RateRequest r, List<Object> v, int at) {
         if (r.algorithm() != Algorithm.SLIDING_LOG) {
-            return new RateOutcome(v.get(at) == 1L, v.get(at + 1), v.get(at + 2), v.get(at + 3), v.get(at + 4), v.get(at + 5) == 1L);
+            return new RateOutcome(number(v, at) == 1L, number(v, at + 1), number(v, at + 2), number(v, at + 3),
+                    number(v, at + 4), number(v, at + 5) == 1L);
         }
-        RateOutcome o = new RateOutcome(v.get(at) == 1L, v.get(at + 1), v.get(at + 2), v.get(at + 3));
+        RateOutcome o = new RateOutcome(number(v, at) == 1L, number(v, at + 1), number(v, at + 2), number(v, at + 3));
         if (r.overage()) {
             long extra = r.effectiveLimit() - r.limit();
             o = new RateOutcome(o.allowed(), Math.max(0, o.remaining() - extra), o.resetMillis(), o.retryAfterMillis(),
                     0, o.allowed() && o.remaining() < extra);
         }
         return neverFits(r, o);
+    }
+
+    private static long number(List<Object> v, int at) {
+        return (Long) v.get(at);
     }
 
     /** A log never holds more than its limit: a cost above it can never fit (the other scripts say so themselves). */

@@ -1,34 +1,60 @@
 -- Appended on load to a decision script, which RedissonBackend wraps in `local function decide(KEYS, ARGV)`
--- ... `end`: several decisions for one key in one call, in arrival order, each exactly as if its own script
--- call had run at that point, so each sees what the ones before it took.
+-- ... `end`: many decisions in one call, for one key or for several (the keys of one cluster slot), each exactly
+-- as if its own script call had run at that point, in order, so each sees what the ones before it took.
+-- KEYS: each key's own keys, `width` of them, one key after another.
 -- ARGV[1] how many arguments one decision has; ARGV[2] which of them is unique to its request (a log entry's id)
--- when the script takes its time from the caller, else 0; then each decision's arguments, one group after another.
--- Returns every decision's answer, one after another, flattened into one list.
+-- when the script takes its time from the caller, else 0; ARGV[3] width; ARGV[4] how many numbers one answer has;
+-- then runs, each: which key (1-based),
+-- how many decisions, and their arguments, the same for every decision of the run (so a hot key's burst is sent
+-- once): the unique one gets ':<n>' appended for the run's n-th decision.
+-- Returns every decision's answer, one after another, flattened into one list. A decision that fails (a key of
+-- another type, Redis out of memory) answers its error message in place of its first number, so it fails alone.
 local size = tonumber(ARGV[1])
 local unique = tonumber(ARGV[2])
+local width = tonumber(ARGV[3])
+local answerSize = tonumber(ARGV[4])
 local out = {}
 -- A rejection changes nothing a decision reads, so until something is admitted, a request asking the same as a
--- rejected one (but for its id) at the same time gets the same answer: no second walk of a long log.
+-- rejected one (but for its id) of the same key at the same time gets the same answer: no second walk of a long log.
 local rejected = nil
-local function asked(args)
-  local parts = {}
-  for i = 1, size do if i ~= unique then parts[#parts + 1] = args[i] end end
-  return table.concat(parts, ':')
+local function failed(e)
+  out[#out + 1] = type(e) == 'table' and (e.err or 'error') or tostring(e)
+  for _ = 2, answerSize do out[#out + 1] = 0 end
 end
-for first = 3, #ARGV, size do
+local p = 5
+while p <= #ARGV do
+  local key = tonumber(ARGV[p])
+  local n = tonumber(ARGV[p + 1])
+  local keys = {}
+  for i = 1, width do keys[i] = KEYS[(key - 1) * width + i] end
   local args = {}
-  for i = 1, size do args[i] = ARGV[first + i - 1] end
-  -- Only after a rejection is a request's question spelled out: an admitted run costs nothing extra.
-  local answer = rejected and rejected[asked(args)]
-  if not answer then
-    answer = decide(KEYS, args)
-    if answer[1] == 1 then
-      rejected = nil
-    elseif unique > 0 then
-      rejected = rejected or {}
-      rejected[asked(args)] = answer
-    end
+  for i = 1, size do args[i] = ARGV[p + 1 + i] end
+  p = p + 2 + size
+  local asked = nil
+  if unique > 0 then
+    local parts = { key }
+    for i = 1, size do if i ~= unique then parts[#parts + 1] = args[i] end end
+    asked = table.concat(parts, ':')
   end
-  for i = 1, #answer do out[#out + 1] = answer[i] end
+  local id = unique > 0 and args[unique] or nil
+  for d = 1, n do
+    local answer = rejected and rejected[asked]
+    if not answer then
+      if id then args[unique] = id .. ':' .. d end
+      local ok, result = pcall(decide, keys, args)
+      if not ok then
+        failed(result)
+      else
+        answer = result
+        if answer[1] == 1 then
+          rejected = nil
+        elseif asked then
+          rejected = rejected or {}
+          rejected[asked] = answer
+        end
+      end
+    end
+    if answer then for i = 1, #answer do out[#out + 1] = answer[i] end end
+  end
 end
 return out

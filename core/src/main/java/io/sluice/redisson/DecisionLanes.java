@@ -1,0 +1,80 @@
+package io.sluice.redisson;
+
+import io.sluice.internal.Coalescer;
+import io.sluice.spi.RateOutcome;
+import io.sluice.spi.RateRequest;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.ToIntFunction;
+
+/**
+ * Rate decisions for different keys that wait at the same moment, sent to Redis as one script call. A lane is one
+ * algorithm's script in one cluster slot, split in {@link #LANES_PER_SLOT} by key: while a lane has a call in
+ * flight, decisions that arrive for it queue, and when the call ends they go together (at most {@link #MAX_UNITS}
+ * keys' worth; more wait for the call after). An idle lane's decision is sent at once, alone, so nothing waits that
+ * would not have waited for a connection anyway; under load the client sends, encodes and decodes one command
+ * where it sent dozens, and Redis runs one script where it ran dozens.
+ *
+ * <p>A key always falls in the same lane, so its decisions stay in the order they were made. Decisions queued
+ * behind a call that failed (Redis down, or slower than the client's timeout) fail with it, unsent: a decision is
+ * never sent after its caller could have given up on it. Thread-safe.
+ */
+final class DecisionLanes {
+    /**
+     * Calls in flight at once for one algorithm in one slot: one call's batch fills while another is in Redis or
+     * being decoded, so neither Redis nor the client waits for the other.
+     */
+    static final int LANES_PER_SLOT = 4;
+    /** Keys' decisions in one call at most, each key's at most {@code RateDecider.MAX_BATCH}. */
+    static final int MAX_UNITS = 64;
+
+    /** One key's decisions, in order, and where their answers go. */
+    record Unit(List<RateRequest> requests, String mode, CompletableFuture<List<RateOutcome>> answers) {
+    }
+
+    /** Sends the units of one lane in one script call; completes each unit's answers, and ends when the call has. */
+    @FunctionalInterface
+    interface Sender {
+        CompletionStage<Void> send(List<Unit> units);
+    }
+
+    private final Coalescer<Unit> coalescer;
+    /** A key's cluster slot (0 outside a cluster); null when keys of one slot cannot be told apart from others. */
+    private final ToIntFunction<String> slots;
+
+    /**
+     * @param slots a key's cluster slot, or null to keep every key in a lane of its own (no keys share a call)
+     */
+    DecisionLanes(ToIntFunction<String> slots, Sender sender) {
+        this.slots = slots;
+        this.coalescer = new Coalescer<>(MAX_UNITS, (lane, units, behind) -> {
+            if (behind != null) {
+                for (Unit u : units) u.answers().completeExceptionally(behind);
+                return CompletableFuture.completedFuture(null);
+            }
+            CompletionStage<Void> call;
+            try {
+                call = sender.send(units);
+            } catch (RuntimeException e) {
+                call = CompletableFuture.failedFuture(e);
+            }
+            return call.handle((ignored, e) -> e);
+        });
+    }
+
+    /** Decides {@code requests} (one key's, in order) in the next call of their key's lane. */
+    CompletionStage<List<RateOutcome>> submit(List<RateRequest> requests, String mode) {
+        Unit unit = new Unit(requests, mode, new CompletableFuture<>());
+        coalescer.submit(lane(requests.get(0)), unit);
+        return unit.answers();
+    }
+
+    private String lane(RateRequest r) {
+        String key = r.key();
+        if (slots == null) return r.algorithm().ordinal() + ":" + key;
+        int lane = slots.applyAsInt(key) * LANES_PER_SLOT + Math.floorMod(key.hashCode(), LANES_PER_SLOT);
+        return r.algorithm().ordinal() + ":" + lane;
+    }
+}
