@@ -80,7 +80,7 @@ public final class RedissonBackend implements LimiterBackend {
     /** Which of {@code rate.lua}'s arguments is unique to each request (the log entry's id), for batch.lua. */
     private static final String LOG_ENTRY_ID = "3";
     /** batch.lua's arguments before the first run. */
-    private static final int BATCH_HEADER = 4;
+    private static final int BATCH_HEADER = 5;
     private static final String REFUND_LOG = script("refund-log.lua");
     /** The scripts' "use Redis TIME" argument: production never passes a time. */
     private static final String REDIS_TIME = "";
@@ -235,6 +235,17 @@ public final class RedissonBackend implements LimiterBackend {
     }
 
     /**
+     * For tests: several keys' decisions (each list one key's, in order) in exactly one script call, as a lane sends
+     * them when they wait at the same moment.
+     */
+    List<CompletableFuture<List<RateOutcome>>> tryConsumeTogether(List<List<RateRequest>> perKey) {
+        List<DecisionLanes.Unit> units = new ArrayList<>();
+        for (List<RateRequest> requests : perKey) units.add(new DecisionLanes.Unit(requests, CONSUME, new CompletableFuture<>()));
+        send(units);
+        return units.stream().map(DecisionLanes.Unit::answers).toList();
+    }
+
+    /**
      * One lane's decisions (one key's, or several keys' of one slot) in one script call. A lone request runs the
      * script as it is; more run it wrapped by {@code batch.lua}, which takes runs of identical requests (a hot key's
      * burst) as their arguments once and a count. Each unit gets its answers, or its failure alone when a decision
@@ -258,7 +269,8 @@ public final class RedissonBackend implements LimiterBackend {
             // A log takes the caller's time: one time for the whole call, as calls at one instant (batch.lua then
             // answers a repeated rejection without walking the log again).
             args.addAll(List.of(Integer.toString(size), algorithm == Algorithm.SLIDING_LOG ? LOG_ENTRY_ID : "0",
-                    Integer.toString(keysPerDecision(algorithm)), Integer.toString(answerSize(algorithm))));
+                    Integer.toString(keysPerDecision(algorithm)), Integer.toString(answerSize(algorithm)),
+                    decidesRuns(algorithm) ? "1" : "0"));
             Object[] one = new Object[size];
             for (int u = 0; u < units.size(); u++) {
                 DecisionLanes.Unit unit = units.get(u);
@@ -308,6 +320,14 @@ public final class RedissonBackend implements LimiterBackend {
     private static List<Object> keys(RateRequest r) {
         String name = r.key();
         return r.algorithm() == Algorithm.SLIDING_LOG ? List.of(name, suffix(name, "value"), suffix(name, "permits")) : List.of(name);
+    }
+
+    /**
+     * Whether the algorithm's script decides a run of identical requests itself (reading and writing its state
+     * once): the log and the token bucket, whose scripts cost several Redis commands a decision.
+     */
+    private static boolean decidesRuns(Algorithm algorithm) {
+        return algorithm == Algorithm.SLIDING_LOG || algorithm == Algorithm.TOKEN_BUCKET;
     }
 
     private static int keysPerDecision(Algorithm algorithm) {

@@ -4,7 +4,8 @@
 -- KEYS: each key's own keys, `width` of them, one key after another.
 -- ARGV[1] how many arguments one decision has; ARGV[2] which of them is unique to its request (a log entry's id)
 -- when the script takes its time from the caller, else 0; ARGV[3] width; ARGV[4] how many numbers one answer has;
--- then runs, each: which key (1-based),
+-- ARGV[5] 1 when the script decides a run itself (it takes the run's length after its own arguments, and answers
+-- each), else 0; then runs, each: which key (1-based),
 -- how many decisions, and their arguments, the same for every decision of the run (so a hot key's burst is sent
 -- once): the unique one gets ':<n>' appended for the run's n-th decision.
 -- Returns every decision's answer, one after another, flattened into one list. A decision that fails (a key of
@@ -13,6 +14,7 @@ local size = tonumber(ARGV[1])
 local unique = tonumber(ARGV[2])
 local width = tonumber(ARGV[3])
 local answerSize = tonumber(ARGV[4])
+local bulk = ARGV[5] == '1'
 local out = {}
 -- A rejection changes nothing a decision reads, so until something is admitted, a request asking the same as a
 -- rejected one (but for its id) of the same key at the same time gets the same answer: no second walk of a long log.
@@ -21,7 +23,10 @@ local function failed(e)
   out[#out + 1] = type(e) == 'table' and (e.err or 'error') or tostring(e)
   for _ = 2, answerSize do out[#out + 1] = 0 end
 end
-local p = 5
+local function append(answer)
+  for i = 1, #answer do out[#out + 1] = answer[i] end
+end
+local p = 6
 while p <= #ARGV do
   local key = tonumber(ARGV[p])
   local n = tonumber(ARGV[p + 1])
@@ -37,7 +42,28 @@ while p <= #ARGV do
     asked = table.concat(parts, ':')
   end
   local id = unique > 0 and args[unique] or nil
-  for d = 1, n do
+  if bulk then
+    local memo = rejected and rejected[asked]
+    if memo then
+      for _ = 1, n do append(memo) end
+    else
+      args[size + 1] = n
+      local ok, result = pcall(decide, keys, args)
+      if not ok then
+        for _ = 1, n do failed(result) end
+      else
+        append(result)
+        for i = 1, #result, answerSize do if result[i] == 1 then rejected = nil end end
+        if asked and result[#result - answerSize + 1] ~= 1 then
+          local last = {}
+          for i = 1, answerSize do last[i] = result[#result - answerSize + i] end
+          rejected = rejected or {}
+          rejected[asked] = last
+        end
+      end
+    end
+  end
+  for d = 1, bulk and 0 or n do
     local answer = rejected and rejected[asked]
     if not answer then
       if id then args[unique] = id .. ':' .. d end
@@ -54,7 +80,7 @@ while p <= #ARGV do
         end
       end
     end
-    if answer then for i = 1, #answer do out[#out + 1] = answer[i] end end
+    if answer then append(answer) end
   end
 end
 return out

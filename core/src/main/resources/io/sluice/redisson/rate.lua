@@ -1,13 +1,17 @@
 -- Sluice rate decision over the state of Redisson's RRateLimiter (type OVERALL), in one round trip.
 -- KEYS[1] limiter config hash, KEYS[2] {name}:value, KEYS[3] {name}:permits (the sliding log).
 -- ARGV[1] permits wanted, ARGV[2] now (ms, caller's clock as Redisson uses), ARGV[3] unique entry id,
--- ARGV[4] rate, ARGV[5] interval (ms), ARGV[6] keep-alive (ms).
--- Returns {allowed (1|0), remaining, ms until the oldest permit frees, ms until the wanted permits are free}.
+-- ARGV[4] rate, ARGV[5] interval (ms), ARGV[6] keep-alive (ms); ARGV[7] how many such requests at once (batch.lua
+-- passes a run of identical ones; absent: 1): each decided as if alone, one after another, at this instant, with
+-- entry id ARGV[3]..':'..i when there are several.
+-- Returns {allowed (1|0), remaining, ms until the oldest permit frees, ms until the wanted permits are free} for
+-- each request, one after another.
 local want = tonumber(ARGV[1])
 local now = tonumber(ARGV[2])
 local rate = tonumber(ARGV[4])
 local interval = tonumber(ARGV[5])
 local keepAlive = tonumber(ARGV[6])
+local count = tonumber(ARGV[7]) or 1
 
 -- Missing (first use, expiry, FLUSHALL) or different config: write it as
 -- RRateLimiter.trySetRate(OVERALL, rate, interval, keepAlive) does, so the limiter heals itself.
@@ -79,16 +83,26 @@ if oldest == nil and current < rate then
   rewrite = true
 end
 
-local allowed = 0
-local wait = 0
-if current >= want then
-  redis.call('zadd', KEYS[3], now, struct.pack('Bc0I', string.len(ARGV[3]), ARGV[3], want))
+-- Admitted while the permits last: each takes its own entry in the log (one ZADD for all of them).
+local admitted = 0
+local entries = {}
+while admitted < count and current >= want do
+  admitted = admitted + 1
+  local id = count == 1 and ARGV[3] or ARGV[3] .. ':' .. admitted
+  entries[#entries + 1] = now
+  entries[#entries + 1] = struct.pack('Bc0I', string.len(id), id, want)
   current = current - want
   delta = delta - want
-  allowed = 1
   if oldest == nil then oldest = now end
-else
-  -- Walk the log from the oldest entry until enough permits would be free again.
+end
+-- ZADD's arguments go through Lua's stack: in slices well under its limit.
+local ZADD_SLICE = 1000
+for from = 1, #entries, ZADD_SLICE do
+  redis.call('zadd', KEYS[3], unpack(entries, from, math.min(from + ZADD_SLICE - 1, #entries)))
+end
+-- The rest are rejected alike: walk the log from the oldest entry until enough permits would be free again.
+local wait = 0
+if admitted < count then
   local needed = want - current
   local log = redis.call('zrange', KEYS[3], 0, -1, 'withscores')
   for i = 1, #log, 2 do
@@ -122,7 +136,21 @@ if fresh or rewrite or ttl <= keepAlive then
   redis.call('pexpire', KEYS[2], keepAlive + slack)
   redis.call('pexpire', KEYS[3], keepAlive + slack)
 end
--- A counter below 0 (a lowered limit) answers "none left".
-local remaining = current
-if remaining < 0 then remaining = 0 end
-return {allowed, remaining, reset, wait}
+-- A counter below 0 (a lowered limit) answers "none left". The i-th admitted request left what the ones after it
+-- had not taken yet.
+local answers = {}
+for i = 1, count do
+  if i <= admitted then
+    local left = current + (admitted - i) * want
+    answers[#answers + 1] = 1
+    answers[#answers + 1] = left < 0 and 0 or left
+    answers[#answers + 1] = reset
+    answers[#answers + 1] = 0
+  else
+    answers[#answers + 1] = 0
+    answers[#answers + 1] = current < 0 and 0 or current
+    answers[#answers + 1] = reset
+    answers[#answers + 1] = wait
+  end
+end
+return answers

@@ -31,45 +31,67 @@ if state then
     end
   end
 end
-local base = math.max(tat, now)
 
 local function store(newTat)
   redis.call('SET', KEYS[1], string.format('%.0f:%.0f', newTat, eff),
     'PX', math.max(0, math.ceil((newTat - now) / 1000)) + SLACK_MS)
 end
 
+-- ARGV[9] how many such requests at once (batch.lua passes a run of identical ones; absent: 1): each decided as if
+-- alone, one after another, at this instant, on the state the ones before it left; the state is written once.
+local count = tonumber(ARGV[9]) or 1
+local answers = {}
+
 if ARGV[8] == '1' then
-  if state then store(math.max(now, math.ceil(base - cost * interval))) end
-  return {1, 0, 0, 0, 0, 0}
+  if state then
+    for _ = 1, count do tat = math.max(now, math.ceil(math.max(tat, now) - cost * interval)) end
+    store(tat)
+  end
+  for _ = 1, count do
+    for _, v in ipairs({1, 0, 0, 0, 0, 0}) do answers[#answers + 1] = v end
+  end
+  return answers
 end
 
-local allowed = 0
-local retry = 0
-local tatF = base
-if cost > effBurst then
-  retry = -1
-else
-  local newTat = math.ceil(base + cost * interval)
-  local allowAt = newTat - tau
-  if now >= allowAt then
-    allowed = 1
-    tatF = newTat
-    store(newTat)
+local dirty = rescaled
+for _ = 1, count do
+  local base = math.max(tat, now)
+  local allowed = 0
+  local retry = 0
+  local tatF = base
+  if cost > effBurst then
+    retry = -1
   else
-    retry = math.ceil((allowAt - now) / 1000)
+    local newTat = math.ceil(base + cost * interval)
+    local allowAt = newTat - tau
+    if now >= allowAt then
+      allowed = 1
+      tatF = newTat
+      tat = newTat
+      dirty = true
+    else
+      retry = math.ceil((allowAt - now) / 1000)
+    end
   end
+  local remEff = effBurst
+  if tatF > now then
+    remEff = math.floor((now - (tatF - tau)) / interval)
+    if remEff < 0 then remEff = 0 end
+  end
+  local extra = effBurst - burst
+  local remaining = remEff - extra
+  if remaining < 0 then remaining = 0 end
+  local over = 0
+  if allowed == 1 and remEff < extra then over = 1 end
+  local reset = 0
+  if tatF > now then reset = math.ceil((tatF - tau + (remEff + 1) * interval - now) / 1000) end
+  answers[#answers + 1] = allowed
+  answers[#answers + 1] = remaining
+  answers[#answers + 1] = reset
+  answers[#answers + 1] = retry
+  answers[#answers + 1] = 0
+  answers[#answers + 1] = over
 end
-if rescaled and allowed == 0 then store(tat) end
-local remEff = effBurst
-if tatF > now then
-  remEff = math.floor((now - (tatF - tau)) / interval)
-  if remEff < 0 then remEff = 0 end
-end
-local extra = effBurst - burst
-local remaining = remEff - extra
-if remaining < 0 then remaining = 0 end
-local over = 0
-if allowed == 1 and remEff < extra then over = 1 end
-local reset = 0
-if tatF > now then reset = math.ceil((tatF - tau + (remEff + 1) * interval - now) / 1000) end
-return {allowed, remaining, reset, retry, 0, over}
+-- A rescaled state is stored even by a rejection (see above); an admission always.
+if dirty then store(tat) end
+return answers
