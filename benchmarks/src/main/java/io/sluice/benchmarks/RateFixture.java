@@ -6,6 +6,7 @@ import io.github.bucket4j.ConsumptionProbe;
 import io.github.bucket4j.distributed.AsyncBucketProxy;
 import io.github.bucket4j.distributed.BucketProxy;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
+import io.github.bucket4j.distributed.proxy.optimization.Optimizations;
 import io.github.bucket4j.redis.redisson.Bucket4jRedisson;
 import io.github.bucket4j.redis.redisson.cas.RedissonBasedProxyManager;
 import io.sluice.Admission;
@@ -37,7 +38,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * keys picked at random.
  */
 final class RateFixture implements AutoCloseable {
-    enum SystemUnderTest { FLOOR, TRY_ACQUIRE, TRY_ACQUIRE_AND_AVAILABLE, BUCKET4J, SLUICE }
+    enum SystemUnderTest { FLOOR, TRY_ACQUIRE, TRY_ACQUIRE_AND_AVAILABLE, BUCKET4J, BUCKET4J_BATCHING, SLUICE }
 
     private final SystemUnderTest system;
     private final int keys;
@@ -67,7 +68,7 @@ final class RateFixture implements AutoCloseable {
                     limiters[i].trySetRate(RateType.OVERALL, permits, period);
                 }
             }
-            case BUCKET4J -> {
+            case BUCKET4J, BUCKET4J_BATCHING -> {
                 RedissonBasedProxyManager<String> manager = Bucket4jRedisson
                         .casBasedBuilder(((Redisson) redisson).getCommandExecutor())
                         .expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(period))
@@ -77,10 +78,17 @@ final class RateFixture implements AutoCloseable {
                         .build();
                 buckets = new BucketProxy[keys];
                 asyncBuckets = new AsyncBucketProxy[keys];
+                // Bucket4j's batching optimisation: concurrent requests for a bucket go to Redis as one.
+                boolean batching = system == SystemUnderTest.BUCKET4J_BATCHING;
                 for (int i = 0; i < keys; i++) {
-                    buckets[i] = manager.builder().build(prefix + ":b4j:" + i, () -> config);
-                    asyncBuckets[i] = manager.asAsync().builder().build(prefix + ":b4j:" + i,
-                            () -> CompletableFuture.completedFuture(config));
+                    var builder = manager.builder();
+                    var asyncBuilder = manager.asAsync().builder();
+                    if (batching) {
+                        builder = builder.withOptimization(Optimizations.batching());
+                        asyncBuilder = asyncBuilder.withOptimization(Optimizations.batching());
+                    }
+                    buckets[i] = builder.build(prefix + ":b4j:" + i, () -> config);
+                    asyncBuckets[i] = asyncBuilder.build(prefix + ":b4j:" + i, () -> CompletableFuture.completedFuture(config));
                 }
             }
             case SLUICE -> {
@@ -115,7 +123,8 @@ final class RateFixture implements AutoCloseable {
                 return limiters[i].tryAcquire() ? 1 : 0;
             case TRY_ACQUIRE_AND_AVAILABLE:
                 return (limiters[i].tryAcquire() ? 1L << 40 : 0) + limiters[i].availablePermits();
-            case BUCKET4J: {
+            case BUCKET4J:
+            case BUCKET4J_BATCHING: {
                 ConsumptionProbe p = buckets[i].tryConsumeAndReturnRemaining(1);
                 return (p.isConsumed() ? 1L << 40 : 0) + p.getRemainingTokens() + p.getNanosToWaitForRefill();
             }
@@ -134,7 +143,7 @@ final class RateFixture implements AutoCloseable {
             case TRY_ACQUIRE -> limiters[i].tryAcquireAsync();
             case TRY_ACQUIRE_AND_AVAILABLE -> limiters[i].tryAcquireAsync()
                     .thenCompose(ok -> limiters[i].availablePermitsAsync().thenApply(left -> ok ? left : -left));
-            case BUCKET4J -> asyncBuckets[i].tryConsumeAndReturnRemaining(1);
+            case BUCKET4J, BUCKET4J_BATCHING -> asyncBuckets[i].tryConsumeAndReturnRemaining(1);
             case SLUICE -> sluice.admit(rules, sluiceKeys[i]).thenApply(a -> a.headline().orElseThrow());
         };
     }

@@ -298,22 +298,32 @@ public final class RedissonBackend implements LimiterBackend {
                 ended.completeExceptionally(e);
                 return;
             }
-            int step = answerSize(algorithm);
-            int at = 0;
-            for (DecisionLanes.Unit u : units) {
-                List<RateOutcome> answers = new ArrayList<>(u.requests().size());
-                String failure = null;
-                for (RateRequest r : u.requests()) {
-                    if (v.get(at) instanceof String message) failure = message;
-                    else if (failure == null) answers.add(outcome(r, v, at));
-                    at += step;
-                }
-                if (failure == null) u.answers().complete(answers);
-                else u.answers().completeExceptionally(new RedisException("rate script failed on " + u.requests().get(0).key() + ": " + failure));
-            }
+            // The lane's next call goes first: Redis works on it while this thread hands these answers out.
             ended.complete(null);
+            try {
+                answer(units, v, answerSize(algorithm));
+            } catch (RuntimeException unexpected) {
+                // An answer of another shape (a proxy in front of Redis, a script of another version): no caller waits for ever.
+                for (DecisionLanes.Unit u : units) u.answers().completeExceptionally(unexpected);
+            }
         });
         return ended;
+    }
+
+    /** Each unit's answers from one call's flattened answers, or its failure when a decision of it failed in Redis. */
+    private static void answer(List<DecisionLanes.Unit> units, List<Object> v, int step) {
+        int at = 0;
+        for (DecisionLanes.Unit u : units) {
+            List<RateOutcome> answers = new ArrayList<>(u.requests().size());
+            String failure = null;
+            for (RateRequest r : u.requests()) {
+                if (v.get(at) instanceof String message) failure = message;
+                else if (failure == null) answers.add(outcome(r, v, at));
+                at += step;
+            }
+            if (failure == null) u.answers().complete(answers);
+            else u.answers().completeExceptionally(new RedisException("rate script failed on " + u.requests().get(0).key() + ": " + failure));
+        }
     }
 
     /** A decision's keys: a log's three (Redisson's layout), the other algorithms' one. */
