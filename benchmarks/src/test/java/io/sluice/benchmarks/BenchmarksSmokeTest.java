@@ -108,7 +108,8 @@ class BenchmarksSmokeTest {
         for (Algorithm a : Algorithm.values()) {
             AlgorithmCost.Cost c = AlgorithmCost.measure(a, 500);
             assertThat(c.sequential().scriptsPerDecision()).as(a.id()).isBetween(0.99, 1.05);
-            assertThat(c.concurrent().scriptsPerDecision()).as(a.id()).isBetween(0.99, 1.05);
+            // 64 in flight over 10 000 keys: decisions for different keys share script calls (one lane per algorithm).
+            assertThat(c.concurrent().scriptsPerDecision()).as(a.id()).isGreaterThan(0.0).isLessThan(0.5);
             assertThat(c.sequential().redisCpuMicros()).as(a.id()).isPositive();
             // One key's state after one decision: a few hundred bytes for sliding-log, under 200 for the others.
             assertThat(c.bytesPerKey()).as(a.id()).isBetween(50.0, a == Algorithm.SLIDING_LOG ? 1000.0 : 200.0);
