@@ -63,10 +63,7 @@ class BatchMatchesSequentialTest {
             List<RateRequest> batch = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 long cost = random.nextInt(10) < 8 ? 1 : 1 + random.nextInt(6);
-                RateRequest r = RateRequest.of(algorithm, batched, 20, Duration.ofSeconds(10)).withCost(cost);
-                if (algorithm == Algorithm.TOKEN_BUCKET) r = r.withBurst(12);
-                if (algorithm == Algorithm.LEAKY_BUCKET) r = r.withQueue(5);
-                batch.add(r);
+                batch.add(request(algorithm, batched, cost));
             }
             List<RateOutcome> together = backend.tryConsumeAll(batch).toCompletableFuture().join();
             List<RateOutcome> oneByOne = new ArrayList<>();
@@ -108,10 +105,8 @@ class BatchMatchesSequentialTest {
                     int runs = 1 + random.nextInt(4);
                     for (int run = 0; run < runs; run++) {
                         long cost = random.nextInt(3) == 0 ? 1 + random.nextInt(5) : 1;
-                        RateRequest r = RateRequest.of(algorithm, "together-" + id + "-" + k, 20, Duration.ofSeconds(10)).withCost(cost);
+                        RateRequest r = request(algorithm, "together-" + id + "-" + k, cost);
                         if (soft) r = r.withEffectiveLimit(24);
-                        if (algorithm == Algorithm.TOKEN_BUCKET) r = r.withBurst(12);
-                        if (algorithm == Algorithm.LEAKY_BUCKET) r = r.withQueue(5);
                         int length = 1 + random.nextInt(15);
                         for (int i = 0; i < length; i++) requests.add(r);
                     }
@@ -133,6 +128,14 @@ class BatchMatchesSequentialTest {
         }
         assertThat(admitted).as("both outcomes were exercised").isPositive();
         assertThat(rejected).isPositive();
+    }
+
+    /** 20 per 10 s at {@code cost}; a token bucket of 12, a leaky bucket with 5 places to wait. */
+    private static RateRequest request(Algorithm algorithm, String key, long cost) {
+        RateRequest r = RateRequest.of(algorithm, key, 20, Duration.ofSeconds(10)).withCost(cost);
+        if (algorithm == Algorithm.TOKEN_BUCKET) r = r.withBurst(12);
+        if (algorithm == Algorithm.LEAKY_BUCKET) r = r.withQueue(5);
+        return r;
     }
 
     private static long evalshaCalls(Resp redis) {
