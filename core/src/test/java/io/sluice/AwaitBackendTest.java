@@ -1,6 +1,7 @@
 package io.sluice;
 
 import io.sluice.rule.Rule;
+import io.sluice.testing.LogRecorder;
 import io.sluice.testing.RedisProcess;
 import io.sluice.testing.TestRedis;
 import org.junit.jupiter.api.AfterEach;
@@ -10,12 +11,8 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Handler;
 import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -32,32 +29,16 @@ class AwaitBackendTest {
     /** Start-up may overrun the wait by one connection attempt and a loaded machine's scheduling. */
     private static final Duration OVERRUN = Duration.ofSeconds(5);
 
-    /** Held strongly: java.util.logging keeps loggers weakly, and would drop the handler with it. */
-    private final Logger julLogger = Logger.getLogger(Sluice.class.getName());
-    private final List<LogRecord> logged = new CopyOnWriteArrayList<>();
-    private final Handler recorder = new Handler() {
-        @Override
-        public void publish(LogRecord record) {
-            logged.add(record);
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-        }
-    };
+    private LogRecorder log;
 
     @BeforeEach
     void record() {
-        julLogger.addHandler(recorder);
+        log = LogRecorder.on(Sluice.class.getName());
     }
 
     @AfterEach
     void stopRecording() {
-        julLogger.removeHandler(recorder);
+        log.close();
     }
 
     @Test
@@ -70,8 +51,8 @@ class AwaitBackendTest {
                 "sluice.rules.r.rate", "3/1h"))) {
             assertThat(sluice.connected()).isTrue();
             assertThat(decide(sluice, "r").outcome()).isEqualTo(Decision.Outcome.DECIDED);
-            assertThat(messages(Level.INFO)).anyMatch(m -> m.startsWith("Sluice connected to its backend after "));
-            assertThat(messages(Level.WARNING)).isEmpty();
+            assertThat(log.messages(Level.INFO)).anyMatch(m -> m.startsWith("Sluice connected to its backend after "));
+            assertThat(log.messages(Level.WARNING)).isEmpty();
         }
     }
 
@@ -89,7 +70,7 @@ class AwaitBackendTest {
             Duration took = Duration.ofNanos(System.nanoTime() - started);
             assertThat(took).isBetween(AWAIT, AWAIT.plus(OVERRUN));
             assertThat(sluice.connected()).isFalse();
-            assertThat(messages(Level.WARNING)).containsExactly("Sluice started without its backend: no connection to"
+            assertThat(log.messages(Level.WARNING)).containsExactly("Sluice started without its backend: no connection to"
                     + " Redis within sluice.await-backend=1500ms; until it connects, each rule follows its on-backend-failure");
 
             Decision lenient = decide(sluice, "lenient");
@@ -116,7 +97,7 @@ class AwaitBackendTest {
                 "sluice.redis.address", "redis://127.0.0.1:" + port,
                 "sluice.rules.r.rate", "3/1h"))) {
             assertThat(sluice.connected()).isFalse();
-            assertThat(logged).isEmpty();
+            assertThat(log.records()).isEmpty();
         }
     }
 
@@ -125,12 +106,8 @@ class AwaitBackendTest {
         try (Sluice sluice = Sluice.builder().properties(Map.of("sluice.await-backend", "1h", "sluice.rules.r.rate", "3/1h"))
                 .inMemory().build()) {
             assertThat(sluice.connected()).isTrue();
-            assertThat(logged).isEmpty();
+            assertThat(log.records()).isEmpty();
         }
-    }
-
-    private List<String> messages(Level level) {
-        return logged.stream().filter(r -> r.getLevel() == level).map(LogRecord::getMessage).toList();
     }
 
     private static Decision decide(Sluice sluice, String ruleName) {

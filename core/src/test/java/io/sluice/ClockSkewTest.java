@@ -3,9 +3,7 @@ package io.sluice;
 import io.sluice.testing.MutableClock;
 import io.sluice.testing.TestRedis;
 import org.junit.jupiter.api.Test;
-import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 
 import java.time.Duration;
 import java.util.Map;
@@ -18,9 +16,7 @@ class ClockSkewTest {
 
     @Test
     void aServerTenSecondsBehindRedisMeasuresAboutMinusTenSeconds() {
-        Config config = new Config();
-        config.useSingleServer().setAddress(TestRedis.address());
-        RedissonClient redisson = Redisson.create(config);
+        RedissonClient redisson = TestRedis.client();
         MutableClock behind = new MutableClock(System.currentTimeMillis() - 10_000);
         try (Sluice sluice = Sluice.builder().properties(Map.of("sluice.rules.r.rate", "1/1s"))
                 .redisson(redisson).clock(behind).build()) {

@@ -12,17 +12,14 @@ import io.sluice.spi.LimiterBackend;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 import io.sluice.testing.CountingBackend;
+import io.sluice.testing.LogRecorder;
 import org.junit.jupiter.api.Test;
 
 import java.time.Clock;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -37,28 +34,11 @@ class PlanValuesNeverLeakTest {
 
     @Test
     void noLogLineMeterTagOrBackendKeyCarriesThePlanValue() {
-        List<String> logged = new ArrayList<>();
-        Handler capture = new Handler() {
-            @Override
-            public void publish(LogRecord record) {
-                logged.add(String.valueOf(record.getMessage()) + " " + List.of(record.getParameters() == null
-                        ? new Object[0] : record.getParameters()));
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        Logger sluiceLogs = Logger.getLogger("io.sluice");
-        sluiceLogs.addHandler(capture);
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         CountingBackend counting = new CountingBackend(Clock.systemUTC());
         KeyRecording backend = new KeyRecording(counting);
-        try (Sluice s = Sluice.builder().properties(Map.of(
+        try (LogRecorder log = LogRecorder.on("io.sluice");
+             Sluice s = Sluice.builder().properties(Map.of(
                         "sluice.rules.dry.rate", "1/1h", "sluice.rules.dry.mode", "dry-run",
                         "sluice.rules.dry.key", "header:X-User", "sluice.rules.dry.plan", "header:X-Plan",
                         "sluice.rules.dry.plans.pro.rate", "2/1h",
@@ -71,14 +51,14 @@ class PlanValuesNeverLeakTest {
             counting.down.set(true);
             List<Rule> down = List.of(s.rules().get("down").orElseThrow());
             assertThat(s.admit(down, s.keysOf(HOSTILE_REQUEST)).toCompletableFuture().join().allowed()).isFalse();
+            List<String> logged = log.records().stream().map(r -> r.getMessage() + " "
+                    + List.of(r.getParameters() == null ? new Object[0] : r.getParameters())).toList();
             assertThat(logged).as("the dry-run and backend-failure warnings were logged").hasSizeGreaterThanOrEqualTo(2);
             assertThat(logged).noneSatisfy(line -> assertThat(line).containsAnyOf("evil", "Injected", "プラン", "zzzz"));
             List<String> tags = registry.getMeters().stream().map(Meter::getId)
                     .flatMap(id -> id.getTags().stream()).map(Tag::getValue).toList();
             assertThat(tags).isNotEmpty().noneSatisfy(v -> assertThat(v).containsAnyOf("evil", "Injected", "プラン", "zzzz"));
             assertThat(backend.keys).isNotEmpty().noneSatisfy(k -> assertThat(k).containsAnyOf("evil", "Injected", "プラン", "zzzz"));
-        } finally {
-            sluiceLogs.removeHandler(capture);
         }
     }
 

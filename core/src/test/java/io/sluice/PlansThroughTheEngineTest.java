@@ -11,9 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,9 +36,7 @@ class PlansThroughTheEngineTest {
 
     @BeforeAll
     void connect() {
-        Config config = new Config();
-        config.useSingleServer().setAddress(TestRedis.address());
-        redis = Redisson.create(config);
+        redis = TestRedis.client();
     }
 
     @AfterAll

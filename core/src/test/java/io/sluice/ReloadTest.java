@@ -4,6 +4,7 @@ import io.sluice.key.KeyResolver;
 import io.sluice.redisson.CallerClockBackend;
 import io.sluice.rule.Rule;
 import io.sluice.rule.RuleSet;
+import io.sluice.testing.LogRecorder;
 import io.sluice.testing.MutableClock;
 import io.sluice.testing.TestRedis;
 import org.junit.jupiter.api.AfterAll;
@@ -14,10 +15,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
-import org.redisson.config.Config;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -31,17 +30,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.logging.Handler;
 import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -61,31 +56,14 @@ class ReloadTest {
     /** The start of an hour: fixed windows are aligned to it, so no window boundary falls inside a test. */
     private final MutableClock clock = new MutableClock((System.currentTimeMillis() / HOUR_MILLIS + 1) * HOUR_MILLIS);
     private final String prefix = "reload" + UUID.randomUUID().toString().substring(0, 8);
-    private final Logger julLogger = Logger.getLogger(Sluice.class.getName());
-    private final List<LogRecord> logged = new CopyOnWriteArrayList<>();
-    private final Handler recorder = new Handler() {
-        @Override
-        public void publish(LogRecord record) {
-            logged.add(record);
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-        }
-    };
+    private LogRecorder log;
 
     @TempDir
     Path dir;
 
     @BeforeAll
     static void connect() {
-        Config config = new Config();
-        config.useSingleServer().setAddress(TestRedis.address());
-        redisson = Redisson.create(config);
+        redisson = TestRedis.client();
     }
 
     @AfterAll
@@ -95,12 +73,12 @@ class ReloadTest {
 
     @BeforeEach
     void record() {
-        julLogger.addHandler(recorder);
+        log = LogRecorder.on(Sluice.class.getName());
     }
 
     @AfterEach
     void stopRecording() {
-        julLogger.removeHandler(recorder);
+        log.close();
     }
 
     private Map<String, String> props(String... kv) {
@@ -124,10 +102,6 @@ class ReloadTest {
 
     private static Decision headline(Admission a) {
         return a.headline().orElseThrow();
-    }
-
-    private List<String> messages(Level level) {
-        return logged.stream().filter(r -> r.getLevel() == level).map(LogRecord::getMessage).toList();
     }
 
     private Path write(String name, String... lines) throws IOException {
@@ -232,7 +206,7 @@ class ReloadTest {
                     "sluice.rules.x.concurrency=4");
             assertThatThrownBy(s::reload).isInstanceOfSatisfying(ConfigException.class,
                     e -> assertThat(e.problems()).hasSize(2));
-            List<String> errors = messages(Level.SEVERE);
+            List<String> errors = log.messages(Level.SEVERE);
             assertThat(errors).hasSize(1);
             assertThat(errors.get(0)).contains("refused", file.toString(), "sluice.rules.r.rate = \"lots\"",
                     "sluice.rules.r.colour = \"red\"");
@@ -255,7 +229,7 @@ class ReloadTest {
                     .hasMessageContaining("sluice.rules.images = (removed)")
                     .hasMessageContaining("@Limited on com.example.Images.generate");
             assertThat(s.rules().get("images")).isPresent();
-            assertThat(messages(Level.SEVERE)).singleElement().asString().contains("sluice.rules.images");
+            assertThat(log.messages(Level.SEVERE)).singleElement().asString().contains("sluice.rules.images");
             // Changing it is fine; only removing it is not.
             s.reload(props("sluice.rules.images.rate", "6/1h"));
             assertThat(s.rules().get("images").orElseThrow().rate().orElseThrow().permits()).isEqualTo(6);
@@ -273,7 +247,7 @@ class ReloadTest {
             assertThat(s.rules().settings().headers().name()).isEqualTo("IETF");
             assertThat(s.rules().settings().trustedProxies().toString()).contains("10.0.0.0/8");
             assertThat(s.rules().get("r").orElseThrow().rate().orElseThrow().permits()).isEqualTo(4);
-            List<String> warnings = messages(Level.WARNING);
+            List<String> warnings = log.messages(Level.WARNING);
             assertThat(warnings).anyMatch(w -> w.contains("sluice.key-prefix") && w.contains("elsewhere") && w.contains("restart"));
             assertThat(warnings).anyMatch(w -> w.contains("sluice.headers"));
             assertThat(warnings).anyMatch(w -> w.contains("sluice.backend-timeout"));
@@ -285,7 +259,7 @@ class ReloadTest {
     void anEngineBuiltFromPropertiesHasNothingToReadAgain() {
         try (Sluice s = engine(props("sluice.rules.r.rate", "3/1h", "sluice.reload", "10s"))) {
             assertThatThrownBy(s::reload).isInstanceOf(IllegalStateException.class).hasMessageContaining("reload(properties)");
-            assertThat(messages(Level.WARNING)).anyMatch(w -> w.contains("sluice.reload=10s is ignored"));
+            assertThat(log.messages(Level.WARNING)).anyMatch(w -> w.contains("sluice.reload=10s is ignored"));
         }
     }
 
@@ -336,7 +310,7 @@ class ReloadTest {
             assertThat(failure.get()).isNull();
             assertThat(mixed.get()).isZero();
             assertThat(reads.get()).isPositive();
-            assertThat(messages(Level.INFO).stream().filter(m -> m.startsWith("Sluice reloaded its rules"))).hasSize(threads * each);
+            assertThat(log.messages(Level.INFO).stream().filter(m -> m.startsWith("Sluice reloaded its rules"))).hasSize(threads * each);
             long a = s.rules().get("a").orElseThrow().rate().get().permits();
             assertThat(a % 100).as("the last reload of some thread").isEqualTo(each - 1);
         }
@@ -363,13 +337,13 @@ class ReloadTest {
             s.pollRulesSource();
             s.pollRulesSource();
             assertThat(s.rules()).isSameAs(second);
-            assertThat(messages(Level.SEVERE)).singleElement().asString().contains("sluice.rules.r.wait");
+            assertThat(log.messages(Level.SEVERE)).singleElement().asString().contains("sluice.rules.r.wait");
 
             Files.delete(file);
             s.pollRulesSource();
             s.pollRulesSource();
-            assertThat(messages(Level.SEVERE)).hasSize(2);
-            assertThat(messages(Level.SEVERE).get(1)).contains("expected an existing file");
+            assertThat(log.messages(Level.SEVERE)).hasSize(2);
+            assertThat(log.messages(Level.SEVERE).get(1)).contains("expected an existing file");
 
             write("polled.properties", "sluice.key-prefix=" + prefix, "sluice.reload=1h", "sluice.rules.r.rate=9/1h");
             s.pollRulesSource();

@@ -14,7 +14,6 @@ import org.jboss.weld.environment.se.WeldContainer;
 import org.junit.jupiter.api.Test;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -43,9 +42,7 @@ class OverrideTest {
         // The rules file names a Redis nobody listens on: only the application's client can reach one.
         var rules = CdiTesting.rulesFile("sluice.redis.address=redis://127.0.0.1:" + TestRedis.freePort(),
                 "sluice.rules.viaclient.rate=1/1h", "sluice.rules.viaclient.key=global");
-        Config config = new Config();
-        config.useSingleServer().setAddress(TestRedis.address());
-        MyRedisson.client = Redisson.create(config);
+        MyRedisson.client = TestRedis.client();
         try {
             WeldContainer container = CdiTesting.boot(rules, MyRedisson.class, UsesClient.class);
             try {

@@ -13,9 +13,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -36,9 +34,7 @@ class ElasticTest {
 
     @BeforeAll
     static void connect() {
-        Config config = new Config();
-        config.useSingleServer().setAddress(TestRedis.address());
-        redisson = Redisson.create(config);
+        redisson = TestRedis.client();
     }
 
     @AfterAll

@@ -13,9 +13,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 
 import java.net.URI;
 import java.time.Clock;
@@ -47,9 +45,7 @@ class RedisTimeTest {
 
     @BeforeAll
     static void connect() {
-        Config config = new Config();
-        config.useSingleServer().setAddress(TestRedis.address());
-        redisson = Redisson.create(config);
+        redisson = TestRedis.client();
         port = URI.create(TestRedis.address()).getPort();
     }
 

@@ -12,9 +12,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 
 import java.time.Duration;
 import java.util.SplittableRandom;
@@ -36,9 +34,7 @@ class ScriptMatchesModelTest {
 
     @BeforeAll
     static void connect() {
-        Config config = new Config();
-        config.useSingleServer().setAddress(TestRedis.address());
-        redisson = Redisson.create(config);
+        redisson = TestRedis.client();
     }
 
     @AfterAll

@@ -11,9 +11,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -56,9 +54,7 @@ abstract class HttpContract {
     void start() {
         prefix = "t" + UUID.randomUUID().toString().substring(0, 8);
         server = kind.start(initParams(prefix));
-        Config config = new Config();
-        config.useSingleServer().setAddress(TestRedis.address());
-        redis = Redisson.create(config);
+        redis = TestRedis.client();
     }
 
     @AfterAll

@@ -16,9 +16,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -98,9 +96,7 @@ abstract class PlansHttpContract {
         Map<String, String> hookParams = initParams(prefix + "h");
         hookParams.put("rejection-handler", UpgradeHandler.class.getName());
         hooked = kind.start(hookParams);
-        Config config = new Config();
-        config.useSingleServer().setAddress(TestRedis.address());
-        redis = Redisson.create(config);
+        redis = TestRedis.client();
     }
 
     @AfterAll
