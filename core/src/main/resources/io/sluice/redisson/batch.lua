@@ -4,12 +4,11 @@
 -- KEYS: each key's own keys, `width` of them, one key after another.
 -- ARGV[1] how many arguments one decision has; ARGV[2] which of them is unique to its request (a log entry's id)
 -- when the script takes its time from the caller, else 0; ARGV[3] width; ARGV[4] how many numbers one answer has;
--- ARGV[5] 1 when the script decides a run itself (it takes the run's length after its own arguments, and answers
--- each), else 0; then runs, each: which key (1-based),
--- how many decisions, and their arguments, the same for every decision of the run (so a hot key's burst is sent
--- once): the unique one gets ':<n>' appended for the run's n-th decision.
--- Returns every decision's answer, one after another, flattened into one list. A decision that fails (a key of
--- another type, Redis out of memory) answers its error message in place of its first number, so it fails alone.
+-- ARGV[5] 1 when the script decides a run itself (it takes the run's length after its own arguments, answers
+-- each, and makes the unique argument unique per decision), else 0; then runs, each: which key (1-based), how many
+-- decisions, and their arguments, the same for every decision of the run (so a hot key's burst is sent once).
+-- Returns every decision's answer, one after another, flattened into one list. A run that fails (a key of another
+-- type, Redis out of memory) answers its error message in place of each first number, so it fails alone.
 local size = tonumber(ARGV[1])
 local unique = tonumber(ARGV[2])
 local width = tonumber(ARGV[3])
@@ -26,6 +25,18 @@ end
 local function append(answer)
   for i = 1, #answer do out[#out + 1] = answer[i] end
 end
+-- A run's answers: from the script itself when it decides runs, else from one call of it per request.
+local function run(keys, args, n)
+  if bulk then
+    args[size + 1] = n
+    return decide(keys, args)
+  end
+  local answers = {}
+  for _ = 1, n do
+    for _, v in ipairs(decide(keys, args)) do answers[#answers + 1] = v end
+  end
+  return answers
+end
 local p = 6
 while p <= #ARGV do
   local key = tonumber(ARGV[p])
@@ -41,46 +52,23 @@ while p <= #ARGV do
     for i = 1, size do if i ~= unique then parts[#parts + 1] = args[i] end end
     asked = table.concat(parts, ':')
   end
-  local id = unique > 0 and args[unique] or nil
-  if bulk then
-    local memo = rejected and rejected[asked]
-    if memo then
-      for _ = 1, n do append(memo) end
+  local memo = rejected and rejected[asked]
+  if memo then
+    for _ = 1, n do append(memo) end
+  else
+    local ok, result = pcall(run, keys, args, n)
+    if not ok then
+      for _ = 1, n do failed(result) end
     else
-      args[size + 1] = n
-      local ok, result = pcall(decide, keys, args)
-      if not ok then
-        for _ = 1, n do failed(result) end
-      else
-        append(result)
-        for i = 1, #result, answerSize do if result[i] == 1 then rejected = nil end end
-        if asked and result[#result - answerSize + 1] ~= 1 then
-          local last = {}
-          for i = 1, answerSize do last[i] = result[#result - answerSize + i] end
-          rejected = rejected or {}
-          rejected[asked] = last
-        end
+      append(result)
+      for i = 1, #result, answerSize do if result[i] == 1 then rejected = nil end end
+      if asked and result[#result - answerSize + 1] ~= 1 then
+        local last = {}
+        for i = 1, answerSize do last[i] = result[#result - answerSize + i] end
+        rejected = rejected or {}
+        rejected[asked] = last
       end
     end
-  end
-  for d = 1, bulk and 0 or n do
-    local answer = rejected and rejected[asked]
-    if not answer then
-      if id then args[unique] = id .. ':' .. d end
-      local ok, result = pcall(decide, keys, args)
-      if not ok then
-        failed(result)
-      else
-        answer = result
-        if answer[1] == 1 then
-          rejected = nil
-        elseif asked then
-          rejected = rejected or {}
-          rejected[asked] = answer
-        end
-      end
-    end
-    if answer then append(answer) end
   end
 end
 return out
