@@ -11,24 +11,20 @@ import java.util.function.ToIntFunction;
 
 /**
  * Rate decisions for different keys that wait at the same moment, sent to Redis as one script call. A lane is one
- * algorithm's script in one cluster slot (split in {@link #LANES_PER_SLOT} by key): while a lane has a call in
- * flight, decisions that arrive for it queue, and when the call ends they go together (at most {@link #MAX_UNITS}
- * keys' worth; more wait for the call after). An idle lane's decision is sent at once, alone, so nothing waits that
+ * algorithm's script in one cluster slot: while a lane has a call in flight, decisions that arrive for it queue,
+ * and when the call ends they go together (at most {@link #MAX_UNITS} keys' worth; more wait for the call after). An idle lane's decision is sent at once, alone, so nothing waits that
  * would not have waited for a connection anyway; under load the client sends, encodes and decodes one command
  * where it sent dozens, and Redis runs one script where it ran dozens.
+ *
+ * <p>One lane, not several, per algorithm and slot: a lane hands over to its next call as soon as an answer arrives
+ * (see {@code RedissonBackend}), so Redis does not wait for the client, and one lane makes the biggest batches
+ * (measured against 2 and 4 in BENCHMARKS.md, "Cross-key calls and runs").
  *
  * <p>A key always falls in the same lane, so its decisions stay in the order they were made. Decisions queued
  * behind a call that failed (Redis down, or slower than the client's timeout) fail with it, unsent: a decision is
  * never sent after its caller could have given up on it. Thread-safe.
  */
 final class DecisionLanes {
-    /**
-     * Calls in flight at once for one algorithm in one slot. One: a lane hands over to its next call as soon as an
-     * answer arrives (before the answers are given out), so Redis does not wait for the client, and one lane makes
-     * the biggest batches. Measured on the 2-core machine (BENCHMARKS.md): 1 lane beat 2 and 4 through Tomcat at 16
-     * connections (1.64-2.15x the hand-written filter against 1.24-1.77x with 4) and was no worse in process.
-     */
-    static final int LANES_PER_SLOT = 1;
     /** Keys' decisions in one call at most, each key's at most {@code RateDecider.MAX_BATCH}. */
     static final int MAX_UNITS = 64;
 
@@ -76,7 +72,6 @@ final class DecisionLanes {
     private String lane(RateRequest r) {
         String key = r.key();
         if (slots == null) return r.algorithm().ordinal() + ":" + key;
-        int lane = slots.applyAsInt(key) * LANES_PER_SLOT + Math.floorMod(key.hashCode(), LANES_PER_SLOT);
-        return r.algorithm().ordinal() + ":" + lane;
+        return r.algorithm().ordinal() + ":" + slots.applyAsInt(key);
     }
 }
