@@ -58,29 +58,39 @@ import java.util.function.ToIntFunction;
  * attempt is retried at most once a second, on demand.
  */
 public final class RedissonBackend implements LimiterBackend {
-    /** A decision script as it is (one request a call), and wrapped to decide several (see {@link #batched}). */
-    private record Decider(String one, String many) {
-        static Decider of(String first, String... rest) {
-            return new Decider(join(first, rest), batched(first, rest));
+    /**
+     * A decision script as it is (one request a call) and wrapped to decide several ({@link #batched}), with its
+     * shape: arguments per request, numbers per answer, and the header {@code batch.lua} reads it by.
+     */
+    private record Decider(String one, String many, int arguments, int answerSize, List<Object> batchHeader) {
+        /**
+         * @param keys           keys per request
+         * @param uniqueArgument which argument is unique to each request (a log entry's id), 0 for none
+         * @param decidesRuns    whether the script decides a run of identical requests itself (reading and writing
+         *                       its state once), where its decision costs several Redis commands
+         */
+        static Decider of(int arguments, int keys, int answerSize, int uniqueArgument, boolean decidesRuns,
+                          String first, String... rest) {
+            List<Object> header = List.of(Integer.toString(arguments), Integer.toString(uniqueArgument),
+                    Integer.toString(keys), Integer.toString(answerSize), decidesRuns ? "1" : "0");
+            return new Decider(join(first, rest), batched(first, rest), arguments, answerSize, header);
         }
     }
 
-    private static final Decider RATE = Decider.of("rate.lua");
+    /** Numbers in one answer of {@code rate.lua}, and of the scripts on Redis time. */
+    private static final int LOG_ANSWER = 4;
+    private static final int ANSWER = 6;
+    /** Which of {@code rate.lua}'s arguments is unique to each request: the log entry's id. */
+    private static final int LOG_ENTRY_ID = 3;
+    private static final Decider RATE = Decider.of(6, 3, LOG_ANSWER, LOG_ENTRY_ID, true, "rate.lua");
     private static final String ACQUIRE = script("wake.lua", "acquire.lua");
     private static final String RENEW = script("renew.lua");
     private static final String RELEASE = script("wake.lua", "release.lua");
     private static final String AVAILABLE = script("available.lua");
-    private static final Decider TOKEN_BUCKET = Decider.of("redis-time.lua", "token-bucket.lua");
-    private static final Decider LEAKY_BUCKET = Decider.of("redis-time.lua", "leaky-bucket.lua");
-    private static final Decider FIXED_WINDOW = Decider.of("redis-time.lua", "fixed-window.lua");
-    private static final Decider SLIDING_WINDOW = Decider.of("redis-time.lua", "sliding-window.lua");
-    /** Numbers in one answer of {@code rate.lua}, and of the scripts on Redis time. */
-    private static final int LOG_ANSWER = 4;
-    private static final int ANSWER = 6;
-    /** Which of {@code rate.lua}'s arguments is unique to each request (the log entry's id), for batch.lua. */
-    private static final String LOG_ENTRY_ID = "3";
-    /** batch.lua's arguments before the first run. */
-    private static final int BATCH_HEADER = 5;
+    private static final Decider TOKEN_BUCKET = Decider.of(8, 1, ANSWER, 0, true, "redis-time.lua", "token-bucket.lua");
+    private static final Decider LEAKY_BUCKET = Decider.of(5, 1, ANSWER, 0, false, "redis-time.lua", "leaky-bucket.lua");
+    private static final Decider FIXED_WINDOW = Decider.of(6, 1, ANSWER, 0, false, "redis-time.lua", "fixed-window.lua");
+    private static final Decider SLIDING_WINDOW = Decider.of(6, 1, ANSWER, 0, false, "redis-time.lua", "sliding-window.lua");
     private static final String REFUND_LOG = script("refund-log.lua");
     /** The scripts' "use Redis TIME" argument: production never passes a time. */
     private static final String REDIS_TIME = "";
@@ -253,8 +263,8 @@ public final class RedissonBackend implements LimiterBackend {
      */
     private CompletionStage<Void> send(List<DecisionLanes.Unit> units) {
         RateRequest first = units.get(0).requests().get(0);
-        Algorithm algorithm = first.algorithm();
-        int size = arguments(algorithm);
+        Decider decider = decider(first.algorithm());
+        int size = decider.arguments();
         String now = Long.toString(clock.millis());
         boolean alone = units.size() == 1 && units.get(0).requests().size() == 1;
         Object[] argv;
@@ -264,13 +274,11 @@ public final class RedissonBackend implements LimiterBackend {
             arguments(first, units.get(0).mode(), now, argv, 0);
             keys = keys(first);
         } else {
-            keys = new ArrayList<>(units.size() * keysPerDecision(algorithm));
-            List<Object> args = new ArrayList<>(BATCH_HEADER + units.size() * (2 + size));
+            keys = new ArrayList<>();
+            List<Object> args = new ArrayList<>(decider.batchHeader().size() + units.size() * (2 + size));
             // A log takes the caller's time: one time for the whole call, as calls at one instant (batch.lua then
             // answers a repeated rejection without walking the log again).
-            args.addAll(List.of(Integer.toString(size), algorithm == Algorithm.SLIDING_LOG ? LOG_ENTRY_ID : "0",
-                    Integer.toString(keysPerDecision(algorithm)), Integer.toString(answerSize(algorithm)),
-                    decidesRuns(algorithm) ? "1" : "0"));
+            args.addAll(decider.batchHeader());
             Object[] one = new Object[size];
             for (int u = 0; u < units.size(); u++) {
                 DecisionLanes.Unit unit = units.get(u);
@@ -288,7 +296,6 @@ public final class RedissonBackend implements LimiterBackend {
             }
             argv = args.toArray();
         }
-        Decider decider = decider(algorithm);
         CompletionStage<List<Object>> result = scripts.evalAsync(first.key(), RScript.Mode.READ_WRITE,
                 alone ? decider.one() : decider.many(), RScript.ReturnType.LIST, keys, argv);
         CompletableFuture<Void> ended = new CompletableFuture<>();
@@ -301,7 +308,7 @@ public final class RedissonBackend implements LimiterBackend {
             // The lane's next call goes first: Redis works on it while this thread hands these answers out.
             ended.complete(null);
             try {
-                answer(units, v, answerSize(algorithm));
+                answer(units, v, decider.answerSize());
             } catch (RuntimeException unexpected) {
                 // An answer of another shape (a proxy in front of Redis, a script of another version): no caller waits for ever.
                 for (DecisionLanes.Unit u : units) u.answers().completeExceptionally(unexpected);
@@ -332,22 +339,6 @@ public final class RedissonBackend implements LimiterBackend {
         return r.algorithm() == Algorithm.SLIDING_LOG ? List.of(name, suffix(name, "value"), suffix(name, "permits")) : List.of(name);
     }
 
-    /**
-     * Whether the algorithm's script decides a run of identical requests itself (reading and writing its state
-     * once): the log and the token bucket, whose scripts cost several Redis commands a decision.
-     */
-    private static boolean decidesRuns(Algorithm algorithm) {
-        return algorithm == Algorithm.SLIDING_LOG || algorithm == Algorithm.TOKEN_BUCKET;
-    }
-
-    private static int keysPerDecision(Algorithm algorithm) {
-        return algorithm == Algorithm.SLIDING_LOG ? 3 : 1;
-    }
-
-    private static int answerSize(Algorithm algorithm) {
-        return algorithm == Algorithm.SLIDING_LOG ? LOG_ANSWER : ANSWER;
-    }
-
     private static Decider decider(Algorithm algorithm) {
         return switch (algorithm) {
             case SLIDING_LOG -> RATE;
@@ -355,15 +346,6 @@ public final class RedissonBackend implements LimiterBackend {
             case LEAKY_BUCKET -> LEAKY_BUCKET;
             case FIXED_WINDOW -> FIXED_WINDOW;
             case SLIDING_WINDOW -> SLIDING_WINDOW;
-        };
-    }
-
-    /** How many arguments one decision of the algorithm's script takes. */
-    private static int arguments(Algorithm algorithm) {
-        return switch (algorithm) {
-            case SLIDING_LOG, FIXED_WINDOW, SLIDING_WINDOW -> 6;
-            case TOKEN_BUCKET -> 8;
-            case LEAKY_BUCKET -> 5;
         };
     }
 
