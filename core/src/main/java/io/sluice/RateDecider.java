@@ -11,6 +11,7 @@ import io.sluice.rule.RuleSet;
 import io.sluice.rule.Throttling;
 import io.sluice.spi.Algorithm;
 import io.sluice.spi.LimiterBackend;
+import io.sluice.spi.Prefetch;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 
@@ -62,6 +63,7 @@ final class RateDecider {
     private final EngineScheduler scheduler;
     private final DenyCache denied = new DenyCache(SHIELD_MAX_KEYS);
     private final Coalescer<Pending> lanes = new Coalescer<>(MAX_BATCH, this::dispatch);
+    private final Prefetcher prefetcher;
     /** The rules in effect, where an elastic rule finds its capacity rule. */
     private final Supplier<RuleSet> rules;
 
@@ -74,6 +76,17 @@ final class RateDecider {
         this.naming = naming;
         this.ticker = ticker;
         this.listener = listener;
+        this.prefetcher = new Prefetcher(backend, ticker, scheduler);
+    }
+
+    /** The permits this server prefetched (for tests: {@link Prefetcher#sweep}, {@link Prefetcher#held}). */
+    Prefetcher prefetcher() {
+        return prefetcher;
+    }
+
+    /** Hands back the permits this server prefetched and has not used. */
+    void close() {
+        prefetcher.close();
     }
 
     /** One decision waiting for (or in) a backend call. */
@@ -103,6 +116,15 @@ final class RateDecider {
         RateRequest request = rule.ratePolicy().request(key, rule.rate().get(), cost);
         // Under soft or elastic throttling the key may go past a nominal "0 remaining": only the backend knows.
         boolean shield = !rule.dryRun() && rule.ratePolicy().throttling() == Throttling.HARD;
+        // The stock first: permits this server holds are not in what the shield last heard the backend had left.
+        boolean prefetches = rule.ratePolicy().prefetches();
+        if (prefetches) {
+            Decision local = prefetcher.take(rule, request);
+            if (local != null) {
+                listener.decided(local, DecisionListener.Source.PREFETCH);
+                return CompletableFuture.completedFuture(local);
+            }
+        }
         if (shield && shieldable(request)) {
             long now = ticker.millis();
             DenyCache.Known known = denied.known(key, now, request.limit(), capacity(request));
@@ -112,7 +134,28 @@ final class RateDecider {
                 return CompletableFuture.completedFuture(d);
             }
         }
+        if (prefetches && guard.allows() && prefetcher.startFetch(key)) return prefetch(rule, request, limit, shield);
         return ask(rule, request, limit, shield);
+    }
+
+    /**
+     * The request and the rule's {@code prefetch} in one backend call, under the usual deadline; the permits taken
+     * ahead pay for the key's next requests on this server. One prefetch at a time per key: requests that meanwhile
+     * find no stock are decided in the backend as usual.
+     */
+    private CompletionStage<Decision> prefetch(Rule rule, RateRequest request, long limit, boolean shield) {
+        long now = ticker.millis();
+        CompletionStage<Prefetch> call = prefetcher.fetch(request, rule.ratePolicy().prefetch(), rule.ratePolicy().prefetchHold());
+        return guard.call(call, guard.timeout()).handle((p, e) -> {
+            if (e != null) return guard.failure(rule, Decision.Kind.RATE, limit, e);
+            // Nothing taken ahead: the key is near its limit, which the shield keeps to itself as after any call.
+            if (shield && p.taken() == 0 && shieldable(request) && p.remaining() < (long) MAX_BATCH * shieldCost(request)) {
+                denied.remember(request.key(), now, p.outcome().resetMillis(), p.remaining(), request.limit(), capacity(request));
+            }
+            Decision d = decision(rule, limit, request.cost(), p.outcome());
+            listener.decided(d, DecisionListener.Source.BACKEND);
+            return d;
+        });
     }
 
     private static Decision shielded(Rule rule, long limit, long remaining, long millis) {
@@ -162,19 +205,19 @@ final class RateDecider {
                 listener.decided(d, DecisionListener.Source.SHIELD);
                 return CompletableFuture.completedFuture(d);
             }
-            Duration reset = Duration.ofMillis(o.resetMillis());
-            Decision d;
-            if (o.allowed()) {
-                d = Decision.allowed(rule, Decision.Kind.RATE, limit, o.remaining(), reset).withCost(cost);
-            } else if (o.neverFits()) {
-                d = Decision.neverFits(rule, limit, o.remaining(), reset, cost);
-            } else {
-                Duration retry = Duration.ofMillis(Math.max(o.retryAfterMillis(), o.resetMillis()));
-                d = Decision.rejected(rule, Decision.Kind.RATE, limit, o.remaining(), reset, retry).withCost(cost);
-            }
+            Decision d = decision(rule, limit, cost, o);
             listener.decided(d, DecisionListener.Source.BACKEND);
             return o.allowed() && o.delayMillis() > 0 ? atSlot(d, o.delayMillis()) : CompletableFuture.completedFuture(d);
         }).thenCompose(decided -> decided);
+    }
+
+    /** The decision the backend's answer {@code o} makes. */
+    private static Decision decision(Rule rule, long limit, long cost, RateOutcome o) {
+        Duration reset = Duration.ofMillis(o.resetMillis());
+        if (o.allowed()) return Decision.allowed(rule, Decision.Kind.RATE, limit, o.remaining(), reset).withCost(cost);
+        if (o.neverFits()) return Decision.neverFits(rule, limit, o.remaining(), reset, cost);
+        Duration retry = Duration.ofMillis(Math.max(o.retryAfterMillis(), o.resetMillis()));
+        return Decision.rejected(rule, Decision.Kind.RATE, limit, o.remaining(), reset, retry).withCost(cost);
     }
 
     /** An elastic rule's own key, then, over its nominal limit, its capacity rule's. */

@@ -379,13 +379,19 @@ public final class Sluice implements AutoCloseable {
         return leases.available(rule, rawKey);
     }
 
+    /** The rate decisions (for tests in this package). */
+    RateDecider rateDecider() {
+        return rates;
+    }
+
     /**
-     * Stops lease renewal and closes the backend (and the Redis client, when Sluice created it). Returns once
-     * Sluice's own thread has ended (within a few seconds), so a container undeploying the application finds
-     * no thread of it still running.
+     * Hands back prefetched permits not used, stops lease renewal and closes the backend (and the Redis client, when
+     * Sluice created it). Returns once Sluice's own thread has ended (within a few seconds), so a container undeploying
+     * the application finds no thread of it still running.
      */
     @Override
     public void close() {
+        rates.close();
         scheduler.close();
         backend.close();
         listener.engineClosed();

@@ -19,6 +19,8 @@ public interface DecisionListener {
         BACKEND,
         /** The attack shield answered locally: the key is known to be over its limit. */
         SHIELD,
+        /** Permits this server prefetched from the key paid for it, without a round trip ({@code prefetch}). */
+        PREFETCH,
         /** The backend failed or was late; {@code on-backend-failure} decided. */
         BACKEND_FAILURE,
         /** The circuit breaker was open, so the backend was not asked; {@code on-backend-failure} decided. */

@@ -28,8 +28,26 @@ final class DecisionLanes {
     /** Keys' decisions in one call at most, each key's at most {@code RateDecider.MAX_BATCH}. */
     static final int MAX_UNITS = 64;
 
-    /** One key's decisions, in order, and where their answers go. */
-    record Unit(List<RateRequest> requests, String mode, CompletableFuture<List<RateOutcome>> answers) {
+    /**
+     * One key's decisions, in order, then (when {@code ahead} is not null) a run of permits prefetched after them,
+     * and where their answers go: one per request, then one per permit asked ahead.
+     */
+    record Unit(List<RateRequest> requests, String mode, Ahead ahead, CompletableFuture<List<RateOutcome>> answers) {
+        Unit(List<RateRequest> requests, String mode) {
+            this(requests, mode, null, new CompletableFuture<>());
+        }
+
+        /** How many answers the unit gets. */
+        int answerCount() {
+            return requests.size() + (ahead == null ? 0 : (int) ahead.count());
+        }
+    }
+
+    /**
+     * Permits of cost 1 prefetched after a unit's requests: {@code request} at cost 1, {@code count} of them, logged
+     * {@code offsetMillis} after now under entry id {@code id} (a sliding log; the other scripts ignore both).
+     */
+    record Ahead(RateRequest request, long count, long offsetMillis, String id) {
     }
 
     /** Sends the units of one lane in one script call; completes each unit's answers, and ends when the call has. */
@@ -64,8 +82,12 @@ final class DecisionLanes {
 
     /** Decides {@code requests} (one key's, in order) in the next call of their key's lane. */
     CompletionStage<List<RateOutcome>> submit(List<RateRequest> requests, String mode) {
-        Unit unit = new Unit(requests, mode, new CompletableFuture<>());
-        coalescer.submit(lane(requests.get(0)), unit);
+        return submit(new Unit(requests, mode));
+    }
+
+    /** Sends {@code unit} in the next call of its key's lane. */
+    CompletionStage<List<RateOutcome>> submit(Unit unit) {
+        coalescer.submit(lane(unit.requests().get(0)), unit);
         return unit.answers();
     }
 

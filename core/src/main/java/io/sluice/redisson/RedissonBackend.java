@@ -4,6 +4,7 @@ import io.sluice.spi.Algorithm;
 import io.sluice.spi.LeaseOutcome;
 import io.sluice.spi.LeaseRequest;
 import io.sluice.spi.LimiterBackend;
+import io.sluice.spi.Prefetch;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 import org.redisson.Redisson;
@@ -82,7 +83,9 @@ public final class RedissonBackend implements LimiterBackend {
     private static final int ANSWER = 6;
     /** Which of {@code rate.lua}'s arguments is unique to each request: the log entry's id. */
     private static final int LOG_ENTRY_ID = 3;
-    private static final Decider RATE = Decider.of(6, 3, LOG_ANSWER, LOG_ENTRY_ID, true, "rate.lua");
+    /** Which of {@code rate.lua}'s arguments says how far after now its new entries count from. */
+    private static final int LOG_ENTRY_OFFSET = 7;
+    private static final Decider RATE = Decider.of(7, 3, LOG_ANSWER, LOG_ENTRY_ID, true, "rate.lua");
     private static final String ACQUIRE = script("wake.lua", "acquire.lua");
     private static final String RENEW = script("renew.lua");
     private static final String RELEASE = script("wake.lua", "release.lua");
@@ -92,6 +95,9 @@ public final class RedissonBackend implements LimiterBackend {
     private static final Decider FIXED_WINDOW = Decider.of(6, 1, ANSWER, 0, false, "redis-time.lua", "fixed-window.lua");
     private static final Decider SLIDING_WINDOW = Decider.of(6, 1, ANSWER, 0, false, "redis-time.lua", "sliding-window.lua");
     private static final String REFUND_LOG = script("refund-log.lua");
+    private static final String RETURN_LOG = script("return-log.lua");
+    /** {@code rate.lua}'s offset for an entry logged now. */
+    private static final String LOGGED_NOW = "0";
     /** The scripts' "use Redis TIME" argument: production never passes a time. */
     private static final String REDIS_TIME = "";
     private static final String CONSUME = "0";
@@ -232,6 +238,47 @@ public final class RedissonBackend implements LimiterBackend {
         return whenConnected(() -> lanes.submit(requests, CONSUME));
     }
 
+    /**
+     * The request and its prefetched permits in one unit of the key's lane: one script call, which decides the
+     * request, then the run of permits (as many as fit); a log logs them at the hold's end, under one entry id that
+     * {@link #returnPrefetched} removes them by. The leaky bucket's pace and the two window counters take nothing
+     * ahead (the rules file allows prefetch only with a log or a token bucket).
+     */
+    @Override
+    public CompletionStage<Prefetch> tryConsumeAndPrefetch(RateRequest r, long ahead, Duration hold) {
+        if (r.algorithm() != Algorithm.SLIDING_LOG && r.algorithm() != Algorithm.TOKEN_BUCKET || ahead < 1 || r.overage()) {
+            return LimiterBackend.super.tryConsumeAndPrefetch(r, ahead, hold);
+        }
+        RateRequest permit = r.withCost(1);
+        DecisionLanes.Ahead run = new DecisionLanes.Ahead(permit, ahead, hold.toMillis(), randomId());
+        DecisionLanes.Unit unit = new DecisionLanes.Unit(List.of(r), CONSUME, run, new CompletableFuture<>());
+        return whenConnected(() -> lanes.submit(unit)).thenApply(answers -> {
+            long taken = 0;
+            for (int i = 1; i < answers.size(); i++) if (answers.get(i).allowed()) taken++;
+            // The last answer, admitted or not, says what the key had left after all of them.
+            long remaining = answers.get(answers.size() - 1).remaining();
+            // The answer's receipt: the log's entry id and the run's length (the ids it gave); the others need none.
+            String receipt = taken == 0 ? null : run.id() + ":" + ahead;
+            return new Prefetch(answers.get(0), permit, taken, remaining, receipt);
+        });
+    }
+
+    /** The last {@code unused} of the prefetched permits: the log's own entries removed, a bucket's tokens refunded. */
+    @Override
+    public CompletionStage<Void> returnPrefetched(Prefetch p, long unused) {
+        if (unused < 1 || p.taken() == 0) return CompletableFuture.completedFuture(null);
+        if (unused > p.taken()) throw new IllegalArgumentException("returning " + unused + " of " + p.taken() + " prefetched");
+        RateRequest r = p.request();
+        if (r.algorithm() == Algorithm.TOKEN_BUCKET) return refund(r.withCost(unused));
+        int colon = p.receipt().lastIndexOf(':');
+        String id = p.receipt().substring(0, colon);
+        String run = p.receipt().substring(colon + 1);
+        return whenConnected(() -> scripts.<Long>evalAsync(r.key(), RScript.Mode.READ_WRITE, RETURN_LOG,
+                RScript.ReturnType.LONG, List.<Object>of(suffix(r.key(), "value"), suffix(r.key(), "permits")),
+                id, run, Long.toString(p.taken() - unused + 1), Long.toString(p.taken())))
+                .thenApply(ignored -> null);
+    }
+
     @Override
     public CompletionStage<Void> refund(RateRequest r) {
         CompletionStage<?> done = switch (r.algorithm()) {
@@ -250,7 +297,7 @@ public final class RedissonBackend implements LimiterBackend {
      */
     List<CompletableFuture<List<RateOutcome>>> tryConsumeTogether(List<List<RateRequest>> perKey) {
         List<DecisionLanes.Unit> units = new ArrayList<>();
-        for (List<RateRequest> requests : perKey) units.add(new DecisionLanes.Unit(requests, CONSUME, new CompletableFuture<>()));
+        for (List<RateRequest> requests : perKey) units.add(new DecisionLanes.Unit(requests, CONSUME));
         send(units);
         return units.stream().map(DecisionLanes.Unit::answers).toList();
     }
@@ -266,7 +313,7 @@ public final class RedissonBackend implements LimiterBackend {
         Decider decider = decider(first.algorithm());
         int size = decider.arguments();
         String now = Long.toString(clock.millis());
-        boolean alone = units.size() == 1 && units.get(0).requests().size() == 1;
+        boolean alone = units.size() == 1 && units.get(0).answerCount() == 1;
         Object[] argv;
         List<Object> keys;
         if (alone) {
@@ -291,6 +338,17 @@ public final class RedissonBackend implements LimiterBackend {
                     args.add(Integer.toString(u + 1));
                     args.add(Integer.toString(run));
                     arguments(r, unit.mode(), now, one, 0);
+                    args.addAll(Arrays.asList(one));
+                }
+                DecisionLanes.Ahead ahead = unit.ahead();
+                if (ahead != null) {
+                    args.add(Integer.toString(u + 1));
+                    args.add(Long.toString(ahead.count()));
+                    arguments(ahead.request(), CONSUME, now, one, 0);
+                    if (ahead.request().algorithm() == Algorithm.SLIDING_LOG) {
+                        one[LOG_ENTRY_ID - 1] = ahead.id();
+                        one[LOG_ENTRY_OFFSET - 1] = Long.toString(ahead.offsetMillis());
+                    }
                     args.addAll(Arrays.asList(one));
                 }
             }
@@ -321,9 +379,10 @@ public final class RedissonBackend implements LimiterBackend {
     private static void answer(List<DecisionLanes.Unit> units, List<Object> v, int step) {
         int at = 0;
         for (DecisionLanes.Unit u : units) {
-            List<RateOutcome> answers = new ArrayList<>(u.requests().size());
+            List<RateOutcome> answers = new ArrayList<>(u.answerCount());
             String failure = null;
-            for (RateRequest r : u.requests()) {
+            for (int i = 0; i < u.answerCount(); i++) {
+                RateRequest r = i < u.requests().size() ? u.requests().get(i) : u.ahead().request();
                 if (v.get(at) instanceof String message) failure = message;
                 else if (failure == null) answers.add(outcome(r, v, at));
                 at += step;
@@ -359,7 +418,7 @@ public final class RedissonBackend implements LimiterBackend {
             // Soft or elastic: the log counts up to the effective limit; the answer speaks of the nominal one.
             long limit = r.overage() ? r.effectiveLimit() : r.limit();
             put(argv, at, Long.toString(r.cost()), now, randomId(),
-                    Long.toString(limit), Long.toString(interval), Long.toString(interval));
+                    Long.toString(limit), Long.toString(interval), Long.toString(interval), LOGGED_NOW);
             return;
         }
         argv[at] = callerTime ? now : REDIS_TIME;

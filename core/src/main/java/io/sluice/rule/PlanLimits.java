@@ -41,7 +41,6 @@ public record PlanLimits(String name, Optional<Rate> rate, boolean rateUnlimited
     public RatePolicy ratePolicy(RatePolicy rule) {
         long b = burst > 0 ? burst : rate.isPresent() ? 0 : rule.burst();
         if (b == rule.burst()) return rule;
-        return new RatePolicy(rule.algorithm(), b, rule.queue(), rule.throttling(), rule.overagePercent(), rule.capacity(),
-                rule.cost(), rule.costs());
+        return rule.withBurst(b);
     }
 }

@@ -3,12 +3,14 @@ package io.sluice.rule;
 import io.sluice.spi.Algorithm;
 import io.sluice.spi.RateRequest;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 
 /**
  * How a rate rule counts and how strictly: the rule properties {@code algorithm}, {@code burst},
- * {@code queue}, {@code throttling}, {@code overage}, {@code capacity}, {@code cost} and {@code costs}.
+ * {@code queue}, {@code throttling}, {@code overage}, {@code capacity}, {@code cost}, {@code costs}, {@code prefetch}
+ * and {@code prefetch-hold}.
  * Built by {@link RuleParser}, which has checked every combination; immutable and thread-safe.
  *
  * @param algorithm      how the rule counts
@@ -19,18 +21,30 @@ import java.util.Optional;
  * @param capacity       elastic: the name of the {@code global} rate rule that pays for requests over the limit
  * @param cost           permits one matched request takes
  * @param costs          per-path costs, first match wins, else {@code cost}
+ * @param prefetch       permits a server takes from a key ahead of need and hands out itself; 0 for none
+ * @param prefetchHold   how long a server keeps prefetched permits before it hands the unused ones back
  */
 public record RatePolicy(Algorithm algorithm, long burst, long queue, Throttling throttling, int overagePercent,
-                         Optional<String> capacity, long cost, List<PathCost> costs) {
+                         Optional<String> capacity, long cost, List<PathCost> costs, long prefetch, Duration prefetchHold) {
 
-    /** What a rule without any of these properties gets: today's sliding log, hard, cost 1. */
+    /** What a rule without any of these properties gets: today's sliding log, hard, cost 1, nothing prefetched. */
     public static final RatePolicy DEFAULT =
-            new RatePolicy(Algorithm.SLIDING_LOG, 0, 0, Throttling.HARD, 0, Optional.empty(), 1, List.of());
+            new RatePolicy(Algorithm.SLIDING_LOG, 0, 0, Throttling.HARD, 0, Optional.empty(), 1, List.of(), 0, Duration.ZERO);
     static final int DEFAULT_SOFT_OVERAGE = 10;
     static final int DEFAULT_ELASTIC_OVERAGE = 100;
 
     public RatePolicy {
         costs = List.copyOf(costs);
+    }
+
+    /** This policy with another burst (a plan's). */
+    public RatePolicy withBurst(long burst) {
+        return new RatePolicy(algorithm, burst, queue, throttling, overagePercent, capacity, cost, costs, prefetch, prefetchHold);
+    }
+
+    /** Whether a server takes permits ahead of need ({@code prefetch}). */
+    public boolean prefetches() {
+        return prefetch > 0;
     }
 
     /** The limit actually enforced for a rate of {@code permits}: {@code permits x (1 + overage)}, rounded down. */

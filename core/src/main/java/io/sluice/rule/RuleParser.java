@@ -42,10 +42,13 @@ public final class RuleParser {
     private static final Set<String> RULE_PROPERTIES = Set.of(
             "rate", "concurrency", "lease", "wait", "paths", "methods", "key", "on-missing-key", "status", "mode",
             "on-backend-failure", "algorithm", "burst", "queue", "throttling", "overage", "capacity", "cost", "costs", "plan",
-            "problem-type");
+            "problem-type", "prefetch", "prefetch-hold");
     /** The properties that shape how a rate counts; each needs a {@code rate}. */
     private static final List<String> RATE_POLICY_PROPERTIES =
-            List.of("algorithm", "burst", "queue", "throttling", "overage", "capacity", "cost", "costs");
+            List.of("algorithm", "burst", "queue", "throttling", "overage", "capacity", "cost", "costs", "prefetch", "prefetch-hold");
+    /** A prefetch hold is at most this share of the period, and by default at most {@link #DEFAULT_PREFETCH_HOLD}. */
+    static final int PREFETCH_HOLD_SHARE = 10;
+    static final Duration DEFAULT_PREFETCH_HOLD = Duration.ofSeconds(1);
     private static final Pattern OVERAGE = Pattern.compile("(\\d{1,4})\\s*%");
     private static final int MAX_OVERAGE_PERCENT = 1000;
     private static final String PROBLEM_TYPE =
@@ -240,7 +243,10 @@ public final class RuleParser {
         }
         long cost = ruleValue(p, base, "cost", 1L, s -> positive(s, 9), WHOLE_COST);
         List<PathCost> costs = ruleValue(p, base, "costs", List.of(), RuleParser::costs, PathCost.EXPECTED);
-        RatePolicy policy = new RatePolicy(algorithm, burst, queue, throttling, overage, capacity, cost, costs);
+        long prefetch = ruleValue(p, base, "prefetch", 0L, s -> positive(s, 9),
+                "a whole number of permits, at least 1, such as 100");
+        Duration hold = prefetchHold(p, base, rate, algorithm, throttling, prefetch);
+        RatePolicy policy = new RatePolicy(algorithm, burst, queue, throttling, overage, capacity, cost, costs, prefetch, hold);
         rate.ifPresent(r -> {
             long most = policy.capacityFor(r.permits());
             if (most == 0) return;
@@ -250,6 +256,37 @@ public final class RuleParser {
             if (costs.stream().anyMatch(c -> c.cost() > most)) problem(base + "costs", p.get("costs"), "costs of " + why);
         });
         return policy;
+    }
+
+    /**
+     * {@code prefetch} and {@code prefetch-hold}, checked against the rest: only the two algorithms whose scripts take
+     * a run of permits at once and can hand back the unused ones exactly, only under hard throttling (soft and elastic
+     * decide past the limit, which only the backend knows), fewer permits than the rate, and a hold of at most a tenth
+     * of the period (its log entries count from the hold's end).
+     */
+    private Duration prefetchHold(Map<String, String> p, String base, Optional<Rate> rate, Algorithm algorithm,
+                                  Throttling throttling, long prefetch) {
+        if (!p.containsKey("prefetch")) {
+            if (p.containsKey("prefetch-hold")) problem(base + "prefetch-hold", p.get("prefetch-hold"), "prefetch-hold only with prefetch");
+            return Duration.ZERO;
+        }
+        if (prefetch == 0) return Duration.ZERO;
+        if (algorithm != Algorithm.SLIDING_LOG && algorithm != Algorithm.TOKEN_BUCKET) {
+            problem(base + "prefetch", p.get("prefetch"), "prefetch only with algorithm=sliding-log or algorithm=token-bucket");
+        }
+        if (throttling != Throttling.HARD) problem(base + "prefetch", p.get("prefetch"), "prefetch only with throttling=hard");
+        Duration period = rate.map(Rate::period).orElse(Duration.ZERO);
+        Duration most = period.dividedBy(PREFETCH_HOLD_SHARE);
+        rate.filter(r -> prefetch >= r.permits()).ifPresent(r -> problem(base + "prefetch", p.get("prefetch"),
+                "fewer permits than the rate's " + r.permits()));
+        Duration fallback = most.compareTo(DEFAULT_PREFETCH_HOLD) < 0 ? most : DEFAULT_PREFETCH_HOLD;
+        Duration hold = ruleValue(p, base, "prefetch-hold", fallback,
+                s -> Durations.parse(s).filter(d -> d.toMillis() >= 1 && d.compareTo(most) <= 0).orElse(null),
+                "a duration from 1ms to a tenth of the rate's period (" + Durations.format(most) + ") such as 500ms");
+        if (hold.toMillis() < 1) {
+            problem(base + "prefetch", p.get("prefetch"), "prefetch only with a rate period of at least 10ms");
+        }
+        return hold;
     }
 
     /**

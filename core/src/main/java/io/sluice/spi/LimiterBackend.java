@@ -1,5 +1,6 @@
 package io.sluice.spi;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -37,6 +38,35 @@ public interface LimiterBackend extends AutoCloseable {
         CompletionStage<Void> chain = CompletableFuture.completedFuture(null);
         for (RateRequest r : requests) chain = chain.thenCompose(ignored -> tryConsume(r)).thenAccept(answers::add);
         return chain.thenApply(ignored -> answers);
+    }
+
+    /**
+     * Decides {@code request} as {@link #tryConsume} does and, in the same atomic step, takes up to {@code ahead}
+     * more permits of cost 1 (as many as fit after it, whatever the request's own answer) for this server to hand
+     * out by itself within {@code hold}; the unused ones come back through {@link #returnPrefetched}. Prefetched
+     * permits count against the limit as taken from the hold's end, not its start (a log keeps them in its window
+     * until {@code hold} after the window of now): however late in the hold one is used, no rolling window ever
+     * admits more than the limit. A backend that cannot do this takes nothing ahead, which is this default.
+     *
+     * @param request the request to decide
+     * @param ahead   permits to take ahead, at least 1
+     * @param hold    how long this server may hand them out
+     * @return the request's answer and what was taken ahead
+     */
+    default CompletionStage<Prefetch> tryConsumeAndPrefetch(RateRequest request, long ahead, Duration hold) {
+        return tryConsume(request).thenApply(o -> Prefetch.none(request, o));
+    }
+
+    /**
+     * Hands back {@code unused} of the permits a {@link #tryConsumeAndPrefetch} took ahead (the last ones it took);
+     * they are free again at once.
+     *
+     * @param prefetch what was taken
+     * @param unused   how many of them were not used, at most {@code prefetch.taken()}
+     * @return completes once handed back
+     */
+    default CompletionStage<Void> returnPrefetched(Prefetch prefetch, long unused) {
+        return CompletableFuture.completedFuture(null);
     }
 
     /**

@@ -1,9 +1,11 @@
 -- Sluice rate decision over the state of Redisson's RRateLimiter (type OVERALL), in one round trip.
 -- KEYS[1] limiter config hash, KEYS[2] {name}:value, KEYS[3] {name}:permits (the sliding log).
 -- ARGV[1] permits wanted, ARGV[2] now (ms, caller's clock as Redisson uses), ARGV[3] unique entry id,
--- ARGV[4] rate, ARGV[5] interval (ms), ARGV[6] keep-alive (ms); ARGV[7] how many such requests at once (batch.lua
--- passes a run of identical ones; absent: 1): each decided as if alone, one after another, at this instant, with
--- entry id ARGV[3]..':'..i when there are several.
+-- ARGV[4] rate, ARGV[5] interval (ms), ARGV[6] keep-alive (ms), ARGV[7] how far after now the new entries count
+-- from (ms; permits a server prefetches are logged at the end of their hold, so the log keeps them in its window for
+-- as long as a use of them could be); ARGV[8] how many such requests at once (batch.lua passes a run of identical
+-- ones; absent: 1): each decided as if alone, one after another, at this instant, with entry id ARGV[3]..':'..i
+-- when there are several.
 -- Returns {allowed (1|0), remaining, ms until the oldest permit frees, ms until the wanted permits are free} for
 -- each request, one after another.
 local want = tonumber(ARGV[1])
@@ -11,7 +13,8 @@ local now = tonumber(ARGV[2])
 local rate = tonumber(ARGV[4])
 local interval = tonumber(ARGV[5])
 local keepAlive = tonumber(ARGV[6])
-local count = tonumber(ARGV[7]) or 1
+local offset = tonumber(ARGV[7]) or 0
+local count = tonumber(ARGV[8]) or 1
 
 -- Missing (first use, expiry, FLUSHALL) or different config: write it as
 -- RRateLimiter.trySetRate(OVERALL, rate, interval, keepAlive) does, so the limiter heals itself.
@@ -89,11 +92,11 @@ local entries = {}
 while admitted < count and current >= want do
   admitted = admitted + 1
   local id = count == 1 and ARGV[3] or ARGV[3] .. ':' .. admitted
-  entries[#entries + 1] = now
+  entries[#entries + 1] = now + offset
   entries[#entries + 1] = struct.pack('Bc0I', string.len(id), id, want)
   current = current - want
   delta = delta - want
-  if oldest == nil then oldest = now end
+  if oldest == nil then oldest = now + offset end
 end
 -- ZADD's arguments go through Lua's stack: in slices well under its limit.
 local ZADD_SLICE = 1000
@@ -129,12 +132,15 @@ if wait < 0 then wait = 0 end
 -- State lives between keepAlive and keepAlive + slack after its last use: the TTLs are renewed when
 -- they have run down to keepAlive, not on every call (three writes a call cost more than the decision).
 -- The log is the key that can be recreated without a TTL (ZADD after its last entry left): watch its TTL.
+-- Entries logged ahead of now keep the state alive until they have left the window too.
 local slack = math.floor(keepAlive / 8) + 1
+local live = keepAlive
+if admitted > 0 then live = keepAlive + offset end
 local ttl = redis.call('pttl', KEYS[3])
-if fresh or rewrite or ttl <= keepAlive then
-  redis.call('pexpire', KEYS[1], keepAlive + slack)
-  redis.call('pexpire', KEYS[2], keepAlive + slack)
-  redis.call('pexpire', KEYS[3], keepAlive + slack)
+if fresh or rewrite or ttl <= live then
+  redis.call('pexpire', KEYS[1], live + slack)
+  redis.call('pexpire', KEYS[2], live + slack)
+  redis.call('pexpire', KEYS[3], live + slack)
 end
 -- A counter below 0 (a lowered limit) answers "none left". The i-th admitted request left what the ones after it
 -- had not taken yet.
