@@ -219,4 +219,33 @@ class RatePolicyParserTest {
         assertThat(r.effectiveBurst()).isEqualTo(30);
         assertThat(Optional.of(p.capacityFor(10))).contains(30L);
     }
+    @Test
+    void prefetchTakesPermitsAndAHoldOfAtMostATenthOfThePeriod() {
+        RatePolicy p = policy("a", "sluice.rules.a.rate", "1000/1m", "sluice.rules.a.prefetch", "50");
+        assertThat(p.prefetch()).isEqualTo(50);
+        assertThat(p.prefetchHold()).as("the default: 1 s").isEqualTo(Duration.ofSeconds(1));
+        assertThat(policy("a", "sluice.rules.a.rate", "1000/5s", "sluice.rules.a.prefetch", "50").prefetchHold())
+                .as("at most a tenth of the period").isEqualTo(Duration.ofMillis(500));
+        assertThat(policy("a", "sluice.rules.a.rate", "1000/1m", "sluice.rules.a.algorithm", "token-bucket",
+                "sluice.rules.a.prefetch", "50", "sluice.rules.a.prefetch-hold", "250ms").prefetchHold()).isEqualTo(Duration.ofMillis(250));
+        assertThat(policy("a", "sluice.rules.a.rate", "1000/1m").prefetches()).isFalse();
+    }
+
+    @Test
+    void badPrefetchesAreErrorsNamingWhatIsExpected() {
+        assertThat(problems("sluice.rules.a.rate", "1000/1m", "sluice.rules.a.prefetch", "0"))
+                .containsExactly("sluice.rules.a.prefetch = \"0\": expected a whole number of permits, at least 1, such as 100");
+        assertThat(problems("sluice.rules.a.rate", "100/1m", "sluice.rules.a.prefetch", "100"))
+                .containsExactly("sluice.rules.a.prefetch = \"100\": expected fewer permits than the rate's 100");
+        assertThat(problems("sluice.rules.a.rate", "1000/1m", "sluice.rules.a.algorithm", "fixed-window", "sluice.rules.a.prefetch", "10"))
+                .containsExactly("sluice.rules.a.prefetch = \"10\": expected prefetch only with algorithm=sliding-log or algorithm=token-bucket");
+        assertThat(problems("sluice.rules.a.rate", "1000/1m", "sluice.rules.a.throttling", "soft", "sluice.rules.a.prefetch", "10"))
+                .containsExactly("sluice.rules.a.prefetch = \"10\": expected prefetch only with throttling=hard");
+        assertThat(problems("sluice.rules.a.rate", "1000/1m", "sluice.rules.a.prefetch", "10", "sluice.rules.a.prefetch-hold", "7s"))
+                .containsExactly("sluice.rules.a.prefetch-hold = \"7s\": expected a duration from 1ms to a tenth of the rate's period (6s) such as 500ms");
+        assertThat(problems("sluice.rules.a.rate", "1000/1m", "sluice.rules.a.prefetch-hold", "1s"))
+                .containsExactly("sluice.rules.a.prefetch-hold = \"1s\": expected prefetch-hold only with prefetch");
+        assertThat(problems("sluice.rules.a.concurrency", "3", "sluice.rules.a.prefetch", "10"))
+                .containsExactly("sluice.rules.a.prefetch = \"10\": expected prefetch only on a rule with rate");
+    }
 }

@@ -9,26 +9,35 @@ import java.util.Map;
 
 /**
  * What guards {@code /hello} in one web application of the wrk benchmark: nothing, the hand-written
- * {@link NaiveRateLimitFilter}, or {@link SluiceFilter} with one rate rule of each algorithm measured. Every
- * rule is per client ({@code X-Client}), on {@code /*}, never reached, every header on.
+ * {@link NaiveRateLimitFilter}, or {@link SluiceFilter} with one rate rule of each algorithm measured, as configured
+ * by default and with {@code prefetch} ({@link #PREFETCH} permits a server takes ahead, for the default hold of 1 s).
+ * Every rule is per client ({@code X-Client}), on {@code /*}, never reached, every header on.
  */
 enum Scenario {
-    NONE("none", null),
-    HAND_WRITTEN("hand-written", null),
-    SLIDING_LOG("sluice-sliding-log", "sliding-log"),
-    TOKEN_BUCKET("sluice-token-bucket", "token-bucket");
+    NONE("none", null, 0),
+    HAND_WRITTEN("hand-written", null, 0),
+    SLIDING_LOG("sluice-sliding-log", "sliding-log", 0),
+    TOKEN_BUCKET("sluice-token-bucket", "token-bucket", 0),
+    SLIDING_LOG_PREFETCH("sluice-sliding-log-prefetch", "sliding-log", Scenario.PREFETCH),
+    TOKEN_BUCKET_PREFETCH("sluice-token-bucket-prefetch", "token-bucket", Scenario.PREFETCH);
 
     static final String HEADER = "X-Client";
     /** A limit nobody reaches in a run: every request is allowed and consumes a permit. */
     static final long PERMITS = 1_000_000;
     static final long PERIOD_SECONDS = 10;
+    /** Permits a server prefetches in the prefetch scenarios: a ten-thousandth of the limit. */
+    static final long PREFETCH = 100;
+    static final String ALL = "none,hand-written,sluice-sliding-log,sluice-token-bucket,sluice-sliding-log-prefetch,"
+            + "sluice-token-bucket-prefetch";
 
     private final String id;
     private final String algorithm;
+    private final long prefetch;
 
-    Scenario(String id, String algorithm) {
+    Scenario(String id, String algorithm, long prefetch) {
         this.id = id;
         this.algorithm = algorithm;
+        this.prefetch = prefetch;
     }
 
     String id() {
@@ -49,7 +58,7 @@ enum Scenario {
         return switch (this) {
             case NONE -> null;
             case HAND_WRITTEN -> NaiveRateLimitFilter.class.getName();
-            case SLIDING_LOG, TOKEN_BUCKET -> SluiceFilter.class.getName();
+            default -> SluiceFilter.class.getName();
         };
     }
 
@@ -73,6 +82,7 @@ enum Scenario {
             p.put("sluice.rules.clients.key", "header:" + HEADER);
             p.put("sluice.rules.clients.rate", PERMITS + "/" + PERIOD_SECONDS + "s");
             p.put("sluice.rules.clients.algorithm", algorithm);
+            if (prefetch > 0) p.put("sluice.rules.clients.prefetch", Long.toString(prefetch));
         }
         return p;
     }
@@ -108,6 +118,6 @@ enum Scenario {
 
     static Scenario parse(String id) {
         for (Scenario s : values()) if (s.id.equals(id.trim())) return s;
-        throw new IllegalArgumentException("scenario = " + id + ": expected none, hand-written, sluice-sliding-log or sluice-token-bucket");
+        throw new IllegalArgumentException("scenario = " + id + ": expected some of " + ALL);
     }
 }

@@ -26,16 +26,16 @@ import java.util.stream.Stream;
 
 /**
  * The HTTP benchmark as a user would run it: a stock Tomcat 11 distribution and an embedded Jetty 12, each in
- * a JVM of its own, serving four web applications ({@link Scenario}: no filter, the hand-written
- * {@code RRateLimiter} filter, Sluice sliding-log, Sluice token-bucket), driven by Debian's {@code wrk} on
- * 127.0.0.1 against a Redis of its own. For every container, connection count and number of clients the four
- * are measured one after the other in each round, so the ratios compare runs minutes apart at most; medians
+ * a JVM of its own, serving six web applications ({@link Scenario}: no filter, the hand-written
+ * {@code RRateLimiter} filter, Sluice sliding-log and token-bucket, each as by default and with {@code prefetch}),
+ * driven by Debian's {@code wrk} on 127.0.0.1 against a Redis of its own. For every container, connection count and
+ * number of clients the six are measured one after the other in each round, so the ratios compare runs minutes apart at most; medians
  * of the rounds and of the per-round ratios are printed as markdown, with the container's and Redis's CPU
  * time per request. Then each scenario is run once more under async-profiler: a flame graph per run and where
  * the CPU of one request goes.
  *
  * <p>{@code benchmarks/wrk/run.sh} builds what it needs and runs it; see BENCHMARKS.md. Options (defaults):
- * {@code --containers tomcat,jetty --scenarios none,hand-written,sluice-sliding-log,sluice-token-bucket
+ * {@code --containers tomcat,jetty --scenarios} {@link Scenario#ALL} {@code
  * --connections 16,64 --clients 16,10000 --rounds 3 --seconds 2 --warmup-seconds 5 --threads 2 --profile true
  * --work benchmarks/target/wrk}, and {@code --backend-timeout} (Sluice's {@code sluice.backend-timeout}; default:
  * Sluice's own, as a user gets it) and {@code --server-jvm-options} (added to both containers' JVMs, space-separated,
@@ -62,7 +62,7 @@ public final class WrkBenchmark {
                 a.put(args[i].substring(2), args[++i]);
             }
             Options o = new Options(list(a.remove("containers"), "tomcat,jetty"),
-                    list(a.remove("scenarios"), "none,hand-written,sluice-sliding-log,sluice-token-bucket").stream().map(Scenario::parse).toList(),
+                    list(a.remove("scenarios"), Scenario.ALL).stream().map(Scenario::parse).toList(),
                     ints(a.remove("connections"), "16,64"), ints(a.remove("clients"), "16,10000"),
                     Integer.parseInt(a.getOrDefault("rounds", "3")), Integer.parseInt(a.getOrDefault("seconds", "2")),
                     Integer.parseInt(a.getOrDefault("warmup-seconds", "5")), Integer.parseInt(a.getOrDefault("threads", "2")),

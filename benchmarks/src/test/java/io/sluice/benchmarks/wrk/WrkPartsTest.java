@@ -71,6 +71,9 @@ class WrkPartsTest {
                 "sluice.rules.clients.algorithm=token-bucket", "sluice.headers=all", "sluice.redis.address=" + redis)
                 .doesNotContain("backend-timeout");
         assertThat(Scenario.SLIDING_LOG.filterParameters(redis, "5s")).containsEntry("sluice.backend-timeout", "5s")
-                .containsEntry("sluice.rules.clients.algorithm", "sliding-log");
+                .containsEntry("sluice.rules.clients.algorithm", "sliding-log").doesNotContainKey("sluice.rules.clients.prefetch");
+        assertThat(Scenario.TOKEN_BUCKET_PREFETCH.filterParameters(redis, null)).containsEntry("sluice.rules.clients.prefetch", "100")
+                .containsEntry("sluice.rules.clients.algorithm", "token-bucket");
+        assertThat(Scenario.parse(" sluice-sliding-log-prefetch")).isEqualTo(Scenario.SLIDING_LOG_PREFETCH);
     }
 }
