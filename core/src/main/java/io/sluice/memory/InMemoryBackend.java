@@ -4,13 +4,17 @@ import io.sluice.spi.Algorithm;
 import io.sluice.spi.LeaseOutcome;
 import io.sluice.spi.LeaseRequest;
 import io.sluice.spi.LimiterBackend;
+import io.sluice.spi.Prefetch;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 
 import java.time.Clock;
-import java.util.ArrayDeque;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.List;
+import java.util.ListIterator;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -42,14 +46,26 @@ public final class InMemoryBackend implements LimiterBackend {
         this(Clock.systemUTC());
     }
 
-    private record Entry(long at, long permits) {
+    /** A log entry: when it counts from, its permits, and its id when a prefetch may hand some back (else null). */
+    private record Entry(long at, long permits, String id) {
     }
 
+    /** Entries in the order of their time, as the script's sorted set (a prefetch's counts from its hold's end). */
     private static final class SlidingLog {
-        final ArrayDeque<Entry> entries = new ArrayDeque<>();
+        final List<Entry> entries = new ArrayList<>();
         long used;
         long lastTouched;
+        /** The latest time an entry counts from: the log lives until that has left the window too. */
+        long latest;
         boolean dead;
+
+        void add(Entry e) {
+            int at = entries.size();
+            while (at > 0 && entries.get(at - 1).at() > e.at()) at--;
+            entries.add(at, e);
+            used += e.permits();
+            latest = Math.max(latest, e.at());
+        }
     }
 
     private static final class Leases {
@@ -104,13 +120,82 @@ public final class InMemoryBackend implements LimiterBackend {
         synchronized (log) {
             // As the script does: the newest entry of exactly that many permits leaves the log.
             int scanned = 0;
-            for (Iterator<Entry> it = log.entries.descendingIterator(); it.hasNext() && scanned++ < REFUND_SCAN; ) {
-                Entry e = it.next();
+            for (ListIterator<Entry> it = log.entries.listIterator(log.entries.size()); it.hasPrevious() && scanned++ < REFUND_SCAN; ) {
+                Entry e = it.previous();
                 if (e.permits() == r.cost()) {
                     it.remove();
                     log.used -= e.permits();
                     break;
                 }
+            }
+        }
+        return CompletableFuture.completedFuture(null);
+    }
+
+    /**
+     * As the Redis backend does: the request, then up to {@code ahead} permits of cost 1 (a log's in one entry that
+     * counts from the hold's end); only a log or a token bucket under hard throttling takes any.
+     */
+    @Override
+    public CompletionStage<Prefetch> tryConsumeAndPrefetch(RateRequest r, long ahead, Duration hold) {
+        if (r.algorithm() != Algorithm.SLIDING_LOG && r.algorithm() != Algorithm.TOKEN_BUCKET || ahead < 1 || r.overage()) {
+            return LimiterBackend.super.tryConsumeAndPrefetch(r, ahead, hold);
+        }
+        long now = clock.millis();
+        sweep(now);
+        RateRequest permit = r.withCost(1);
+        if (r.algorithm() == Algorithm.TOKEN_BUCKET) {
+            long nowMicros = Math.multiplyExact(now, 1000L);
+            while (true) {
+                Modelled m = models.computeIfAbsent(r.algorithm().id() + "|" + r.key(), k -> new Modelled(RateModel.of(r.algorithm())));
+                synchronized (m) {
+                    if (m.dead) continue;
+                    RateOutcome own = m.model.consume(r, nowMicros);
+                    long taken = 0;
+                    RateOutcome last = own;
+                    // One permit after another until one is rejected (the rest would be, alike).
+                    for (long i = 0; i < ahead; i++) {
+                        last = m.model.consume(permit, nowMicros);
+                        if (!last.allowed()) break;
+                        taken++;
+                    }
+                    return CompletableFuture.completedFuture(new Prefetch(own, permit, taken, last.remaining(), taken == 0 ? null : "bucket"));
+                }
+            }
+        }
+        String id = UUID.randomUUID().toString().replace("-", "");
+        while (true) {
+            SlidingLog log = logs.computeIfAbsent(r.key() + "|" + r.period().toMillis(), k -> new SlidingLog());
+            synchronized (log) {
+                if (log.dead) continue;
+                RateOutcome own = r.cost() > r.limit() ? tryConsume(r).toCompletableFuture().join() : consume(log, r, now, r.period().toMillis());
+                // As many permits as are free, up to ahead, in one entry that counts from the hold's end.
+                long taken = Math.max(0, Math.min(ahead, r.limit() - log.used));
+                if (taken > 0) log.add(new Entry(now + hold.toMillis(), taken, id));
+                long left = Math.max(0, r.limit() - log.used);
+                return CompletableFuture.completedFuture(new Prefetch(own, permit, taken, left, taken == 0 ? null : id + ":" + taken));
+            }
+        }
+    }
+
+    /** A log's prefetch entry loses the unused permits (and leaves when none is left); a bucket gets the tokens back. */
+    @Override
+    public CompletionStage<Void> returnPrefetched(Prefetch p, long unused) {
+        if (unused < 1 || p.taken() == 0) return CompletableFuture.completedFuture(null);
+        if (unused > p.taken()) throw new IllegalArgumentException("returning " + unused + " of " + p.taken() + " prefetched");
+        RateRequest r = p.request();
+        if (r.algorithm() == Algorithm.TOKEN_BUCKET) return refund(r.withCost(unused));
+        String id = p.receipt().substring(0, p.receipt().lastIndexOf(':'));
+        SlidingLog log = logs.get(r.key() + "|" + r.period().toMillis());
+        if (log == null) return CompletableFuture.completedFuture(null);
+        synchronized (log) {
+            for (ListIterator<Entry> it = log.entries.listIterator(); it.hasNext(); ) {
+                Entry e = it.next();
+                if (!id.equals(e.id()) || e.permits() != p.taken()) continue;
+                if (e.permits() > unused) it.set(new Entry(e.at(), e.permits() - unused, id));
+                else it.remove();
+                log.used -= unused;
+                break;
             }
         }
         return CompletableFuture.completedFuture(null);
@@ -147,15 +232,16 @@ public final class InMemoryBackend implements LimiterBackend {
     private static RateOutcome consume(SlidingLog log, RateRequest r, long now, long interval) {
         {
             log.lastTouched = now;
-            while (!log.entries.isEmpty() && log.entries.peekFirst().at() <= now - interval) {
-                log.used -= log.entries.pollFirst().permits();
+            int expired = 0;
+            while (expired < log.entries.size() && log.entries.get(expired).at() <= now - interval) {
+                log.used -= log.entries.get(expired++).permits();
             }
+            log.entries.subList(0, expired).clear();
             long free = r.limit() - log.used;
             boolean allowed = free >= r.cost();
             long wait = 0;
             if (allowed) {
-                log.entries.addLast(new Entry(now, r.cost()));
-                log.used += r.cost();
+                log.add(new Entry(now, r.cost(), null));
                 free -= r.cost();
             } else {
                 long needed = r.cost() - free;
@@ -168,7 +254,7 @@ public final class InMemoryBackend implements LimiterBackend {
                     }
                 }
             }
-            long reset = log.entries.isEmpty() ? 0 : Math.max(0, interval - (now - log.entries.peekFirst().at()));
+            long reset = log.entries.isEmpty() ? 0 : Math.max(0, interval - (now - log.entries.get(0).at()));
             // Below 0 after a lowered limit: none left until the usage is under it.
             return new RateOutcome(allowed, Math.max(0, free), reset, Math.max(0, wait));
         }
@@ -249,7 +335,7 @@ public final class InMemoryBackend implements LimiterBackend {
             long interval = Long.parseLong(e.getKey().substring(e.getKey().lastIndexOf('|') + 1));
             SlidingLog log = e.getValue();
             synchronized (log) {
-                if (now - log.lastTouched >= interval) {
+                if (now - Math.max(log.lastTouched, log.latest) >= interval) {
                     log.dead = true;
                     it.remove();
                 }

@@ -7,6 +7,7 @@ import io.sluice.spi.RateRequest;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.ToIntFunction;
 
 /**
@@ -29,8 +30,9 @@ final class DecisionLanes {
     static final int MAX_UNITS = 64;
 
     /**
-     * One key's decisions, in order, then (when {@code ahead} is not null) a run of permits prefetched after them,
-     * and where their answers go: one per request, then one per permit asked ahead.
+     * One key's decisions, in order, then (when {@code ahead} is not null) permits prefetched after them, and where
+     * their answers go: one per request, then one for the prefetch (its last decision's; how many it took is in
+     * {@link Ahead#taken}).
      */
     record Unit(List<RateRequest> requests, String mode, Ahead ahead, CompletableFuture<List<RateOutcome>> answers) {
         Unit(List<RateRequest> requests, String mode) {
@@ -39,15 +41,16 @@ final class DecisionLanes {
 
         /** How many answers the unit gets. */
         int answerCount() {
-            return requests.size() + (ahead == null ? 0 : (int) ahead.count());
+            return requests.size() + (ahead == null ? 0 : 1);
         }
     }
 
     /**
-     * Permits of cost 1 prefetched after a unit's requests: {@code request} at cost 1, {@code count} of them, logged
-     * {@code offsetMillis} after now under entry id {@code id} (a sliding log; the other scripts ignore both).
+     * Permits of cost 1 prefetched after a unit's requests: {@code request} at cost 1, up to {@code count} of them,
+     * logged {@code offsetMillis} after now as one entry with id {@code id} (a sliding log; the other scripts ignore
+     * both). How many the script took is set in {@code taken} before the unit's answers complete.
      */
-    record Ahead(RateRequest request, long count, long offsetMillis, String id) {
+    record Ahead(RateRequest request, long count, long offsetMillis, String id, AtomicLong taken) {
     }
 
     /** Sends the units of one lane in one script call; completes each unit's answers, and ends when the call has. */

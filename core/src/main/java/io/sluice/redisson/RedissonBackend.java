@@ -32,6 +32,7 @@ import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
@@ -83,21 +84,25 @@ public final class RedissonBackend implements LimiterBackend {
     private static final int ANSWER = 6;
     /** Which of {@code rate.lua}'s arguments is unique to each request: the log entry's id. */
     private static final int LOG_ENTRY_ID = 3;
-    /** Which of {@code rate.lua}'s arguments says how far after now its new entries count from. */
+    /** Which of {@code rate.lua}'s arguments say how far after now its new entries count from, and a prefetch's size. */
     private static final int LOG_ENTRY_OFFSET = 7;
-    private static final Decider RATE = Decider.of(7, 3, LOG_ANSWER, LOG_ENTRY_ID, true, "rate.lua");
+    private static final int LOG_PREFETCH = 8;
+    /** Which of {@code token-bucket.lua}'s arguments is a prefetch's size. */
+    private static final int BUCKET_PREFETCH = 9;
+    private static final Decider RATE = Decider.of(8, 3, LOG_ANSWER, LOG_ENTRY_ID, true, "rate.lua");
     private static final String ACQUIRE = script("wake.lua", "acquire.lua");
     private static final String RENEW = script("renew.lua");
     private static final String RELEASE = script("wake.lua", "release.lua");
     private static final String AVAILABLE = script("available.lua");
-    private static final Decider TOKEN_BUCKET = Decider.of(8, 1, ANSWER, 0, true, "redis-time.lua", "token-bucket.lua");
+    private static final Decider TOKEN_BUCKET = Decider.of(9, 1, ANSWER, 0, true, "redis-time.lua", "token-bucket.lua");
     private static final Decider LEAKY_BUCKET = Decider.of(5, 1, ANSWER, 0, false, "redis-time.lua", "leaky-bucket.lua");
     private static final Decider FIXED_WINDOW = Decider.of(6, 1, ANSWER, 0, false, "redis-time.lua", "fixed-window.lua");
     private static final Decider SLIDING_WINDOW = Decider.of(6, 1, ANSWER, 0, false, "redis-time.lua", "sliding-window.lua");
     private static final String REFUND_LOG = script("refund-log.lua");
     private static final String RETURN_LOG = script("return-log.lua");
-    /** {@code rate.lua}'s offset for an entry logged now. */
+    /** {@code rate.lua}'s offset for an entry logged now; the scripts' prefetch size of a decision that is none. */
     private static final String LOGGED_NOW = "0";
+    private static final String NO_PREFETCH = "0";
     /** The scripts' "use Redis TIME" argument: production never passes a time. */
     private static final String REDIS_TIME = "";
     private static final String CONSUME = "0";
@@ -250,16 +255,13 @@ public final class RedissonBackend implements LimiterBackend {
             return LimiterBackend.super.tryConsumeAndPrefetch(r, ahead, hold);
         }
         RateRequest permit = r.withCost(1);
-        DecisionLanes.Ahead run = new DecisionLanes.Ahead(permit, ahead, hold.toMillis(), randomId());
+        DecisionLanes.Ahead run = new DecisionLanes.Ahead(permit, ahead, hold.toMillis(), randomId(), new AtomicLong());
         DecisionLanes.Unit unit = new DecisionLanes.Unit(List.of(r), CONSUME, run, new CompletableFuture<>());
         return whenConnected(() -> lanes.submit(unit)).thenApply(answers -> {
-            long taken = 0;
-            for (int i = 1; i < answers.size(); i++) if (answers.get(i).allowed()) taken++;
-            // The last answer, admitted or not, says what the key had left after all of them.
-            long remaining = answers.get(answers.size() - 1).remaining();
-            // The answer's receipt: the log's entry id and the run's length (the ids it gave); the others need none.
-            String receipt = taken == 0 ? null : run.id() + ":" + ahead;
-            return new Prefetch(answers.get(0), permit, taken, remaining, receipt);
+            long taken = run.taken().get();
+            // The receipt: the log's entry (its id and permits); a bucket needs none.
+            String receipt = taken == 0 ? null : run.id() + ":" + taken;
+            return new Prefetch(answers.get(0), permit, taken, answers.get(1).remaining(), receipt);
         });
     }
 
@@ -272,10 +274,10 @@ public final class RedissonBackend implements LimiterBackend {
         if (r.algorithm() == Algorithm.TOKEN_BUCKET) return refund(r.withCost(unused));
         int colon = p.receipt().lastIndexOf(':');
         String id = p.receipt().substring(0, colon);
-        String run = p.receipt().substring(colon + 1);
+        String permits = p.receipt().substring(colon + 1);
         return whenConnected(() -> scripts.<Long>evalAsync(r.key(), RScript.Mode.READ_WRITE, RETURN_LOG,
                 RScript.ReturnType.LONG, List.<Object>of(suffix(r.key(), "value"), suffix(r.key(), "permits")),
-                id, run, Long.toString(p.taken() - unused + 1), Long.toString(p.taken())))
+                id, permits, Long.toString(unused)))
                 .thenApply(ignored -> null);
     }
 
@@ -342,12 +344,17 @@ public final class RedissonBackend implements LimiterBackend {
                 }
                 DecisionLanes.Ahead ahead = unit.ahead();
                 if (ahead != null) {
+                    // One decision for batch.lua: the script takes up to the count itself and answers once.
                     args.add(Integer.toString(u + 1));
-                    args.add(Long.toString(ahead.count()));
+                    args.add("1");
                     arguments(ahead.request(), CONSUME, now, one, 0);
+                    String count = Long.toString(ahead.count());
                     if (ahead.request().algorithm() == Algorithm.SLIDING_LOG) {
                         one[LOG_ENTRY_ID - 1] = ahead.id();
                         one[LOG_ENTRY_OFFSET - 1] = Long.toString(ahead.offsetMillis());
+                        one[LOG_PREFETCH - 1] = count;
+                    } else {
+                        one[BUCKET_PREFETCH - 1] = count;
                     }
                     args.addAll(Arrays.asList(one));
                 }
@@ -382,9 +389,18 @@ public final class RedissonBackend implements LimiterBackend {
             List<RateOutcome> answers = new ArrayList<>(u.answerCount());
             String failure = null;
             for (int i = 0; i < u.answerCount(); i++) {
-                RateRequest r = i < u.requests().size() ? u.requests().get(i) : u.ahead().request();
-                if (v.get(at) instanceof String message) failure = message;
-                else if (failure == null) answers.add(outcome(r, v, at));
+                boolean prefetch = i == u.requests().size();
+                RateRequest r = prefetch ? u.ahead().request() : u.requests().get(i);
+                if (v.get(at) instanceof String message) {
+                    failure = message;
+                } else if (failure == null && prefetch) {
+                    // A prefetch answers how many it took where a decision answers whether it was allowed.
+                    long taken = number(v, at);
+                    u.ahead().taken().set(taken);
+                    answers.add(new RateOutcome(taken > 0, number(v, at + 1), number(v, at + 2), number(v, at + 3)));
+                } else if (failure == null) {
+                    answers.add(outcome(r, v, at));
+                }
                 at += step;
             }
             if (failure == null) u.answers().complete(answers);
@@ -418,14 +434,14 @@ public final class RedissonBackend implements LimiterBackend {
             // Soft or elastic: the log counts up to the effective limit; the answer speaks of the nominal one.
             long limit = r.overage() ? r.effectiveLimit() : r.limit();
             put(argv, at, Long.toString(r.cost()), now, randomId(),
-                    Long.toString(limit), Long.toString(interval), Long.toString(interval), LOGGED_NOW);
+                    Long.toString(limit), Long.toString(interval), Long.toString(interval), LOGGED_NOW, NO_PREFETCH);
             return;
         }
         argv[at] = callerTime ? now : REDIS_TIME;
         argv[at + 1] = Long.toString(r.period().toMillis());
         switch (r.algorithm()) {
             case TOKEN_BUCKET -> put(argv, at + 2, Long.toString(r.limit()), Long.toString(r.effectiveLimit()),
-                    Long.toString(r.burst()), Long.toString(r.effectiveBurst()), Long.toString(r.cost()), mode);
+                    Long.toString(r.burst()), Long.toString(r.effectiveBurst()), Long.toString(r.cost()), mode, NO_PREFETCH);
             case LEAKY_BUCKET -> put(argv, at + 2, Long.toString(r.effectiveLimit()), Long.toString(r.queue()),
                     Long.toString(r.cost()));
             default -> put(argv, at + 2, Long.toString(r.limit()), Long.toString(r.effectiveLimit()),

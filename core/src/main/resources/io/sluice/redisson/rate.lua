@@ -3,9 +3,10 @@
 -- ARGV[1] permits wanted, ARGV[2] now (ms, caller's clock as Redisson uses), ARGV[3] unique entry id,
 -- ARGV[4] rate, ARGV[5] interval (ms), ARGV[6] keep-alive (ms), ARGV[7] how far after now the new entries count
 -- from (ms; permits a server prefetches are logged at the end of their hold, so the log keeps them in its window for
--- as long as a use of them could be); ARGV[8] how many such requests at once (batch.lua passes a run of identical
--- ones; absent: 1): each decided as if alone, one after another, at this instant, with entry id ARGV[3]..':'..i
--- when there are several.
+-- as long as a use of them could be); ARGV[8] a prefetch: up to this many requests (0: not one), logged as one entry
+-- of all their permits under id ARGV[3] and answered once, with how many were admitted in place of "allowed";
+-- ARGV[9] how many such requests at once (batch.lua passes a run of identical ones; absent: 1): each decided as if
+-- alone, one after another, at this instant, with entry id ARGV[3]..':'..i when there are several.
 -- Returns {allowed (1|0), remaining, ms until the oldest permit frees, ms until the wanted permits are free} for
 -- each request, one after another.
 local want = tonumber(ARGV[1])
@@ -14,7 +15,9 @@ local rate = tonumber(ARGV[4])
 local interval = tonumber(ARGV[5])
 local keepAlive = tonumber(ARGV[6])
 local offset = tonumber(ARGV[7]) or 0
-local count = tonumber(ARGV[8]) or 1
+local upTo = tonumber(ARGV[8]) or 0
+local count = tonumber(ARGV[9]) or 1
+if upTo > 0 then count = upTo end
 
 -- Missing (first use, expiry, FLUSHALL) or different config: write it as
 -- RRateLimiter.trySetRate(OVERALL, rate, interval, keepAlive) does, so the limiter heals itself.
@@ -86,17 +89,29 @@ if oldest == nil and current < rate then
   rewrite = true
 end
 
--- Admitted while the permits last: each takes its own entry in the log (one ZADD for all of them).
+-- Admitted while the permits last: each takes its own entry in the log (one ZADD for all of them), a prefetch one
+-- entry for all.
 local admitted = 0
 local entries = {}
-while admitted < count and current >= want do
-  admitted = admitted + 1
-  local id = count == 1 and ARGV[3] or ARGV[3] .. ':' .. admitted
-  entries[#entries + 1] = now + offset
-  entries[#entries + 1] = struct.pack('Bc0I', string.len(id), id, want)
-  current = current - want
-  delta = delta - want
-  if oldest == nil then oldest = now + offset end
+if upTo > 0 then
+  if want > 0 and current >= want then admitted = math.min(count, math.floor(current / want)) end
+  if admitted > 0 then
+    entries[1] = now + offset
+    entries[2] = struct.pack('Bc0I', string.len(ARGV[3]), ARGV[3], admitted * want)
+    current = current - admitted * want
+    delta = delta - admitted * want
+    if oldest == nil then oldest = now + offset end
+  end
+else
+  while admitted < count and current >= want do
+    admitted = admitted + 1
+    local id = count == 1 and ARGV[3] or ARGV[3] .. ':' .. admitted
+    entries[#entries + 1] = now + offset
+    entries[#entries + 1] = struct.pack('Bc0I', string.len(id), id, want)
+    current = current - want
+    delta = delta - want
+    if oldest == nil then oldest = now + offset end
+  end
 end
 -- ZADD's arguments go through Lua's stack: in slices well under its limit.
 local ZADD_SLICE = 1000
@@ -144,6 +159,10 @@ if fresh or rewrite or ttl <= live then
 end
 -- A counter below 0 (a lowered limit) answers "none left". The i-th admitted request left what the ones after it
 -- had not taken yet.
+if upTo > 0 then
+  local left = current < 0 and 0 or current
+  return {admitted, left, reset, admitted < count and wait or 0}
+end
 local answers = {}
 for i = 1, count do
   if i <= admitted then

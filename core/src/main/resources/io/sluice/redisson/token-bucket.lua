@@ -37,10 +37,15 @@ local function store(newTat)
     'PX', math.max(0, math.ceil((newTat - now) / 1000)) + SLACK_MS)
 end
 
--- ARGV[9] how many such requests at once (batch.lua passes a run of identical ones; absent: 1): each decided as if
+-- ARGV[9] a prefetch: up to this many requests (0: not one), decided as a run that stops at its first rejection
+-- and answered once, with how many were admitted in place of "allowed".
+-- ARGV[10] how many such requests at once (batch.lua passes a run of identical ones; absent: 1): each decided as if
 -- alone, one after another, at this instant, on the state the ones before it left; the state is written once.
-local count = tonumber(ARGV[9]) or 1
+local upTo = tonumber(ARGV[9]) or 0
+local count = tonumber(ARGV[10]) or 1
+if upTo > 0 then count = upTo end
 local answers = {}
+local admitted = 0
 
 if ARGV[8] == '1' then
   if state then
@@ -85,12 +90,19 @@ for _ = 1, count do
   if allowed == 1 and remEff < extra then over = 1 end
   local reset = 0
   if tatF > now then reset = math.ceil((tatF - tau + (remEff + 1) * interval - now) / 1000) end
-  answers[#answers + 1] = allowed
-  answers[#answers + 1] = remaining
-  answers[#answers + 1] = reset
-  answers[#answers + 1] = retry
-  answers[#answers + 1] = 0
-  answers[#answers + 1] = over
+  admitted = admitted + allowed
+  if upTo > 0 then
+    -- A prefetch answers once: what its last decision saw; past a rejection the rest are rejected alike.
+    answers = {admitted, remaining, reset, allowed == 1 and 0 or retry, 0, 0}
+    if allowed == 0 then break end
+  else
+    answers[#answers + 1] = allowed
+    answers[#answers + 1] = remaining
+    answers[#answers + 1] = reset
+    answers[#answers + 1] = retry
+    answers[#answers + 1] = 0
+    answers[#answers + 1] = over
+  end
 end
 -- A rescaled state is stored even by a rejection (see above); an admission always.
 if dirty then store(tat) end
