@@ -141,16 +141,20 @@ public final class InMemoryBackend implements LimiterBackend {
         if (r.algorithm() != Algorithm.SLIDING_LOG && r.algorithm() != Algorithm.TOKEN_BUCKET || ahead < 1 || r.overage()) {
             return LimiterBackend.super.tryConsumeAndPrefetch(r, ahead, hold);
         }
+        return prefetched(r.withCost(1), r, ahead, hold);
+    }
+
+    /** {@code r} (when not null) then up to {@code ahead} permits; without {@code r} the outcome is the permits' own. */
+    private CompletionStage<Prefetch> prefetched(RateRequest permit, RateRequest r, long ahead, Duration hold) {
         long now = clock.millis();
         sweep(now);
-        RateRequest permit = r.withCost(1);
-        if (r.algorithm() == Algorithm.TOKEN_BUCKET) {
+        if (permit.algorithm() == Algorithm.TOKEN_BUCKET) {
             long nowMicros = Math.multiplyExact(now, 1000L);
             while (true) {
-                Modelled m = models.computeIfAbsent(r.algorithm().id() + "|" + r.key(), k -> new Modelled(RateModel.of(r.algorithm())));
+                Modelled m = models.computeIfAbsent(permit.algorithm().id() + "|" + permit.key(), k -> new Modelled(RateModel.of(permit.algorithm())));
                 synchronized (m) {
                     if (m.dead) continue;
-                    RateOutcome own = m.model.consume(r, nowMicros);
+                    RateOutcome own = r == null ? null : m.model.consume(r, nowMicros);
                     long taken = 0;
                     RateOutcome last = own;
                     // One permit after another until one is rejected (the rest would be, alike).
@@ -159,23 +163,38 @@ public final class InMemoryBackend implements LimiterBackend {
                         if (!last.allowed()) break;
                         taken++;
                     }
-                    return CompletableFuture.completedFuture(new Prefetch(own, permit, taken, last.remaining(), taken == 0 ? null : "bucket"));
+                    RateOutcome outcome = own != null ? own : new RateOutcome(taken > 0, last.remaining(), last.resetMillis(), last.retryAfterMillis());
+                    return CompletableFuture.completedFuture(new Prefetch(outcome, permit, taken, last.remaining(), taken == 0 ? null : "bucket"));
                 }
             }
         }
         String id = UUID.randomUUID().toString().replace("-", "");
+        long interval = permit.period().toMillis();
         while (true) {
-            SlidingLog log = logs.computeIfAbsent(r.key() + "|" + r.period().toMillis(), k -> new SlidingLog());
+            SlidingLog log = logs.computeIfAbsent(permit.key() + "|" + interval, k -> new SlidingLog());
             synchronized (log) {
                 if (log.dead) continue;
-                RateOutcome own = r.cost() > r.limit() ? tryConsume(r).toCompletableFuture().join() : consume(log, r, now, r.period().toMillis());
+                RateOutcome own = r == null ? null
+                        : r.cost() > r.limit() ? tryConsume(r).toCompletableFuture().join() : consume(log, r, now, interval);
                 // As many permits as are free, up to ahead, in one entry that counts from the hold's end.
-                long taken = Math.max(0, Math.min(ahead, r.limit() - log.used));
+                if (own == null) expire(log, now, interval);
+                long taken = Math.max(0, Math.min(ahead, permit.limit() - log.used));
                 if (taken > 0) log.add(new Entry(now + hold.toMillis(), taken, id));
-                long left = Math.max(0, r.limit() - log.used);
-                return CompletableFuture.completedFuture(new Prefetch(own, permit, taken, left, taken == 0 ? null : id + ":" + taken));
+                long left = Math.max(0, permit.limit() - log.used);
+                long reset = log.entries.isEmpty() ? 0 : Math.max(0, interval - (now - log.entries.get(0).at()));
+                RateOutcome outcome = own != null ? own : new RateOutcome(taken > 0, left, reset, 0);
+                return CompletableFuture.completedFuture(new Prefetch(outcome, permit, taken, left, taken == 0 ? null : id + ":" + taken));
             }
         }
+    }
+
+    /** As the Redis backend does: the permits alone (the outcome says only whether any were taken). */
+    @Override
+    public CompletionStage<Prefetch> prefetch(RateRequest permit, long ahead, Duration hold) {
+        if (permit.algorithm() != Algorithm.SLIDING_LOG && permit.algorithm() != Algorithm.TOKEN_BUCKET || ahead < 1 || permit.overage()) {
+            return LimiterBackend.super.prefetch(permit, ahead, hold);
+        }
+        return prefetched(permit, null, ahead, hold);
     }
 
     /** A log's prefetch entry loses the unused permits (and leaves when none is left); a bucket gets the tokens back. */
@@ -229,14 +248,19 @@ public final class InMemoryBackend implements LimiterBackend {
         }
     }
 
+    /** Entries that have left the window at {@code now} leave the log. */
+    private static void expire(SlidingLog log, long now, long interval) {
+        log.lastTouched = now;
+        int expired = 0;
+        while (expired < log.entries.size() && log.entries.get(expired).at() <= now - interval) {
+            log.used -= log.entries.get(expired++).permits();
+        }
+        log.entries.subList(0, expired).clear();
+    }
+
     private static RateOutcome consume(SlidingLog log, RateRequest r, long now, long interval) {
         {
-            log.lastTouched = now;
-            int expired = 0;
-            while (expired < log.entries.size() && log.entries.get(expired).at() <= now - interval) {
-                log.used -= log.entries.get(expired++).permits();
-            }
-            log.entries.subList(0, expired).clear();
+            expire(log, now, interval);
             long free = r.limit() - log.used;
             boolean allowed = free >= r.cost();
             long wait = 0;

@@ -39,6 +39,11 @@ final class DecisionLanes {
             this(requests, mode, null, new CompletableFuture<>());
         }
 
+        /** The unit's first request: a prefetch alone has only its permit's. */
+        RateRequest first() {
+            return requests.isEmpty() ? ahead.request() : requests.get(0);
+        }
+
         /** How many answers the unit gets. */
         int answerCount() {
             return requests.size() + (ahead == null ? 0 : 1);
@@ -90,7 +95,7 @@ final class DecisionLanes {
 
     /** Sends {@code unit} in the next call of its key's lane. */
     CompletionStage<List<RateOutcome>> submit(Unit unit) {
-        coalescer.submit(lane(unit.requests().get(0)), unit);
+        coalescer.submit(lane(unit.first()), unit);
         return unit.answers();
     }
 

@@ -265,6 +265,20 @@ public final class RedissonBackend implements LimiterBackend {
         });
     }
 
+    /** Permits alone, in the key's lane: the same unit without a request. */
+    @Override
+    public CompletionStage<Prefetch> prefetch(RateRequest permit, long ahead, Duration hold) {
+        if (permit.algorithm() != Algorithm.SLIDING_LOG && permit.algorithm() != Algorithm.TOKEN_BUCKET || ahead < 1 || permit.overage()) {
+            return LimiterBackend.super.prefetch(permit, ahead, hold);
+        }
+        DecisionLanes.Ahead run = new DecisionLanes.Ahead(permit, ahead, hold.toMillis(), randomId(), new AtomicLong());
+        DecisionLanes.Unit unit = new DecisionLanes.Unit(List.of(), CONSUME, run, new CompletableFuture<>());
+        return whenConnected(() -> lanes.submit(unit)).thenApply(answers -> {
+            long taken = run.taken().get();
+            return new Prefetch(answers.get(0), permit, taken, answers.get(0).remaining(), taken == 0 ? null : run.id() + ":" + taken);
+        });
+    }
+
     /** The last {@code unused} of the prefetched permits: the log's own entries removed, a bucket's tokens refunded. */
     @Override
     public CompletionStage<Void> returnPrefetched(Prefetch p, long unused) {
@@ -311,11 +325,11 @@ public final class RedissonBackend implements LimiterBackend {
      * of it failed inside Redis; the stage fails when the call itself did.
      */
     private CompletionStage<Void> send(List<DecisionLanes.Unit> units) {
-        RateRequest first = units.get(0).requests().get(0);
+        RateRequest first = units.get(0).first();
         Decider decider = decider(first.algorithm());
         int size = decider.arguments();
         String now = Long.toString(clock.millis());
-        boolean alone = units.size() == 1 && units.get(0).answerCount() == 1;
+        boolean alone = units.size() == 1 && units.get(0).ahead() == null && units.get(0).requests().size() == 1;
         Object[] argv;
         List<Object> keys;
         if (alone) {
@@ -332,7 +346,7 @@ public final class RedissonBackend implements LimiterBackend {
             for (int u = 0; u < units.size(); u++) {
                 DecisionLanes.Unit unit = units.get(u);
                 List<RateRequest> requests = unit.requests();
-                keys.addAll(keys(requests.get(0)));
+                keys.addAll(keys(unit.first()));
                 for (int i = 0, run; i < requests.size(); i += run) {
                     RateRequest r = requests.get(i);
                     run = 1;
@@ -404,7 +418,7 @@ public final class RedissonBackend implements LimiterBackend {
                 at += step;
             }
             if (failure == null) u.answers().complete(answers);
-            else u.answers().completeExceptionally(new RedisException("rate script failed on " + u.requests().get(0).key() + ": " + failure));
+            else u.answers().completeExceptionally(new RedisException("rate script failed on " + u.first().key() + ": " + failure));
         }
     }
 

@@ -58,7 +58,22 @@ public interface LimiterBackend extends AutoCloseable {
     }
 
     /**
-     * Hands back {@code unused} of the permits a {@link #tryConsumeAndPrefetch} took ahead (the last ones it took);
+     * Takes up to {@code ahead} permits of cost 1 for this server to hand out within {@code hold}, as
+     * {@link #tryConsumeAndPrefetch} does but with no request of its own: to refill before a server's prefetched
+     * permits run out. The outcome is that of the last permit asked. A backend that cannot prefetch takes nothing,
+     * which is this default.
+     *
+     * @param permit a request for one permit (cost 1)
+     * @param ahead  permits to take, at least 1
+     * @param hold   how long this server may hand them out
+     * @return what was taken
+     */
+    default CompletionStage<Prefetch> prefetch(RateRequest permit, long ahead, Duration hold) {
+        return CompletableFuture.completedFuture(new Prefetch(new RateOutcome(false, 0, 0, 0), permit.withCost(1), 0, 0, null));
+    }
+
+    /**
+     * Hands back {@code unused} of the permits a {@link #tryConsumeAndPrefetch} or {@link #prefetch} took ahead (the last ones it took);
      * they are free again at once.
      *
      * @param prefetch what was taken

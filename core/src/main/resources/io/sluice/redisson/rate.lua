@@ -78,7 +78,8 @@ else
   end
 end
 
--- The oldest entry still in the window: the reset header's base, and the sign of a lost log, read once.
+-- The oldest entry still in the window: the reset header's base, and the sign of a lost log, read once (a new entry
+-- is older only when a prefetch's, logged ahead of now, was the oldest).
 local first = redis.call('zrange', KEYS[3], 0, 0, 'withscores')
 local oldest = nil
 if first[2] ~= nil then oldest = tonumber(first[2]) end
@@ -100,7 +101,7 @@ if upTo > 0 then
     entries[2] = struct.pack('Bc0I', string.len(ARGV[3]), ARGV[3], admitted * want)
     current = current - admitted * want
     delta = delta - admitted * want
-    if oldest == nil then oldest = now + offset end
+    if oldest == nil or now + offset < oldest then oldest = now + offset end
   end
 else
   while admitted < count and current >= want do
@@ -110,7 +111,7 @@ else
     entries[#entries + 1] = struct.pack('Bc0I', string.len(id), id, want)
     current = current - want
     delta = delta - want
-    if oldest == nil then oldest = now + offset end
+    if oldest == nil or now + offset < oldest then oldest = now + offset end
   end
 end
 -- ZADD's arguments go through Lua's stack: in slices well under its limit.
