@@ -17,29 +17,32 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Permits this server took from a key ahead of need (a rule's {@code prefetch}), handed out here without a round
- * trip until the hold ends; what is left then goes back to the backend. The limit stays exact: every prefetched
+ * trip until their hold ends; what is left then goes back to the backend. The limit stays exact: every prefetched
  * permit is taken in the backend, which counts it from the hold's end, so a key never admits more than its limit in
  * any window, on one server or many. What it costs is that permits one server holds are not the others' until it
- * uses them or hands them back (at most the hold later).
+ * uses them or hands them back (at most a hold later).
  *
- * <p>One key's stock at a time: a new prefetch replaces it and the old one's rest goes back. A stock serves only
- * requests of the limit it was taken for (a reload or another plan asks the backend again). Keys are held at most
- * {@link #MAX_KEYS}; past that, keys without a stock decide every request in the backend. Thread-safe.
+ * <p>A key's stock is refilled before it runs out: once a quarter of it is left or three quarters of its hold have
+ * passed, the request that notices asks the backend for the next stock without waiting for it, so a busy key's
+ * requests keep being paid here. Only the first request of a key (or of one idle for a hold) waits for the backend,
+ * with its own decision and the first stock in one call. One call per key at a time; requests that find no stock
+ * meanwhile are decided in the backend as usual. A stock serves only requests of the limit it was taken for (a
+ * reload or another plan asks the backend again). At most {@link #MAX_KEYS} keys hold stock. Thread-safe.
  */
 final class Prefetcher {
-    /** Keys with a stock at most. */
+    /** Keys with a stock at most; past that, keys without one decide every request in the backend. */
     static final int MAX_KEYS = 100_000;
     /** How often ended holds are handed back when no request of their key comes to do it. */
     static final long SWEEP_MILLIS = 100;
+    /** A stock is refilled once this share of it is left, or this share of its hold is left. */
+    static final int REFILL_AT_QUARTER = 4;
     /** How long closing waits for the unused permits to go back. */
     private static final long CLOSE_RETURN_MILLIS = 2_000;
 
     private final LimiterBackend backend;
     private final Ticker ticker;
     private final EngineScheduler scheduler;
-    private final ConcurrentHashMap<String, Stock> stocks = new ConcurrentHashMap<>();
-    /** Keys with a prefetch in flight: one at a time per key; the others' requests meanwhile ask the backend. */
-    private final ConcurrentHashMap<String, Boolean> fetching = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Slot> slots = new ConcurrentHashMap<>();
     private final AtomicBoolean sweeping = new AtomicBoolean();
 
     Prefetcher(LimiterBackend backend, Ticker ticker, EngineScheduler scheduler) {
@@ -48,12 +51,12 @@ final class Prefetcher {
         this.scheduler = scheduler;
     }
 
-    /** One key's prefetched permits on this server, taken at {@code fetchedAt} and good until {@code until}. */
+    /** Prefetched permits, taken at {@code fetchedAt} and good until {@code until}. */
     private static final class Stock {
         final Prefetch prefetch;
         final long fetchedAt;
         final long until;
-        long left; // guarded by this
+        long left; // guarded by the slot
 
         Stock(Prefetch prefetch, long fetchedAt, long until) {
             this.prefetch = prefetch;
@@ -62,43 +65,119 @@ final class Prefetcher {
             this.left = prefetch.taken();
         }
 
-        /** Empties the stock: what was left, which its taker hands back. */
-        synchronized long drain() {
-            long rest = left;
-            left = 0;
-            return rest;
+        boolean pays(RateRequest r, long now) {
+            return now < until && left >= r.cost() && prefetch.request().equals(r.withCost(1));
+        }
+
+        boolean low(long now) {
+            return left * REFILL_AT_QUARTER <= prefetch.taken() || (until - now) * REFILL_AT_QUARTER <= until - fetchedAt;
         }
     }
 
+    /** One key on this server: the stock in use, the next one (a refill that arrived early), a call in flight. */
+    private static final class Slot {
+        Stock current;
+        Stock next;
+        boolean asking;
+        /** A refill found nothing left: no more until a request's own call brings a stock again. */
+        boolean dry;
+        /** The call in flight (for tests: {@link #settled}). */
+        CompletableFuture<?> call = CompletableFuture.completedFuture(null);
+        /** Dropped from the map by the sweep: what arrives for it goes straight back. */
+        boolean dead;
+    }
+
     /**
-     * Pays for {@code request} from the key's stock.
+     * Pays for {@code request} from the key's stock, and starts the refill when the stock runs low.
      *
      * @return the decision, or null when the stock cannot pay (none, ended, another limit, too few left)
      */
     Decision take(Rule rule, RateRequest request) {
-        Stock s = stocks.get(request.key());
-        if (s == null) return null;
+        Slot slot = slots.get(request.key());
+        if (slot == null) return null;
         long now = ticker.millis();
+        Stock spent = null;
+        boolean refill = false;
         long remaining;
         long reset;
-        synchronized (s) {
-            if (now >= s.until || s.left < request.cost() || !s.prefetch.request().equals(request.withCost(1))) return null;
+        synchronized (slot) {
+            Stock s = slot.current;
+            if ((s == null || !s.pays(request, now)) && slot.next != null && slot.next.pays(request, now)) {
+                spent = s;
+                slot.current = s = slot.next;
+                slot.next = null;
+            }
+            if (s == null || !s.pays(request, now)) return null;
             s.left -= request.cost();
-            // What this server may still take: what the backend had left after the prefetch, and this stock's rest.
-            remaining = s.prefetch.remaining() + s.left;
+            Stock n = slot.next;
+            // What this server may still take: what the backend had left after its last prefetch, and the stocks' rest.
+            remaining = (n != null ? n.prefetch.remaining() + n.left : s.prefetch.remaining()) + s.left;
             reset = Math.max(0, s.prefetch.outcome().resetMillis() - (now - s.fetchedAt));
+            if (n == null && !slot.asking && !slot.dry && !slot.dead && s.low(now)) {
+                slot.asking = true;
+                refill = true;
+            }
         }
+        if (spent != null) giveBack(spent);
+        if (refill) refill(request, slot, rule);
         return Decision.allowed(rule, Decision.Kind.RATE, request.limit(), remaining, Duration.ofMillis(reset))
                 .withCost(request.cost());
     }
 
+    /** The next stock, asked without waiting for it: it becomes the key's next, used when the current one cannot pay. */
+    private void refill(RateRequest request, Slot slot, Rule rule) {
+        long sent = ticker.millis();
+        Duration hold = rule.ratePolicy().prefetchHold();
+        CompletionStage<Prefetch> call;
+        try {
+            call = backend.prefetch(request.withCost(1), rule.ratePolicy().prefetch(), hold);
+        } catch (RuntimeException e) {
+            call = CompletableFuture.failedFuture(e);
+        }
+        CompletableFuture<?> ended = call.toCompletableFuture().handle((p, e) -> {
+            Stock arrived = p != null && p.taken() > 0 ? new Stock(p, sent, sent + hold.toMillis()) : null;
+            Stock back = arrived;
+            synchronized (slot) {
+                slot.asking = false;
+                // Nothing left in the backend (or it failed): refilling again at once would only ask again.
+                slot.dry = arrived == null;
+                if (arrived != null && !slot.dead) {
+                    back = slot.next;
+                    slot.next = arrived;
+                }
+            }
+            if (back != null) giveBack(back);
+            return null;
+        });
+        synchronized (slot) {
+            if (slot.asking) slot.call = ended;
+        }
+    }
+
+    /** Completes once the key's call in flight (if any) has ended and its stock is in place (for tests). */
+    CompletableFuture<?> settled(String key) {
+        Slot slot = slots.get(key);
+        if (slot == null) return CompletableFuture.completedFuture(null);
+        synchronized (slot) {
+            return slot.call;
+        }
+    }
+
     /**
-     * Whether this request should prefetch: its key has no prefetch in flight (then it has one now, which
+     * Whether this request should prefetch, waiting for it: its key has no call in flight (then it has one now, which
      * {@link #fetch} ends when the backend answers) and there is room for its stock.
      */
     boolean startFetch(String key) {
-        if (stocks.size() >= MAX_KEYS && !stocks.containsKey(key)) return false;
-        return fetching.putIfAbsent(key, Boolean.TRUE) == null;
+        Slot slot = slots.get(key);
+        if (slot == null) {
+            if (slots.size() >= MAX_KEYS) return false;
+            slot = slots.computeIfAbsent(key, k -> new Slot());
+        }
+        synchronized (slot) {
+            if (slot.asking || slot.dead) return false;
+            slot.asking = true;
+            return true;
+        }
     }
 
     /**
@@ -106,28 +185,40 @@ final class Prefetcher {
      * answers, even after the caller's deadline: the permits were taken either way.
      */
     CompletionStage<Prefetch> fetch(RateRequest request, long ahead, Duration hold) {
-        String key = request.key();
+        Slot slot = slots.get(request.key());
         long sent = ticker.millis();
         CompletionStage<Prefetch> call;
         try {
             call = backend.tryConsumeAndPrefetch(request, ahead, hold);
         } catch (RuntimeException e) {
-            fetching.remove(key);
-            return CompletableFuture.failedFuture(e);
+            call = CompletableFuture.failedFuture(e);
         }
-        call.whenComplete((p, e) -> {
-            try {
-                if (p != null && p.taken() > 0) keep(key, new Stock(p, sent, sent + hold.toMillis()));
-            } finally {
-                fetching.remove(key);
+        CompletableFuture<?> ended = call.toCompletableFuture().handle((p, e) -> {
+            Stock arrived = p != null && p.taken() > 0 ? new Stock(p, sent, sent + hold.toMillis()) : null;
+            List<Stock> back = new ArrayList<>(2);
+            synchronized (slot) {
+                slot.asking = false;
+                if (arrived != null) slot.dry = false;
+                if (slot.dead) {
+                    if (arrived != null) back.add(arrived);
+                } else if (arrived != null) {
+                    if (slot.current != null) back.add(slot.current);
+                    if (slot.next != null) back.add(slot.next);
+                    slot.current = arrived;
+                    slot.next = null;
+                }
             }
+            for (Stock s : back) giveBack(s);
+            if (arrived != null) sweepSoon();
+            return null;
         });
+        synchronized (slot) {
+            if (slot.asking) slot.call = ended;
+        }
         return call;
     }
 
-    private void keep(String key, Stock stock) {
-        Stock old = stocks.put(key, stock);
-        if (old != null) giveBack(old);
+    private void sweepSoon() {
         if (sweeping.compareAndSet(false, true)) {
             try {
                 scheduler.withFixedDelay(() -> sweep(), SWEEP_MILLIS, SWEEP_MILLIS);
@@ -138,22 +229,42 @@ final class Prefetcher {
     }
 
     /**
-     * Hands back every stock whose hold has ended (package-private: tests that move time call it).
+     * Hands back every stock whose hold has ended, and forgets keys left with nothing (package-private: tests that
+     * move time call it).
      *
      * @return completes when the backend has them back
      */
     CompletableFuture<Void> sweep() {
         long now = ticker.millis();
         List<CompletableFuture<Void>> returns = new ArrayList<>();
-        for (var e : stocks.entrySet()) {
-            Stock s = e.getValue();
-            if (now >= s.until && stocks.remove(e.getKey(), s)) returns.add(giveBack(s).toCompletableFuture());
+        for (var e : slots.entrySet()) {
+            Slot slot = e.getValue();
+            List<Stock> back = new ArrayList<>(2);
+            boolean empty;
+            synchronized (slot) {
+                if (slot.current != null && now >= slot.current.until) {
+                    back.add(slot.current);
+                    slot.current = slot.next;
+                    slot.next = null;
+                }
+                if (slot.current != null && now >= slot.current.until) {
+                    back.add(slot.current);
+                    slot.current = null;
+                }
+                empty = slot.current == null && slot.next == null && !slot.asking;
+                if (empty) slot.dead = true;
+            }
+            if (empty) slots.remove(e.getKey(), slot);
+            for (Stock s : back) returns.add(giveBack(s).toCompletableFuture());
         }
         return CompletableFuture.allOf(returns.toArray(new CompletableFuture<?>[0]));
     }
 
+    /** Hands back what is left of {@code s}, which no request uses any more. */
     private CompletionStage<Void> giveBack(Stock s) {
-        long rest = s.drain();
+        // Read by the thread that took the stock out of its slot, under the slot's lock: no request uses it now.
+        long rest = s.left;
+        s.left = 0;
         if (rest == 0) return CompletableFuture.completedFuture(null);
         try {
             // Best effort: a permit that does not come back is taken until its window passes, as if used.
@@ -166,9 +277,10 @@ final class Prefetcher {
     /** Prefetched permits not yet used on this server (for tests and monitoring). */
     long held() {
         long held = 0;
-        for (Stock s : stocks.values()) {
-            synchronized (s) {
-                held += s.left;
+        for (Slot slot : slots.values()) {
+            synchronized (slot) {
+                if (slot.current != null) held += slot.current.left;
+                if (slot.next != null) held += slot.next.left;
             }
         }
         return held;
@@ -177,10 +289,18 @@ final class Prefetcher {
     /** Hands every stock back, waiting a little for the backend: a server that stops strands none of its permits. */
     void close() {
         List<CompletableFuture<Void>> returns = new ArrayList<>();
-        for (String key : stocks.keySet()) {
-            Stock s = stocks.remove(key);
-            if (s != null) returns.add(giveBack(s).toCompletableFuture());
+        for (Slot slot : slots.values()) {
+            List<Stock> back = new ArrayList<>(2);
+            synchronized (slot) {
+                slot.dead = true;
+                if (slot.current != null) back.add(slot.current);
+                if (slot.next != null) back.add(slot.next);
+                slot.current = null;
+                slot.next = null;
+            }
+            for (Stock s : back) returns.add(giveBack(s).toCompletableFuture());
         }
+        slots.clear();
         try {
             CompletableFuture.allOf(returns.toArray(new CompletableFuture<?>[0])).get(CLOSE_RETURN_MILLIS, TimeUnit.MILLISECONDS);
         } catch (Exception stopping) {

@@ -84,6 +84,11 @@ final class RateDecider {
         return prefetcher;
     }
 
+    /** The backend key of {@code rule} for the key value {@code raw} (for tests). */
+    String keyOf(Rule rule, String raw) {
+        return naming.rate(rule, raw);
+    }
+
     /** Hands back the permits this server prefetched and has not used. */
     void close() {
         prefetcher.close();

@@ -77,6 +77,13 @@ class PrefetchTest {
             return sluice.admit(List.of(rule), KeySource.fixed(key)).toCompletableFuture().join().decisions().get(0);
         }
 
+        /** Admits, then waits for a refill it started, so that a test of one thread sees one order of events. */
+        Decision admitSettled(String key) {
+            Decision d = admit(key);
+            prefetcher().settled(sluice.rateDecider().keyOf(sluice.rules().get("r").orElseThrow(), key)).join();
+            return d;
+        }
+
         Prefetcher prefetcher() {
             return sluice.rateDecider().prefetcher();
         }
@@ -88,9 +95,11 @@ class PrefetchTest {
     }
 
     /**
-     * 1 000 a day, 49 prefetched: 20 round trips admit the 1 000 (each the request and 49 more), the 21st finds
-     * nothing left and teaches the shield, which answers the other 99. Remaining counts down by one per request, as
-     * without prefetch. (A day, so that a token bucket on Redis time refills nothing while the test runs.)
+     * 1 000 a day, 49 prefetched: the first request waits for its own decision and the first 49; from then on each
+     * stock is refilled in the background when a quarter of it is left: 20 refills bring the rest of the 1 000, a
+     * 21st finds nothing, and once the stock is spent one request's own call finds nothing either and teaches the
+     * shield, which answers the other 99. So 23 calls, 2 of them waited for. Remaining counts down by one per
+     * request, as without prefetch. (A day, so that a token bucket on Redis time refills nothing while the test runs.)
      */
     @ParameterizedTest
     @ValueSource(strings = {"sliding-log", "token-bucket"})
@@ -98,7 +107,7 @@ class PrefetchTest {
         try (Server s = server(algorithm, "1000/1d", "sluice.rules.r.prefetch", "49")) {
             int admitted = 0;
             for (int i = 0; i < 1100; i++) {
-                Decision d = s.admit("alice");
+                Decision d = s.admitSettled("alice");
                 if (d.allowed()) {
                     admitted++;
                     assertThat(d.remaining()).as("request %d", i).isEqualTo(1000 - admitted);
@@ -109,8 +118,8 @@ class PrefetchTest {
                 assertThat(d.outcome()).isEqualTo(Decision.Outcome.DECIDED);
             }
             assertThat(admitted).isEqualTo(1000);
-            assertThat(s.backend().decisions.get()).as("backend calls").isEqualTo(21);
-            assertThat(s.backend().prefetches.get()).isEqualTo(21);
+            assertThat(s.backend().decisions.get()).as("backend calls").isEqualTo(23);
+            assertThat(s.backend().prefetches.get()).as("requests waiting for their own call").isEqualTo(2);
         }
     }
 
@@ -257,6 +266,7 @@ class PrefetchTest {
     private static final class Counted implements LimiterBackend {
         final AtomicInteger decisions = new AtomicInteger();
         final AtomicInteger prefetches = new AtomicInteger();
+        final AtomicInteger refills = new AtomicInteger();
         private final LimiterBackend redis;
 
         Counted(LimiterBackend redis) {
@@ -280,6 +290,13 @@ class PrefetchTest {
             decisions.incrementAndGet();
             prefetches.incrementAndGet();
             return redis.tryConsumeAndPrefetch(request, ahead, hold);
+        }
+
+        @Override
+        public CompletionStage<Prefetch> prefetch(RateRequest permit, long ahead, Duration hold) {
+            decisions.incrementAndGet();
+            refills.incrementAndGet();
+            return redis.prefetch(permit, ahead, hold);
         }
 
         @Override
