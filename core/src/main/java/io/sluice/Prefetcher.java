@@ -22,9 +22,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * any window, on one server or many. What it costs is that permits one server holds are not the others' until it
  * uses them or hands them back (at most a hold later).
  *
- * <p>A key's stock is refilled before it runs out: once a quarter of it is left or three quarters of its hold have
- * passed, the request that notices asks the backend for the next stock without waiting for it, so a busy key's
- * requests keep being paid here. Only the first request of a key (or of one idle for a hold) waits for the backend,
+ * <p>A key's stock is refilled before it runs out: once a quarter of it is left (or three quarters of its hold have
+ * passed and a quarter of it has been used), the request that notices asks the backend for the next stock without
+ * waiting for it, so a busy key's requests keep being paid here. Only the first request of a key (or of one idle for a hold) waits for the backend,
  * with its own decision and the first stock in one call. One call per key at a time; requests that find no stock
  * meanwhile are decided in the backend as usual. A stock serves only requests of the limit it was taken for (a
  * reload or another plan asks the backend again). At most {@link #MAX_KEYS} keys hold stock. Thread-safe.
@@ -34,7 +34,7 @@ final class Prefetcher {
     static final int MAX_KEYS = 100_000;
     /** How often ended holds are handed back when no request of their key comes to do it. */
     static final long SWEEP_MILLIS = 100;
-    /** A stock is refilled once this share of it is left, or this share of its hold is left. */
+    /** A stock is refilled once this share of it is left (or of its hold, once this share of it is used). */
     static final int REFILL_AT_QUARTER = 4;
     /** How long closing waits for the unused permits to go back. */
     private static final long CLOSE_RETURN_MILLIS = 2_000;
@@ -69,8 +69,14 @@ final class Prefetcher {
             return now < until && left >= r.cost() && prefetch.request().equals(r.withCost(1));
         }
 
+        /**
+         * Whether to refill now: a quarter of it is left, or a quarter of its hold while a quarter of it has been
+         * used (a key that uses a stock more slowly is not refilled: its next request asks for itself).
+         */
         boolean low(long now) {
-            return left * REFILL_AT_QUARTER <= prefetch.taken() || (until - now) * REFILL_AT_QUARTER <= until - fetchedAt;
+            long taken = prefetch.taken();
+            if (left * REFILL_AT_QUARTER <= taken) return true;
+            return (until - now) * REFILL_AT_QUARTER <= until - fetchedAt && (taken - left) * REFILL_AT_QUARTER >= taken;
         }
     }
 

@@ -24,8 +24,8 @@ public final class Interleaved {
         System.setProperty("sluice.bench.keep-client", "true");
         int rounds = Integer.parseInt(a.getOrDefault("rounds", "5"));
         long sliceMs = Long.parseLong(a.getOrDefault("slice-ms", "1000"));
-        System.out.println("| threads | keys | traffic | floor | tryAcquire | tryAcquire+availablePermits | Bucket4j | Bucket4j batching | Sluice | Sluice / tryAcquire | Sluice / Bucket4j | Sluice / Bucket4j batching | tryAcquire+available / tryAcquire |");
-        System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+        System.out.println("| threads | keys | traffic | floor | tryAcquire | tryAcquire+availablePermits | Bucket4j | Bucket4j batching | Sluice | Sluice prefetch=" + RateFixture.PREFETCH + " | Sluice / tryAcquire | Sluice / Bucket4j | Sluice / Bucket4j batching | tryAcquire+available / tryAcquire | Sluice prefetch / tryAcquire |");
+        System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
         for (String traffic : a.getOrDefault("traffic", "allowed,rejected").split(",")) {
             for (String k : a.getOrDefault("keys", "1,10000").split(",")) {
                 int keys = Integer.parseInt(k);
@@ -39,6 +39,7 @@ public final class Interleaved {
                         List<Double> vsBucket = new ArrayList<>();
                         List<Double> vsBatching = new ArrayList<>();
                         List<Double> naiveVsTry = new ArrayList<>();
+                        List<Double> prefetchVsTry = new ArrayList<>();
                         for (SystemUnderTest s : SystemUnderTest.values()) slice(fixtures.get(s), threads, sliceMs / 2); // warm-up
                         for (int r = 0; r < rounds; r++) {
                             Map<SystemUnderTest, Double> round = new EnumMap<>(SystemUnderTest.class);
@@ -51,13 +52,15 @@ public final class Interleaved {
                             vsBucket.add(round.get(SystemUnderTest.SLUICE) / round.get(SystemUnderTest.BUCKET4J));
                             vsBatching.add(round.get(SystemUnderTest.SLUICE) / round.get(SystemUnderTest.BUCKET4J_BATCHING));
                             naiveVsTry.add(round.get(SystemUnderTest.TRY_ACQUIRE_AND_AVAILABLE) / round.get(SystemUnderTest.TRY_ACQUIRE));
+                            prefetchVsTry.add(round.get(SystemUnderTest.SLUICE_PREFETCH) / round.get(SystemUnderTest.TRY_ACQUIRE));
                         }
                         StringBuilder row = new StringBuilder("| " + threads + " | " + keys + " | " + traffic + " |");
                         for (SystemUnderTest s : SystemUnderTest.values()) row.append(String.format(" %,.0f |", median(rates.get(s))));
-                        row.append(String.format(" **%.2f×** (%.2f–%.2f) | **%.2f×** (%.2f–%.2f) | **%.2f×** (%.2f–%.2f) | %.2f× |",
+                        row.append(String.format(" **%.2f×** (%.2f–%.2f) | **%.2f×** (%.2f–%.2f) | **%.2f×** (%.2f–%.2f) | %.2f× | %.2f× (%.2f–%.2f) |",
                                 median(vsTry), Collections.min(vsTry), Collections.max(vsTry),
                                 median(vsBucket), Collections.min(vsBucket), Collections.max(vsBucket),
-                                median(vsBatching), Collections.min(vsBatching), Collections.max(vsBatching), median(naiveVsTry)));
+                                median(vsBatching), Collections.min(vsBatching), Collections.max(vsBatching), median(naiveVsTry),
+                                median(prefetchVsTry), Collections.min(prefetchVsTry), Collections.max(prefetchVsTry)));
                         System.out.println(row);
                     }
                 } finally {

@@ -22,6 +22,7 @@ import org.redisson.api.options.OptionalOptions;
 import org.redisson.client.codec.StringCodec;
 
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -38,7 +39,10 @@ import java.util.concurrent.ThreadLocalRandom;
  * keys picked at random.
  */
 final class RateFixture implements AutoCloseable {
-    enum SystemUnderTest { FLOOR, TRY_ACQUIRE, TRY_ACQUIRE_AND_AVAILABLE, BUCKET4J, BUCKET4J_BATCHING, SLUICE }
+    enum SystemUnderTest { FLOOR, TRY_ACQUIRE, TRY_ACQUIRE_AND_AVAILABLE, BUCKET4J, BUCKET4J_BATCHING, SLUICE, SLUICE_PREFETCH }
+
+    /** Permits Sluice's prefetching twin takes ahead (when the limit is above it: not under rejected traffic). */
+    static final long PREFETCH = 100;
 
     private final SystemUnderTest system;
     private final int keys;
@@ -91,14 +95,16 @@ final class RateFixture implements AutoCloseable {
                     asyncBuckets[i] = asyncBuilder.build(prefix + ":b4j:" + i, () -> CompletableFuture.completedFuture(config));
                 }
             }
-            case SLUICE -> {
-                sluice = Sluice.builder().redisson(redisson).properties(Map.of(
+            case SLUICE, SLUICE_PREFETCH -> {
+                Map<String, String> p = new HashMap<>(Map.of(
                         "sluice.key-prefix", prefix,
                         "sluice.backend-timeout", "10s",
                         "sluice.rules.bench.rate", permits + "/" + period.toSeconds() + "s",
                         "sluice.rules.bench.key", "user",
                         // -Dsluice.bench.algorithm=token-bucket (etc.): Sluice's decision with another algorithm.
-                        "sluice.rules.bench.algorithm", System.getProperty("sluice.bench.algorithm", "sliding-log"))).build();
+                        "sluice.rules.bench.algorithm", System.getProperty("sluice.bench.algorithm", "sliding-log")));
+                if (system == SystemUnderTest.SLUICE_PREFETCH && permits > PREFETCH) p.put("sluice.rules.bench.prefetch", Long.toString(PREFETCH));
+                sluice = Sluice.builder().redisson(redisson).properties(p).build();
                 rules = List.of(sluice.rules().get("bench").orElseThrow());
                 sluiceKeys = new KeySource[keys];
                 for (int i = 0; i < keys; i++) sluiceKeys[i] = KeySource.fixed("user-" + i);
@@ -128,7 +134,8 @@ final class RateFixture implements AutoCloseable {
                 ConsumptionProbe p = buckets[i].tryConsumeAndReturnRemaining(1);
                 return (p.isConsumed() ? 1L << 40 : 0) + p.getRemainingTokens() + p.getNanosToWaitForRefill();
             }
-            case SLUICE: {
+            case SLUICE:
+            case SLUICE_PREFETCH: {
                 Admission a = sluice.admit(rules, sluiceKeys[i]).toCompletableFuture().join();
                 return (a.allowed() ? 1L << 40 : 0) + a.headline().map(d -> d.remaining() + d.retryAfter().toMillis()).orElse(-1L);
             }
@@ -144,7 +151,7 @@ final class RateFixture implements AutoCloseable {
             case TRY_ACQUIRE_AND_AVAILABLE -> limiters[i].tryAcquireAsync()
                     .thenCompose(ok -> limiters[i].availablePermitsAsync().thenApply(left -> ok ? left : -left));
             case BUCKET4J, BUCKET4J_BATCHING -> asyncBuckets[i].tryConsumeAndReturnRemaining(1);
-            case SLUICE -> sluice.admit(rules, sluiceKeys[i]).thenApply(a -> a.headline().orElseThrow());
+            case SLUICE, SLUICE_PREFETCH -> sluice.admit(rules, sluiceKeys[i]).thenApply(a -> a.headline().orElseThrow());
         };
     }
 

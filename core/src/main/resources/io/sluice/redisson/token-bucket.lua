@@ -45,7 +45,6 @@ local upTo = tonumber(ARGV[9]) or 0
 local count = tonumber(ARGV[10]) or 1
 if upTo > 0 then count = upTo end
 local answers = {}
-local admitted = 0
 
 if ARGV[8] == '1' then
   if state then
@@ -59,25 +58,21 @@ if ARGV[8] == '1' then
 end
 
 local dirty = rescaled
-for _ = 1, count do
+-- One decision on the state so far: whether it is admitted (and the state moves), its TAT after, its retry-after.
+local function decide()
   local base = math.max(tat, now)
-  local allowed = 0
-  local retry = 0
-  local tatF = base
-  if cost > effBurst then
-    retry = -1
-  else
-    local newTat = math.ceil(base + cost * interval)
-    local allowAt = newTat - tau
-    if now >= allowAt then
-      allowed = 1
-      tatF = newTat
-      tat = newTat
-      dirty = true
-    else
-      retry = math.ceil((allowAt - now) / 1000)
-    end
+  if cost > effBurst then return 0, base, -1 end
+  local newTat = math.ceil(base + cost * interval)
+  local allowAt = newTat - tau
+  if now >= allowAt then
+    tat = newTat
+    dirty = true
+    return 1, newTat, 0
   end
+  return 0, base, math.ceil((allowAt - now) / 1000)
+end
+-- What a decision that left TAT tatF answers.
+local function answer(allowed, tatF, retry)
   local remEff = effBurst
   if tatF > now then
     remEff = math.floor((now - (tatF - tau)) / interval)
@@ -90,12 +85,23 @@ for _ = 1, count do
   if allowed == 1 and remEff < extra then over = 1 end
   local reset = 0
   if tatF > now then reset = math.ceil((tatF - tau + (remEff + 1) * interval - now) / 1000) end
-  admitted = admitted + allowed
-  if upTo > 0 then
-    -- A prefetch answers once: what its last decision saw; past a rejection the rest are rejected alike.
-    answers = {admitted, remaining, reset, allowed == 1 and 0 or retry, 0, 0}
-    if allowed == 0 then break end
-  else
+  return remaining, reset, over
+end
+
+if upTo > 0 then
+  -- A prefetch: decisions until the first rejection (the rest would be rejected alike), answered once, as its last.
+  local admitted = 0
+  local allowed, tatF, retry
+  repeat
+    allowed, tatF, retry = decide()
+    admitted = admitted + allowed
+  until allowed == 0 or admitted == count
+  local remaining, reset = answer(allowed, tatF, retry)
+  answers = {admitted, remaining, reset, retry, 0, 0}
+else
+  for _ = 1, count do
+    local allowed, tatF, retry = decide()
+    local remaining, reset, over = answer(allowed, tatF, retry)
     answers[#answers + 1] = allowed
     answers[#answers + 1] = remaining
     answers[#answers + 1] = reset
