@@ -9,11 +9,14 @@ import io.sluice.spi.RateRequest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.PriorityBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Permits this server took from a key ahead of need (a rule's {@code prefetch}), handed out here without a round
@@ -32,8 +35,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class Prefetcher {
     /** Keys with a stock at most; past that, keys without one decide every request in the backend. */
     static final int MAX_KEYS = 100_000;
-    /** How often ended holds are handed back when no request of their key comes to do it. */
-    static final long SWEEP_MILLIS = 100;
+    /**
+     * How often ended holds are handed back when no request of their key comes to do it: often, so that hand-backs
+     * go a few at a time instead of in bursts that Redis would make decisions wait behind.
+     */
+    static final long SWEEP_MILLIS = 10;
     /** A stock is refilled once this share of it is left (or of its hold, once this share of it is used). */
     static final int REFILL_AT_QUARTER = 4;
     /** How long closing waits for the unused permits to go back. */
@@ -43,6 +49,11 @@ final class Prefetcher {
     private final Ticker ticker;
     private final EngineScheduler scheduler;
     private final ConcurrentHashMap<String, Slot> slots = new ConcurrentHashMap<>();
+    /** Every stock taken, by the end of its hold: the sweep visits only those that have ended. */
+    private final PriorityBlockingQueue<Held> holds = new PriorityBlockingQueue<>();
+    private final AtomicLong order = new AtomicLong();
+    /** Hand-backs sent and not yet answered (a test's sweep waits for them). */
+    private final Set<CompletableFuture<Void>> returning = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean sweeping = new AtomicBoolean();
 
     Prefetcher(LimiterBackend backend, Ticker ticker, EngineScheduler scheduler) {
@@ -78,6 +89,21 @@ final class Prefetcher {
             if (left * REFILL_AT_QUARTER <= taken) return true;
             return (until - now) * REFILL_AT_QUARTER <= until - fetchedAt && (taken - left) * REFILL_AT_QUARTER >= taken;
         }
+    }
+
+    /** A stock in the order its hold ends ({@code seq} keeps equal ends apart), and where it is kept. */
+    private record Held(long until, long seq, String key, Slot slot, Stock stock) implements Comparable<Held> {
+        @Override
+        public int compareTo(Held o) {
+            int c = Long.compare(until, o.until);
+            return c != 0 ? c : Long.compare(seq, o.seq);
+        }
+    }
+
+    /** Puts {@code stock} in the sweep's order (once it is in its slot). */
+    private void track(String key, Slot slot, Stock stock) {
+        holds.add(new Held(stock.until, order.incrementAndGet(), key, slot, stock));
+        sweepSoon();
     }
 
     /** One key on this server: the stock in use, the next one (a refill that arrived early), a call in flight. */
@@ -153,6 +179,8 @@ final class Prefetcher {
                 }
             }
             if (back != null) giveBack(back);
+            if (arrived != null && back != arrived) track(request.key(), slot, arrived);
+            else forgetIfEmpty(request.key(), slot);
             return null;
         });
         synchronized (slot) {
@@ -215,7 +243,8 @@ final class Prefetcher {
                 }
             }
             for (Stock s : back) giveBack(s);
-            if (arrived != null) sweepSoon();
+            if (arrived != null && !back.contains(arrived)) track(request.key(), slot, arrived);
+            else forgetIfEmpty(request.key(), slot);
             return null;
         });
         synchronized (slot) {
@@ -242,28 +271,44 @@ final class Prefetcher {
      */
     CompletableFuture<Void> sweep() {
         long now = ticker.millis();
-        List<CompletableFuture<Void>> returns = new ArrayList<>();
-        for (var e : slots.entrySet()) {
-            Slot slot = e.getValue();
-            List<Stock> back = new ArrayList<>(2);
+        for (Held h = holds.peek(); h != null && h.until() <= now; h = holds.peek()) {
+            h = holds.poll();
+            if (h == null) break;
+            if (h.until() > now) {
+                // Another sweep (a test's, beside the scheduler's) took the one we saw.
+                holds.add(h);
+                break;
+            }
+            Slot slot = h.slot();
+            boolean ended = false;
             boolean empty;
             synchronized (slot) {
-                if (slot.current != null && now >= slot.current.until) {
-                    back.add(slot.current);
+                if (slot.current == h.stock()) {
                     slot.current = slot.next;
                     slot.next = null;
-                }
-                if (slot.current != null && now >= slot.current.until) {
-                    back.add(slot.current);
-                    slot.current = null;
+                    ended = true;
+                } else if (slot.next == h.stock()) {
+                    slot.next = null;
+                    ended = true;
                 }
                 empty = slot.current == null && slot.next == null && !slot.asking;
                 if (empty) slot.dead = true;
             }
-            if (empty) slots.remove(e.getKey(), slot);
-            for (Stock s : back) returns.add(giveBack(s).toCompletableFuture());
+            if (empty) slots.remove(h.key(), slot);
+            // A stock already replaced was handed back when it was.
+            if (ended) giveBack(h.stock());
         }
-        return CompletableFuture.allOf(returns.toArray(new CompletableFuture<?>[0]));
+        return CompletableFuture.allOf(returning.toArray(new CompletableFuture<?>[0]));
+    }
+
+    /** Forgets a key left with nothing and no call in flight (after a call that brought no stock). */
+    private void forgetIfEmpty(String key, Slot slot) {
+        boolean empty;
+        synchronized (slot) {
+            empty = slot.current == null && slot.next == null && !slot.asking && !slot.dead;
+            if (empty) slot.dead = true;
+        }
+        if (empty) slots.remove(key, slot);
     }
 
     /** Hands back what is left of {@code s}, which no request uses any more. */
@@ -272,12 +317,16 @@ final class Prefetcher {
         long rest = s.left;
         s.left = 0;
         if (rest == 0) return CompletableFuture.completedFuture(null);
+        CompletableFuture<Void> back;
         try {
             // Best effort: a permit that does not come back is taken until its window passes, as if used.
-            return backend.returnPrefetched(s.prefetch, rest).exceptionally(ignored -> null);
+            back = backend.returnPrefetched(s.prefetch, rest).toCompletableFuture().exceptionally(ignored -> null);
         } catch (RuntimeException e) {
             return CompletableFuture.completedFuture(null);
         }
+        returning.add(back);
+        back.whenComplete((v, e) -> returning.remove(back));
+        return back;
     }
 
     /** Prefetched permits not yet used on this server (for tests and monitoring). */
@@ -307,6 +356,7 @@ final class Prefetcher {
             for (Stock s : back) returns.add(giveBack(s).toCompletableFuture());
         }
         slots.clear();
+        holds.clear();
         try {
             CompletableFuture.allOf(returns.toArray(new CompletableFuture<?>[0])).get(CLOSE_RETURN_MILLIS, TimeUnit.MILLISECONDS);
         } catch (Exception stopping) {

@@ -67,12 +67,16 @@ final class DecisionLanes {
     private final Coalescer<Unit> coalescer;
     /** A key's cluster slot (0 outside a cluster); null when keys of one slot cannot be told apart from others. */
     private final ToIntFunction<String> slots;
+    /** The mode of units that hand permits back. */
+    private final String refundMode;
 
     /**
-     * @param slots a key's cluster slot, or null to keep every key in a lane of its own (no keys share a call)
+     * @param slots      a key's cluster slot, or null to keep every key in a lane of its own (no keys share a call)
+     * @param refundMode the mode of units that hand permits back, which go in lanes of their own
      */
-    DecisionLanes(ToIntFunction<String> slots, Sender sender) {
+    DecisionLanes(ToIntFunction<String> slots, String refundMode, Sender sender) {
         this.slots = slots;
+        this.refundMode = refundMode;
         this.coalescer = new Coalescer<>(MAX_UNITS, (lane, units, behind) -> {
             if (behind != null) {
                 for (Unit u : units) u.answers().completeExceptionally(behind);
@@ -95,13 +99,19 @@ final class DecisionLanes {
 
     /** Sends {@code unit} in the next call of its key's lane. */
     CompletionStage<List<RateOutcome>> submit(Unit unit) {
-        coalescer.submit(lane(unit.first()), unit);
+        coalescer.submit(lane(unit), unit);
         return unit.answers();
     }
 
-    private String lane(RateRequest r) {
+    /**
+     * A unit's lane: its algorithm's and slot's, one for decisions and another for refunds (a prefetch's hand-backs
+     * come in bursts no decision should wait behind).
+     */
+    private String lane(Unit unit) {
+        RateRequest r = unit.first();
+        String kind = unit.mode().equals(refundMode) ? "refund:" : "";
         String key = r.key();
-        if (slots == null) return r.algorithm().ordinal() + ":" + key;
-        return r.algorithm().ordinal() + ":" + slots.applyAsInt(key);
+        if (slots == null) return kind + r.algorithm().ordinal() + ":" + key;
+        return kind + r.algorithm().ordinal() + ":" + slots.applyAsInt(key);
     }
 }

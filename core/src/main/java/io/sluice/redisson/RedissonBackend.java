@@ -140,7 +140,7 @@ public final class RedissonBackend implements LimiterBackend {
         this.timeout = timeout;
         this.scripts = redisson.getScript(OptionalOptions.defaults()
                 .codec(StringCodec.INSTANCE).timeout(timeout).retryAttempts(0));
-        this.lanes = new DecisionLanes(slots(redisson), this::send);
+        this.lanes = new DecisionLanes(slots(redisson), REFUND, this::send);
         connection();
     }
 

@@ -36,7 +36,7 @@ class DecisionLanesTest {
 
     @Test
     void keysThatWaitForTheSameCallGoTogetherInTheNextOne() {
-        DecisionLanes lanes = new DecisionLanes(key -> 0, this::send);
+        DecisionLanes lanes = new DecisionLanes(key -> 0, "1", this::send);
         lanes.submit(List.of(request(Algorithm.SLIDING_LOG, "a")), "0");
         assertThat(calls).hasSize(1);
         lanes.submit(List.of(request(Algorithm.SLIDING_LOG, "b")), "0");
@@ -52,7 +52,7 @@ class DecisionLanesTest {
 
     @Test
     void keysOfAnotherSlotNeverShareACall() {
-        DecisionLanes lanes = new DecisionLanes(key -> key.startsWith("x") ? 1 : 2, this::send);
+        DecisionLanes lanes = new DecisionLanes(key -> key.startsWith("x") ? 1 : 2, "1", this::send);
         lanes.submit(List.of(request(Algorithm.FIXED_WINDOW, "x1")), "0");
         lanes.submit(List.of(request(Algorithm.FIXED_WINDOW, "y1")), "0");
         lanes.submit(List.of(request(Algorithm.FIXED_WINDOW, "x2")), "0");
@@ -65,7 +65,7 @@ class DecisionLanesTest {
 
     @Test
     void withoutSlotsEveryKeyHasALaneOfItsOwn() {
-        DecisionLanes lanes = new DecisionLanes(null, this::send);
+        DecisionLanes lanes = new DecisionLanes(null, "1", this::send);
         lanes.submit(List.of(request(Algorithm.SLIDING_WINDOW, "a")), "0");
         lanes.submit(List.of(request(Algorithm.SLIDING_WINDOW, "b")), "0");
         assertThat(calls).extracting(Call::keys).containsExactly(List.of("a"), List.of("b"));
@@ -73,7 +73,7 @@ class DecisionLanesTest {
 
     @Test
     void decisionsQueuedBehindAFailedCallFailWithItUnsent() {
-        DecisionLanes lanes = new DecisionLanes(key -> 0, this::send);
+        DecisionLanes lanes = new DecisionLanes(key -> 0, "1", this::send);
         lanes.submit(List.of(request(Algorithm.SLIDING_LOG, "a")), "0");
         CompletableFuture<List<RateOutcome>> queued =
                 lanes.submit(List.of(request(Algorithm.SLIDING_LOG, "b")), "0").toCompletableFuture();
@@ -83,5 +83,18 @@ class DecisionLanesTest {
         assertThatThrownBy(queued::join).hasCause(down);
         lanes.submit(List.of(request(Algorithm.SLIDING_LOG, "c")), "0");
         assertThat(calls).as("an idle lane sends again").hasSize(2);
+    }
+
+    /** A prefetch's hand-backs come in bursts: they have lanes of their own, which no decision waits behind. */
+    @Test
+    void refundsHaveLanesOfTheirOwn() {
+        DecisionLanes lanes = new DecisionLanes(key -> 0, "1", this::send);
+        lanes.submit(List.of(request(Algorithm.TOKEN_BUCKET, "a")), "1");
+        lanes.submit(List.of(request(Algorithm.TOKEN_BUCKET, "b")), "1");
+        lanes.submit(List.of(request(Algorithm.TOKEN_BUCKET, "c")), "0");
+        assertThat(calls).as("the decision goes at once beside the refund in flight").extracting(Call::keys)
+                .containsExactly(List.of("a"), List.of("c"));
+        calls.get(0).ended().complete(null);
+        assertThat(calls).extracting(Call::keys).containsExactly(List.of("a"), List.of("c"), List.of("b"));
     }
 }
