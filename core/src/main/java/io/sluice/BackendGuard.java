@@ -84,6 +84,11 @@ final class BackendGuard {
                 : DecisionListener.CallOutcome.ERROR, ticker.nanos() - started));
     }
 
+    /** A wait for something else's call (not a call of its own: nothing counted), failed past the deadline. */
+    <T> CompletableFuture<T> bounded(CompletionStage<T> stage, Duration limit) {
+        return deadlines.bound(stage, limit);
+    }
+
     void succeeded() {
         breaker.onSuccess();
     }

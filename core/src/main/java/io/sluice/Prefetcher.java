@@ -17,6 +17,7 @@ import java.util.concurrent.PriorityBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /**
  * Permits this server took from a key ahead of need (a rule's {@code prefetch}), handed out here without a round
@@ -28,8 +29,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>A key's stock is refilled before it runs out: once a quarter of it is left (or three quarters of its hold have
  * passed and a quarter of it has been used), the request that notices asks the backend for the next stock without
  * waiting for it, so a busy key's requests keep being paid here. Only the first request of a key (or of one idle for a hold) waits for the backend,
- * with its own decision and the first stock in one call. One call per key at a time; requests that find no stock
- * meanwhile are decided in the backend as usual. A stock serves only requests of the limit it was taken for (a
+ * with its own decision and the first stock in one call. One call per key at a time: requests that find no stock
+ * while it is in flight wait for it (within the deadline) and are paid from what it brings, or else decided in the
+ * backend as usual. A stock serves only requests of the limit it was taken for (a
  * reload or another plan asks the backend again). At most {@link #MAX_KEYS} keys hold stock. Thread-safe.
  */
 final class Prefetcher {
@@ -56,10 +58,14 @@ final class Prefetcher {
     private final Set<CompletableFuture<Void>> returning = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean sweeping = new AtomicBoolean();
 
-    Prefetcher(LimiterBackend backend, Ticker ticker, EngineScheduler scheduler) {
+    /** Told the key of every hand-back: what this server knew of the key's remaining permits is out of date. */
+    private final Consumer<String> handedBack;
+
+    Prefetcher(LimiterBackend backend, Ticker ticker, EngineScheduler scheduler, Consumer<String> handedBack) {
         this.backend = backend;
         this.ticker = ticker;
         this.scheduler = scheduler;
+        this.handedBack = handedBack;
     }
 
     /** Prefetched permits, taken at {@code fetchedAt} and good until {@code until}. */
@@ -113,8 +119,24 @@ final class Prefetcher {
         boolean asking;
         /** A refill found nothing left: no more until a request's own call brings a stock again. */
         boolean dry;
-        /** The call in flight (for tests: {@link #settled}). */
-        CompletableFuture<?> call = CompletableFuture.completedFuture(null);
+        /** Completes when the call in flight has been answered and its stock put in place. */
+        CompletableFuture<Void> call = CompletableFuture.completedFuture(null);
+
+        /** Starts a call: the caller sends it and ends it with {@link #landed}. Guarded by this. */
+        void asking() {
+            asking = true;
+            call = new CompletableFuture<>();
+        }
+
+        /** The call is answered and its stock in place. */
+        void landed() {
+            CompletableFuture<Void> c;
+            synchronized (this) {
+                asking = false;
+                c = call;
+            }
+            c.complete(null);
+        }
         /** Dropped from the map by the sweep: what arrives for it goes straight back. */
         boolean dead;
     }
@@ -146,7 +168,7 @@ final class Prefetcher {
             remaining = (n != null ? n.prefetch.remaining() + n.left : s.prefetch.remaining()) + s.left;
             reset = Math.max(0, s.prefetch.outcome().resetMillis() - (now - s.fetchedAt));
             if (n == null && !slot.asking && !slot.dry && !slot.dead && s.low(now)) {
-                slot.asking = true;
+                slot.asking();
                 refill = true;
             }
         }
@@ -166,11 +188,10 @@ final class Prefetcher {
         } catch (RuntimeException e) {
             call = CompletableFuture.failedFuture(e);
         }
-        CompletableFuture<?> ended = call.toCompletableFuture().handle((p, e) -> {
+        call.whenComplete((p, e) -> {
             Stock arrived = p != null && p.taken() > 0 ? new Stock(p, sent, sent + hold.toMillis()) : null;
             Stock back = arrived;
             synchronized (slot) {
-                slot.asking = false;
                 // Nothing left in the backend (or it failed): refilling again at once would only ask again.
                 slot.dry = arrived == null;
                 if (arrived != null && !slot.dead) {
@@ -178,23 +199,29 @@ final class Prefetcher {
                     slot.next = arrived;
                 }
             }
-            if (back != null) giveBack(back);
             if (arrived != null && back != arrived) track(request.key(), slot, arrived);
-            else forgetIfEmpty(request.key(), slot);
-            return null;
+            slot.landed();
+            if (back != null) giveBack(back);
+            if (arrived == null || back == arrived) forgetIfEmpty(request.key(), slot);
         });
+    }
+
+    /**
+     * The key's call in flight, which completes once it has been answered and its stock is in place (whatever the
+     * answer); null when none is.
+     */
+    CompletableFuture<Void> inFlight(String key) {
+        Slot slot = slots.get(key);
+        if (slot == null) return null;
         synchronized (slot) {
-            if (slot.asking) slot.call = ended;
+            return slot.asking ? slot.call : null;
         }
     }
 
     /** Completes once the key's call in flight (if any) has ended and its stock is in place (for tests). */
-    CompletableFuture<?> settled(String key) {
-        Slot slot = slots.get(key);
-        if (slot == null) return CompletableFuture.completedFuture(null);
-        synchronized (slot) {
-            return slot.call;
-        }
+    CompletableFuture<Void> settled(String key) {
+        CompletableFuture<Void> c = inFlight(key);
+        return c == null ? CompletableFuture.completedFuture(null) : c;
     }
 
     /**
@@ -209,7 +236,7 @@ final class Prefetcher {
         }
         synchronized (slot) {
             if (slot.asking || slot.dead) return false;
-            slot.asking = true;
+            slot.asking();
             return true;
         }
     }
@@ -227,11 +254,10 @@ final class Prefetcher {
         } catch (RuntimeException e) {
             call = CompletableFuture.failedFuture(e);
         }
-        CompletableFuture<?> ended = call.toCompletableFuture().handle((p, e) -> {
+        call.whenComplete((p, e) -> {
             Stock arrived = p != null && p.taken() > 0 ? new Stock(p, sent, sent + hold.toMillis()) : null;
             List<Stock> back = new ArrayList<>(2);
             synchronized (slot) {
-                slot.asking = false;
                 if (arrived != null) slot.dry = false;
                 if (slot.dead) {
                     if (arrived != null) back.add(arrived);
@@ -242,14 +268,11 @@ final class Prefetcher {
                     slot.next = null;
                 }
             }
-            for (Stock s : back) giveBack(s);
             if (arrived != null && !back.contains(arrived)) track(request.key(), slot, arrived);
-            else forgetIfEmpty(request.key(), slot);
-            return null;
+            slot.landed();
+            for (Stock s : back) giveBack(s);
+            if (arrived == null || back.contains(arrived)) forgetIfEmpty(request.key(), slot);
         });
-        synchronized (slot) {
-            if (slot.asking) slot.call = ended;
-        }
         return call;
     }
 
@@ -325,7 +348,11 @@ final class Prefetcher {
             return CompletableFuture.completedFuture(null);
         }
         returning.add(back);
-        back.whenComplete((v, e) -> returning.remove(back));
+        String key = s.prefetch.request().key();
+        back.whenComplete((v, e) -> {
+            handedBack.accept(key);
+            returning.remove(back);
+        });
         return back;
     }
 

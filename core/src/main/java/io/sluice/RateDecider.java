@@ -76,7 +76,7 @@ final class RateDecider {
         this.naming = naming;
         this.ticker = ticker;
         this.listener = listener;
-        this.prefetcher = new Prefetcher(backend, ticker, scheduler);
+        this.prefetcher = new Prefetcher(backend, ticker, scheduler, denied::forget);
     }
 
     /** The permits this server prefetched (for tests: {@link Prefetcher#sweep}, {@link Prefetcher#held}). */
@@ -98,15 +98,18 @@ final class RateDecider {
     private static final class Pending {
         final RateRequest request;
         final boolean shield;
+        /** How long the shield may remember this decision's answer at most (see {@link #shieldFor}). */
+        final long shieldCapMillis;
         /** What the backend answered, {@link #SCREENED}, or the failure the rule's failure policy decides. */
         final CompletableFuture<RateOutcome> outcome = new CompletableFuture<>();
         /** Set before {@link #outcome} completes with {@link #SCREENED}. */
         long screenedMillis;
         long screenedRemaining;
 
-        Pending(RateRequest request, boolean shield) {
+        Pending(RateRequest request, boolean shield, long shieldCapMillis) {
             this.request = request;
             this.shield = shield;
+            this.shieldCapMillis = shieldCapMillis;
         }
     }
 
@@ -139,8 +142,29 @@ final class RateDecider {
                 return CompletableFuture.completedFuture(d);
             }
         }
-        if (prefetches && guard.allows() && prefetcher.startFetch(key)) return prefetch(rule, request, limit, shield);
+        if (prefetches) {
+            // A call for the key's stock is in flight: wait for its stock rather than ask beside it (which could find
+            // the last permits gone into that very stock).
+            CompletableFuture<Void> landing = prefetcher.inFlight(key);
+            if (landing != null) return afterLanding(rule, request, limit, shield, landing);
+            if (guard.allows() && prefetcher.startFetch(key)) return prefetch(rule, request, limit, shield);
+        }
         return ask(rule, request, limit, shield);
+    }
+
+    /**
+     * Pays from the stock the key's call in flight brings, once it has landed, or asks the backend when it brought
+     * none that fits; the wait is bounded by the deadline, as the request's own call would be.
+     */
+    private CompletionStage<Decision> afterLanding(Rule rule, RateRequest request, long limit, boolean shield,
+                                                   CompletableFuture<Void> landing) {
+        return guard.bounded(landing, guard.timeout()).handle((v, e) -> e).thenCompose(late -> {
+            if (late != null) return CompletableFuture.completedFuture(guard.failure(rule, Decision.Kind.RATE, limit, late));
+            Decision local = prefetcher.take(rule, request);
+            if (local == null) return ask(rule, request, limit, shield);
+            listener.decided(local, DecisionListener.Source.PREFETCH);
+            return CompletableFuture.completedFuture(local);
+        });
     }
 
     /**
@@ -155,7 +179,8 @@ final class RateDecider {
             if (e != null) return guard.failure(rule, Decision.Kind.RATE, limit, e);
             // Nothing taken ahead: the key is near its limit, which the shield keeps to itself as after any call.
             if (shield && p.taken() == 0 && shieldable(request) && p.remaining() < (long) MAX_BATCH * shieldCost(request)) {
-                denied.remember(request.key(), now, p.outcome().resetMillis(), p.remaining(), request.limit(), capacity(request));
+                denied.remember(request.key(), now, Math.min(p.outcome().resetMillis(), shieldFor(rule)), p.remaining(),
+                        request.limit(), capacity(request));
             }
             Decision d = decision(rule, limit, request.cost(), p.outcome());
             listener.decided(d, DecisionListener.Source.BACKEND);
@@ -197,7 +222,7 @@ final class RateDecider {
         if (rule.ratePolicy().throttling() == Throttling.ELASTIC) {
             outcome = guard.call(elastic(rule, request), guard.timeout());
         } else {
-            p = new Pending(request, shield);
+            p = new Pending(request, shield, shieldFor(rule));
             lanes.submit(request.key(), p);
             outcome = p.outcome;
         }
@@ -214,6 +239,14 @@ final class RateDecider {
             listener.decided(d, DecisionListener.Source.BACKEND);
             return o.allowed() && o.delayMillis() > 0 ? atSlot(d, o.delayMillis()) : CompletableFuture.completedFuture(d);
         }).thenCompose(decided -> decided);
+    }
+
+    /**
+     * How long the shield may trust that nothing frees before the backend's reset: until then, unless the rule
+     * prefetches, since then any server may hand permits back, at the latest when its hold ends.
+     */
+    private static long shieldFor(Rule rule) {
+        return rule.ratePolicy().prefetches() ? rule.ratePolicy().prefetchHold().toMillis() : Long.MAX_VALUE;
     }
 
     /** The decision the backend's answer {@code o} makes. */
@@ -346,7 +379,8 @@ final class RateDecider {
      */
     private void learn(String key, long now, Pending last, RateOutcome newest, long maxCost) {
         if (last.shield && newest.remaining() < (long) MAX_BATCH * Math.max(1, maxCost)) {
-            denied.remember(key, now, newest.resetMillis(), newest.remaining(), last.request.limit(), capacity(last.request));
+            denied.remember(key, now, Math.min(newest.resetMillis(), last.shieldCapMillis), newest.remaining(),
+                    last.request.limit(), capacity(last.request));
         }
     }
 

@@ -12,6 +12,7 @@ import io.sluice.spi.LimiterBackend;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 import io.sluice.testing.CountingBackend;
+import io.sluice.testing.ForwardingBackend;
 import io.sluice.testing.LogRecorder;
 import org.junit.jupiter.api.Test;
 
@@ -63,41 +64,29 @@ class PlanValuesNeverLeakTest {
     }
 
     /** Records the key of every rate request, then asks the backend it wraps. */
-    private record KeyRecording(LimiterBackend backend, List<String> keys) implements LimiterBackend {
+    private static final class KeyRecording extends ForwardingBackend {
+        final List<String> keys = new CopyOnWriteArrayList<>();
+
         KeyRecording(LimiterBackend backend) {
-            this(backend, new CopyOnWriteArrayList<>());
+            super(backend);
         }
 
         @Override
         public CompletionStage<RateOutcome> tryConsume(RateRequest request) {
             keys.add(request.key());
-            return backend.tryConsume(request);
+            return super.tryConsume(request);
+        }
+
+        @Override
+        public CompletionStage<List<RateOutcome>> tryConsumeAll(List<RateRequest> requests) {
+            for (RateRequest r : requests) keys.add(r.key());
+            return super.tryConsumeAll(requests);
         }
 
         @Override
         public CompletionStage<LeaseOutcome> tryAcquire(LeaseRequest request) {
             keys.add(request.key());
-            return backend.tryAcquire(request);
-        }
-
-        @Override
-        public CompletionStage<Boolean> renew(LeaseRequest request, String permitId) {
-            return backend.renew(request, permitId);
-        }
-
-        @Override
-        public CompletionStage<Boolean> release(LeaseRequest request, String permitId) {
-            return backend.release(request, permitId);
-        }
-
-        @Override
-        public CompletionStage<Integer> available(LeaseRequest request) {
-            return backend.available(request);
-        }
-
-        @Override
-        public void close() {
-            backend.close();
+            return super.tryAcquire(request);
         }
     }
 }

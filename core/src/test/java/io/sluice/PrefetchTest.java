@@ -1,13 +1,13 @@
 package io.sluice;
 
+import io.sluice.memory.InMemoryBackend;
 import io.sluice.redisson.RedissonBackend;
 import io.sluice.rule.Rule;
-import io.sluice.spi.LeaseOutcome;
-import io.sluice.spi.LeaseRequest;
 import io.sluice.spi.LimiterBackend;
 import io.sluice.spi.Prefetch;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
+import io.sluice.testing.ForwardingBackend;
 import io.sluice.testing.MutableClock;
 import io.sluice.testing.TestRedis;
 import org.junit.jupiter.api.AfterAll;
@@ -27,11 +27,13 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -187,31 +189,17 @@ class PrefetchTest {
     void serversTogetherNeverAdmitMoreThanTheLimitAndLoseNone(String algorithm) throws Exception {
         List<Server> servers = new ArrayList<>();
         for (int i = 0; i < 3; i++) servers.add(server(algorithm, "500/1d", "sluice.rules.r.prefetch", "40"));
-        ExecutorService threads = Executors.newFixedThreadPool(24);
-        AtomicInteger admitted = new AtomicInteger();
+        int admitted;
         try {
-            CountDownLatch start = new CountDownLatch(1);
-            List<Future<?>> all = new ArrayList<>();
-            for (Server s : servers) {
-                for (int t = 0; t < 8; t++) {
-                    all.add(threads.submit(() -> {
-                        start.await();
-                        for (int i = 0; i < 15; i++) if (s.admit("eve").allowed()) admitted.incrementAndGet();
-                        return null;
-                    }));
-                }
-            }
-            start.countDown();
-            for (Future<?> f : all) f.get();
+            admitted = hammer(servers, "eve", 15);
         } finally {
-            threads.shutdownNow();
             for (Server s : servers) s.close();
         }
-        assertThat(admitted.get()).as("3 x 8 x 15 = 360 asked of 500").isEqualTo(360);
+        assertThat(admitted).as("3 x 8 x 15 = 360 asked of 500").isEqualTo(360);
         try (Server last = server(algorithm, "500/1d")) {
             int more = 0;
             while (last.admit("eve").allowed()) more++;
-            assertThat(admitted.get() + more).isEqualTo(500);
+            assertThat(admitted + more).isEqualTo(500);
         }
     }
 
@@ -221,7 +209,55 @@ class PrefetchTest {
     void serversUnderOverloadAdmitExactlyTheLimit(String algorithm) throws Exception {
         List<Server> servers = new ArrayList<>();
         for (int i = 0; i < 3; i++) servers.add(server(algorithm, "300/1d", "sluice.rules.r.prefetch", "25"));
-        ExecutorService threads = Executors.newFixedThreadPool(24);
+        try {
+            int admitted = hammer(servers, "frank", 25);
+            assertThat(admitted).as("at most the limit while the servers hold stock").isLessThanOrEqualTo(300);
+            // The rest of the servers' stocks, handed back at the hold's end, is admitted then: exactly the limit.
+            // (Once every refill the hammer started has landed: one that lands later is handed back later.)
+            for (Server s : servers) s.prefetcher().settled(s.sluice().rateDecider().keyOf(s.sluice().rules().get("r").orElseThrow(), "frank")).join();
+            clock.advance(Duration.ofSeconds(1));
+            for (Server s : servers) s.prefetcher().sweep().join();
+            for (Server s : servers) assertThat(s.prefetcher().held()).isZero();
+            int more = 0;
+            while (servers.get(0).admit("frank").allowed()) more++;
+            assertThat(admitted + more).isEqualTo(300);
+        } finally {
+            for (Server s : servers) s.close();
+        }
+    }
+
+    /**
+     * A Redis that never answers a prefetch: the request that sent it and one that waits for its stock are both
+     * decided by {@code on-backend-failure} once the deadline has passed, not later (the waiter's wait is bounded
+     * like a call of its own).
+     */
+    @Test
+    void waitingForAStockThatNeverComesCostsTheDeadline() throws Exception {
+        ForwardingBackend silent = new ForwardingBackend(new InMemoryBackend()) {
+            @Override
+            public CompletionStage<Prefetch> tryConsumeAndPrefetch(RateRequest request, long ahead, Duration hold) {
+                return new CompletableFuture<>();
+            }
+        };
+        Map<String, String> p = Map.of("sluice.rules.r.rate", "1000/1m", "sluice.rules.r.key", "global",
+                "sluice.rules.r.prefetch", "10", "sluice.backend-timeout", "200ms", "sluice.on-backend-failure", "deny");
+        try (Sluice sluice = Sluice.builder().properties(p).backend(silent).build()) {
+            Rule rule = sluice.rules().get("r").orElseThrow();
+            long started = System.nanoTime();
+            CompletableFuture<Admission> sender = sluice.admit(List.of(rule), KeySource.fixed("x")).toCompletableFuture();
+            CompletableFuture<Admission> waiter = sluice.admit(List.of(rule), KeySource.fixed("x")).toCompletableFuture();
+            for (Admission a : List.of(sender.get(5, TimeUnit.SECONDS), waiter.get(5, TimeUnit.SECONDS))) {
+                assertThat(a.allowed()).isFalse();
+                assertThat(a.decisions().get(0).outcome()).isEqualTo(Decision.Outcome.BACKEND_FAILURE);
+            }
+            long waited = (System.nanoTime() - started) / 1_000_000;
+            assertThat(waited).as("one deadline (200 ms) and the sweep's step, not two deadlines").isBetween(190L, 390L);
+        }
+    }
+
+    /** 8 threads a server, all starting at once, each asking {@code perThread} times for {@code key}: how many were admitted. */
+    private static int hammer(List<Server> servers, String key, int perThread) throws Exception {
+        ExecutorService threads = Executors.newFixedThreadPool(8 * servers.size());
         AtomicInteger admitted = new AtomicInteger();
         try {
             CountDownLatch start = new CountDownLatch(1);
@@ -230,25 +266,17 @@ class PrefetchTest {
                 for (int t = 0; t < 8; t++) {
                     all.add(threads.submit(() -> {
                         start.await();
-                        for (int i = 0; i < 25; i++) if (s.admit("frank").allowed()) admitted.incrementAndGet();
+                        for (int i = 0; i < perThread; i++) if (s.admit(key).allowed()) admitted.incrementAndGet();
                         return null;
                     }));
                 }
             }
             start.countDown();
             for (Future<?> f : all) f.get();
-            assertThat(admitted.get()).as("at most the limit while the servers hold stock").isLessThanOrEqualTo(300);
-            // The rest of the servers' stocks, handed back at the hold's end, is admitted then: exactly the limit.
-            clock.advance(Duration.ofSeconds(1));
-            for (Server s : servers) s.prefetcher().sweep().join();
-            for (Server s : servers) assertThat(s.prefetcher().held()).isZero();
-            int more = 0;
-            while (servers.get(0).admit("frank").allowed()) more++;
-            assertThat(admitted.get() + more).isEqualTo(300);
         } finally {
             threads.shutdownNow();
-            for (Server s : servers) s.close();
         }
+        return admitted.get();
     }
 
     private RScoredSortedSet<byte[]> log() {
@@ -263,70 +291,39 @@ class PrefetchTest {
     }
 
     /** The Redis backend, counting its decision calls. */
-    private static final class Counted implements LimiterBackend {
+    private static final class Counted extends ForwardingBackend {
         final AtomicInteger decisions = new AtomicInteger();
         final AtomicInteger prefetches = new AtomicInteger();
         final AtomicInteger refills = new AtomicInteger();
-        private final LimiterBackend redis;
 
         Counted(LimiterBackend redis) {
-            this.redis = redis;
+            super(redis);
         }
 
         @Override
         public CompletionStage<RateOutcome> tryConsume(RateRequest request) {
             decisions.incrementAndGet();
-            return redis.tryConsume(request);
+            return super.tryConsume(request);
         }
 
         @Override
         public CompletionStage<List<RateOutcome>> tryConsumeAll(List<RateRequest> requests) {
             decisions.incrementAndGet();
-            return redis.tryConsumeAll(requests);
+            return super.tryConsumeAll(requests);
         }
 
         @Override
         public CompletionStage<Prefetch> tryConsumeAndPrefetch(RateRequest request, long ahead, Duration hold) {
             decisions.incrementAndGet();
             prefetches.incrementAndGet();
-            return redis.tryConsumeAndPrefetch(request, ahead, hold);
+            return super.tryConsumeAndPrefetch(request, ahead, hold);
         }
 
         @Override
         public CompletionStage<Prefetch> prefetch(RateRequest permit, long ahead, Duration hold) {
             decisions.incrementAndGet();
             refills.incrementAndGet();
-            return redis.prefetch(permit, ahead, hold);
-        }
-
-        @Override
-        public CompletionStage<Void> returnPrefetched(Prefetch prefetch, long unused) {
-            return redis.returnPrefetched(prefetch, unused);
-        }
-
-        @Override
-        public CompletionStage<LeaseOutcome> tryAcquire(LeaseRequest request) {
-            return redis.tryAcquire(request);
-        }
-
-        @Override
-        public CompletionStage<Boolean> renew(LeaseRequest request, String permitId) {
-            return redis.renew(request, permitId);
-        }
-
-        @Override
-        public CompletionStage<Boolean> release(LeaseRequest request, String permitId) {
-            return redis.release(request, permitId);
-        }
-
-        @Override
-        public CompletionStage<Integer> available(LeaseRequest request) {
-            return redis.available(request);
-        }
-
-        @Override
-        public void close() {
-            redis.close();
+            return super.prefetch(permit, ahead, hold);
         }
     }
 }

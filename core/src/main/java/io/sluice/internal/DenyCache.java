@@ -84,6 +84,11 @@ public final class DenyCache {
         return Math.max(budget - cost, Math.min(budget, cost - 1));
     }
 
+    /** Forgets the key (permits were handed back to it). */
+    public void forget(String key) {
+        entries.remove(key);
+    }
+
     /** Forgets everything (limits may have changed). */
     public void clear() {
         entries.clear();

@@ -138,7 +138,7 @@ public final class InMemoryBackend implements LimiterBackend {
      */
     @Override
     public CompletionStage<Prefetch> tryConsumeAndPrefetch(RateRequest r, long ahead, Duration hold) {
-        if (r.algorithm() != Algorithm.SLIDING_LOG && r.algorithm() != Algorithm.TOKEN_BUCKET || ahead < 1 || r.overage()) {
+        if (!Prefetch.supported(r, ahead)) {
             return LimiterBackend.super.tryConsumeAndPrefetch(r, ahead, hold);
         }
         return prefetched(r.withCost(1), r, ahead, hold);
@@ -191,7 +191,7 @@ public final class InMemoryBackend implements LimiterBackend {
     /** As the Redis backend does: the permits alone (the outcome says only whether any were taken). */
     @Override
     public CompletionStage<Prefetch> prefetch(RateRequest permit, long ahead, Duration hold) {
-        if (permit.algorithm() != Algorithm.SLIDING_LOG && permit.algorithm() != Algorithm.TOKEN_BUCKET || ahead < 1 || permit.overage()) {
+        if (!Prefetch.supported(permit, ahead)) {
             return LimiterBackend.super.prefetch(permit, ahead, hold);
         }
         return prefetched(permit, null, ahead, hold);
@@ -200,8 +200,7 @@ public final class InMemoryBackend implements LimiterBackend {
     /** A log's prefetch entry loses the unused permits (and leaves when none is left); a bucket gets the tokens back. */
     @Override
     public CompletionStage<Void> returnPrefetched(Prefetch p, long unused) {
-        if (unused < 1 || p.taken() == 0) return CompletableFuture.completedFuture(null);
-        if (unused > p.taken()) throw new IllegalArgumentException("returning " + unused + " of " + p.taken() + " prefetched");
+        if (!p.handsBack(unused)) return CompletableFuture.completedFuture(null);
         RateRequest r = p.request();
         if (r.algorithm() == Algorithm.TOKEN_BUCKET) return refund(r.withCost(unused));
         String id = p.receipt().substring(0, p.receipt().lastIndexOf(':'));

@@ -104,12 +104,12 @@ final class DecisionLanes {
     }
 
     /**
-     * A unit's lane: its algorithm's and slot's, one for decisions and another for refunds (a prefetch's hand-backs
-     * come in bursts no decision should wait behind).
+     * A unit's lane: its algorithm's and slot's, one for decisions and others for what no decision should wait
+     * behind: refunds (a prefetch's hand-backs) and refills (a prefetch without a request, which nobody waits for).
      */
     private String lane(Unit unit) {
         RateRequest r = unit.first();
-        String kind = unit.mode().equals(refundMode) ? "refund:" : "";
+        String kind = unit.mode().equals(refundMode) ? "refund:" : unit.requests().isEmpty() ? "refill:" : "";
         String key = r.key();
         if (slots == null) return kind + r.algorithm().ordinal() + ":" + key;
         return kind + r.algorithm().ordinal() + ":" + slots.applyAsInt(key);

@@ -251,7 +251,7 @@ public final class RedissonBackend implements LimiterBackend {
      */
     @Override
     public CompletionStage<Prefetch> tryConsumeAndPrefetch(RateRequest r, long ahead, Duration hold) {
-        if (r.algorithm() != Algorithm.SLIDING_LOG && r.algorithm() != Algorithm.TOKEN_BUCKET || ahead < 1 || r.overage()) {
+        if (!Prefetch.supported(r, ahead)) {
             return LimiterBackend.super.tryConsumeAndPrefetch(r, ahead, hold);
         }
         RateRequest permit = r.withCost(1);
@@ -268,7 +268,7 @@ public final class RedissonBackend implements LimiterBackend {
     /** Permits alone, in the key's lane: the same unit without a request. */
     @Override
     public CompletionStage<Prefetch> prefetch(RateRequest permit, long ahead, Duration hold) {
-        if (permit.algorithm() != Algorithm.SLIDING_LOG && permit.algorithm() != Algorithm.TOKEN_BUCKET || ahead < 1 || permit.overage()) {
+        if (!Prefetch.supported(permit, ahead)) {
             return LimiterBackend.super.prefetch(permit, ahead, hold);
         }
         DecisionLanes.Ahead run = new DecisionLanes.Ahead(permit, ahead, hold.toMillis(), randomId(), new AtomicLong());
@@ -282,8 +282,7 @@ public final class RedissonBackend implements LimiterBackend {
     /** The last {@code unused} of the prefetched permits: the log's own entries removed, a bucket's tokens refunded. */
     @Override
     public CompletionStage<Void> returnPrefetched(Prefetch p, long unused) {
-        if (unused < 1 || p.taken() == 0) return CompletableFuture.completedFuture(null);
-        if (unused > p.taken()) throw new IllegalArgumentException("returning " + unused + " of " + p.taken() + " prefetched");
+        if (!p.handsBack(unused)) return CompletableFuture.completedFuture(null);
         RateRequest r = p.request();
         if (r.algorithm() == Algorithm.TOKEN_BUCKET) return refund(r.withCost(unused));
         int colon = p.receipt().lastIndexOf(':');

@@ -37,4 +37,28 @@ public record Prefetch(RateOutcome outcome, RateRequest request, long taken, lon
     public static Prefetch none(RateRequest request, RateOutcome outcome) {
         return new Prefetch(outcome, request.withCost(1), 0, outcome.remaining(), null);
     }
+
+    /**
+     * Whether Sluice's own backends take permits ahead for {@code r}: a sliding log or a token bucket (the two whose
+     * scripts take a run of permits at once and hand back exactly the unused ones), without an overage, at least one.
+     *
+     * @param r     the request
+     * @param ahead permits asked ahead
+     * @return true when they prefetch
+     */
+    public static boolean supported(RateRequest r, long ahead) {
+        return (r.algorithm() == Algorithm.SLIDING_LOG || r.algorithm() == Algorithm.TOKEN_BUCKET) && ahead >= 1 && !r.overage();
+    }
+
+    /**
+     * Checks a hand-back of {@code unused} of these permits.
+     *
+     * @param unused permits to hand back
+     * @return false when there is nothing to hand back
+     * @throws IllegalArgumentException for more than were taken
+     */
+    public boolean handsBack(long unused) {
+        if (unused > taken) throw new IllegalArgumentException("handing back " + unused + " of " + taken + " prefetched");
+        return unused >= 1;
+    }
 }

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -18,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class DecisionLanesTest {
     private record Call(List<DecisionLanes.Unit> units, CompletableFuture<Void> ended) {
         List<String> keys() {
-            return units.stream().map(u -> u.requests().get(0).key()).toList();
+            return units.stream().map(u -> u.first().key()).toList();
         }
     }
 
@@ -85,9 +86,9 @@ class DecisionLanesTest {
         assertThat(calls).as("an idle lane sends again").hasSize(2);
     }
 
-    /** A prefetch's hand-backs come in bursts: they have lanes of their own, which no decision waits behind. */
+    /** A prefetch's hand-backs and refills have lanes of their own, which no decision waits behind. */
     @Test
-    void refundsHaveLanesOfTheirOwn() {
+    void refundsAndRefillsHaveLanesOfTheirOwn() {
         DecisionLanes lanes = new DecisionLanes(key -> 0, "1", this::send);
         lanes.submit(List.of(request(Algorithm.TOKEN_BUCKET, "a")), "1");
         lanes.submit(List.of(request(Algorithm.TOKEN_BUCKET, "b")), "1");
@@ -96,5 +97,10 @@ class DecisionLanesTest {
                 .containsExactly(List.of("a"), List.of("c"));
         calls.get(0).ended().complete(null);
         assertThat(calls).extracting(Call::keys).containsExactly(List.of("a"), List.of("c"), List.of("b"));
+        RateRequest permit = request(Algorithm.TOKEN_BUCKET, "d");
+        lanes.submit(new DecisionLanes.Unit(List.of(), "0", new DecisionLanes.Ahead(permit, 10, 0, "id", new AtomicLong()),
+                new CompletableFuture<>()));
+        assertThat(calls).as("a refill goes beside the decision in flight").hasSize(4);
+        assertThat(calls.get(3).units().get(0).requests()).isEmpty();
     }
 }
