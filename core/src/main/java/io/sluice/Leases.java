@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
@@ -38,6 +39,8 @@ final class Leases {
     private final EngineScheduler scheduler;
     private final ThrottledLog log;
     private final DecisionListener listener;
+    /** Releases sent and not yet answered, by key. */
+    private final ConcurrentHashMap<String, CompletableFuture<?>> releasing = new ConcurrentHashMap<>();
     /** The rules in effect: a permit is returned under its rule's current limit, which a reload may have changed. */
     private final Supplier<RuleSet> rules;
 
@@ -52,12 +55,22 @@ final class Leases {
         this.listener = listener;
     }
 
-    /** Decides the rule's concurrency for the key; a permit taken is added to {@code held}. */
+    /**
+     * Decides the rule's concurrency for the key; a permit taken is added to {@code held}. A release of the key's
+     * permit that this server sent and Redis has not answered yet goes first (within the deadline): a call that
+     * has returned its permit leaves it free for the next one here, which could otherwise overtake the release.
+     */
     CompletionStage<Decision> acquire(Rule rule, String raw, List<Lease> held) {
         LeaseRequest request = request(rule, raw);
         if (!guard.allows()) {
             return CompletableFuture.completedFuture(guard.circuitOpen(rule, Decision.Kind.CONCURRENCY, rule.concurrency()));
         }
+        CompletableFuture<?> released = releasing.get(request.key());
+        if (released == null || released.isDone()) return decide(rule, request, held);
+        return guard.bounded(released, guard.timeout()).handle((v, e) -> null).thenCompose(ignored -> decide(rule, request, held));
+    }
+
+    private CompletionStage<Decision> decide(Rule rule, LeaseRequest request, List<Lease> held) {
         CompletionStage<LeaseOutcome> acquired = request.waitTime().isZero()
                 ? bounded(request, guard.timeout(), true) : waitThenTryOnceMore(request);
         return acquired.handle((LeaseOutcome o, Throwable e) -> {
@@ -123,11 +136,21 @@ final class Leases {
         return new Lease(rule, request, permitId, renewal);
     }
 
-    /** Stops the renewal and returns the permit; the answer is never waited for. */
+    /** Stops the renewal and returns the permit; the answer is never waited for (but the key's next acquire here waits). */
     void release(Lease lease) {
         lease.renewal().cancel(false);
         listener.permitReturned(lease.rule());
-        backend.release(underCurrentLimit(lease), lease.permitId()).whenComplete((ok, e) -> {
+        String key = lease.request().key();
+        CompletableFuture<Boolean> release;
+        try {
+            release = backend.release(underCurrentLimit(lease), lease.permitId()).toCompletableFuture();
+        } catch (RuntimeException e) {
+            release = CompletableFuture.failedFuture(e);
+        }
+        CompletableFuture<Boolean> sent = release;
+        releasing.compute(key, (k, before) -> before == null || before.isDone() ? sent : CompletableFuture.allOf(before, sent));
+        sent.whenComplete((ok, e) -> {
+            releasing.computeIfPresent(key, (k, pending) -> pending.isDone() ? null : pending);
             if (e != null) {
                 log.warn("release", "Could not release a concurrency permit; its lease returns it ("
                         + e.getClass().getSimpleName() + ")");
