@@ -67,7 +67,7 @@ final class Leases {
         }
         CompletableFuture<?> released = releasing.get(request.key());
         if (released == null || released.isDone()) return decide(rule, request, held);
-        return guard.bounded(released, guard.timeout()).handle((v, e) -> null).thenCompose(ignored -> decide(rule, request, held));
+        return afterReleases(request.key()).thenCompose(ignored -> decide(rule, request, held));
     }
 
     private CompletionStage<Decision> decide(Rule rule, LeaseRequest request, List<Lease> held) {
@@ -168,9 +168,17 @@ final class Leases {
         return now == r.limit() ? r : new LeaseRequest(r.key(), now, r.lease(), r.waitTime());
     }
 
-    /** Permits of the rule free now for the raw key value. */
+    /** Permits of the rule free now for the raw key value, counting the releases this server has sent. */
     CompletionStage<Integer> available(Rule rule, String raw) {
-        return backend.available(request(rule, raw));
+        LeaseRequest request = request(rule, raw);
+        return afterReleases(request.key()).thenCompose(ignored -> backend.available(request));
+    }
+
+    /** Completes once the key's releases in flight from this server have been answered (or the deadline passed). */
+    private CompletionStage<Void> afterReleases(String key) {
+        CompletableFuture<?> released = releasing.get(key);
+        if (released == null || released.isDone()) return CompletableFuture.completedFuture(null);
+        return guard.bounded(released, guard.timeout()).handle((v, e) -> null);
     }
 
     private LeaseRequest request(Rule rule, String raw) {

@@ -369,7 +369,8 @@ public final class Sluice implements AutoCloseable {
     }
 
     /**
-     * Concurrency permits of the rule that are free now for the raw key value (for monitoring and tests).
+     * Concurrency permits of the rule that are free now for the raw key value (for monitoring and tests), once the
+     * releases of the key this server has sent have reached the backend.
      *
      * @param rule   a concurrency rule
      * @param rawKey the key value as resolved ({@code *} for {@code global})
