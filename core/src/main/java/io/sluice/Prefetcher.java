@@ -28,11 +28,11 @@ import java.util.function.Consumer;
  *
  * <p>A key's stock is refilled before it runs out: once a quarter of it is left (or three quarters of its hold have
  * passed and a quarter of it has been used), the request that notices asks the backend for the next stock without
- * waiting for it, so a busy key's requests keep being paid here. Only the first request of a key (or of one idle for a hold) waits for the backend,
- * with its own decision and the first stock in one call. One call per key at a time: requests that find no stock
- * while it is in flight wait for it (within the deadline) and are paid from what it brings, or else decided in the
- * backend as usual. A stock serves only requests of the limit it was taken for (a
- * reload or another plan asks the backend again). At most {@link #MAX_KEYS} keys hold stock. Thread-safe.
+ * waiting for it, so a busy key's requests keep being paid here. Only the first request of a key (or of one idle
+ * for a hold) waits for the backend, with its own decision and the first stock in one call. One call per key at a
+ * time: requests that find no stock while it is in flight wait for it (within the deadline) and are paid from what
+ * it brings, or else decided in the backend as usual. A stock serves only requests of the limit it was taken for
+ * (a reload or another plan asks the backend again). At most {@link #MAX_KEYS} keys hold stock. Thread-safe.
  */
 final class Prefetcher {
     /** Keys with a stock at most; past that, keys without one decide every request in the backend. */
