@@ -254,15 +254,7 @@ public final class RedissonBackend implements LimiterBackend {
         if (!Prefetch.supported(r, ahead)) {
             return LimiterBackend.super.tryConsumeAndPrefetch(r, ahead, hold);
         }
-        RateRequest permit = r.withCost(1);
-        DecisionLanes.Ahead run = new DecisionLanes.Ahead(permit, ahead, hold.toMillis(), randomId(), new AtomicLong());
-        DecisionLanes.Unit unit = new DecisionLanes.Unit(List.of(r), CONSUME, run, new CompletableFuture<>());
-        return whenConnected(() -> lanes.submit(unit)).thenApply(answers -> {
-            long taken = run.taken().get();
-            // The receipt: the log's entry (its id and permits); a bucket needs none.
-            String receipt = taken == 0 ? null : run.id() + ":" + taken;
-            return new Prefetch(answers.get(0), permit, taken, answers.get(1).remaining(), receipt);
-        });
+        return prefetched(List.of(r), r.withCost(1), ahead, hold);
     }
 
     /** Permits alone, in the key's lane: the same unit without a request. */
@@ -271,11 +263,22 @@ public final class RedissonBackend implements LimiterBackend {
         if (!Prefetch.supported(permit, ahead)) {
             return LimiterBackend.super.prefetch(permit, ahead, hold);
         }
+        return prefetched(List.of(), permit, ahead, hold);
+    }
+
+    /**
+     * {@code requests} (the one request, or none) then up to {@code ahead} permits, as one unit of the key's lane.
+     * The outcome is the request's, or the prefetch's own when there is none; what is left is the prefetch's answer.
+     */
+    private CompletionStage<Prefetch> prefetched(List<RateRequest> requests, RateRequest permit, long ahead, Duration hold) {
         DecisionLanes.Ahead run = new DecisionLanes.Ahead(permit, ahead, hold.toMillis(), randomId(), new AtomicLong());
-        DecisionLanes.Unit unit = new DecisionLanes.Unit(List.of(), CONSUME, run, new CompletableFuture<>());
+        DecisionLanes.Unit unit = new DecisionLanes.Unit(requests, CONSUME, run, new CompletableFuture<>());
         return whenConnected(() -> lanes.submit(unit)).thenApply(answers -> {
             long taken = run.taken().get();
-            return new Prefetch(answers.get(0), permit, taken, answers.get(0).remaining(), taken == 0 ? null : run.id() + ":" + taken);
+            RateOutcome prefetch = answers.get(answers.size() - 1);
+            // The receipt: the log's entry (its id and permits); a bucket needs none.
+            String receipt = taken == 0 ? null : run.id() + ":" + taken;
+            return new Prefetch(answers.get(0), permit, taken, prefetch.remaining(), receipt);
         });
     }
 
