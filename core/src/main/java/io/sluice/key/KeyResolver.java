@@ -1,5 +1,10 @@
 package io.sluice.key;
 
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetEncoder;
+import java.nio.charset.CoderResult;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -13,10 +18,21 @@ import java.util.Base64;
  * <p>The value of a one-part key is the part itself ({@code alice}), so that {@code header:X-User} in the
  * filter and {@code @LimitKey} in the interceptor reach the same counter. Values of several parts are
  * length-prefixed before joining, so that no choice of values can collide with another.
+ *
+ * <p>Values are never cut: two values that differ anywhere, however long, are two counters. A value is hashed as
+ * a stream (at most {@link #HASH_CHUNK_BYTES} of it encoded at a time), and a part of a combined key longer than
+ * {@link #LONG_PART_CHARS} joins the combined value as its digest, so resolving and hashing a huge value (a
+ * megabyte header read by a container that allows it, a {@code @LimitKey} argument) copies none of it.
  */
 public final class KeyResolver {
-    /** Longest value read from a request; longer ones are cut (then hashed), so no request does unbounded work. */
-    static final int MAX_VALUE_CHARS = 8192;
+    /** A part of a combined key longer than this joins the combined value as its digest, not as a copy. */
+    static final int LONG_PART_CHARS = 8192;
+    /** Values up to this long are hashed from one encoded copy; longer ones are encoded a chunk at a time. */
+    static final int STREAMED_FROM_CHARS = 2048;
+    /** The buffer a streamed value is encoded into, chunk by chunk. */
+    static final int HASH_CHUNK_BYTES = 8192;
+    /** Marks a long part's digest in a combined value: a written part starts with its length, a digit. */
+    private static final char DIGEST_MARK = '#';
     /** The value of the {@code global} key kind: one counter for everyone. */
     public static final String GLOBAL = "*";
 
@@ -41,7 +57,8 @@ public final class KeyResolver {
         for (KeySpec.Part p : spec.parts()) {
             String v = part(p, request);
             if (v == null) return null;
-            sb.append(v.length()).append(':').append(v).append(';');
+            if (v.length() > LONG_PART_CHARS) sb.append(DIGEST_MARK).append(digest(v)).append(';');
+            else sb.append(v.length()).append(':').append(v).append(';');
         }
         return sb.toString();
     }
@@ -56,8 +73,7 @@ public final class KeyResolver {
             case COOKIE -> request.cookie(p.name());
             case PARAM -> QueryString.first(request.queryString(), p.name());
         };
-        if (v == null || v.isEmpty()) return null;
-        return v.length() > MAX_VALUE_CHARS ? v.substring(0, MAX_VALUE_CHARS) : v;
+        return v == null || v.isEmpty() ? null : v;
     }
 
     /**
@@ -65,8 +81,36 @@ public final class KeyResolver {
      * user-supplied character (such as a hash-tag brace, CR or LF) ever reaches Redis.
      */
     public static String hash(String value) {
-        byte[] digest = sha256().digest(value.getBytes(StandardCharsets.UTF_8));
-        return BASE64.encodeToString(Arrays.copyOf(digest, 16));
+        return BASE64.encodeToString(Arrays.copyOf(sha256Of(value), 16));
+    }
+
+    /** A long part's stand-in in a combined value: all 256 bits, so it is as distinct as the part itself. */
+    private static String digest(String part) {
+        return BASE64.encodeToString(sha256Of(part));
+    }
+
+    /** SHA-256 of the value's UTF-8 bytes (an unpaired surrogate as {@code ?}, as {@link String#getBytes} has it). */
+    private static byte[] sha256Of(String value) {
+        MessageDigest sha = sha256();
+        if (value.length() <= STREAMED_FROM_CHARS) return sha.digest(value.getBytes(StandardCharsets.UTF_8));
+        CharsetEncoder encoder = StandardCharsets.UTF_8.newEncoder()
+                .onMalformedInput(CodingErrorAction.REPLACE).onUnmappableCharacter(CodingErrorAction.REPLACE);
+        CharBuffer in = CharBuffer.wrap(value);
+        ByteBuffer out = ByteBuffer.allocate(HASH_CHUNK_BYTES);
+        CoderResult result;
+        do {
+            result = encoder.encode(in, out, true);
+            drain(sha, out);
+        } while (result.isOverflow());
+        while (encoder.flush(out).isOverflow()) drain(sha, out);
+        drain(sha, out);
+        return sha.digest();
+    }
+
+    private static void drain(MessageDigest sha, ByteBuffer out) {
+        out.flip();
+        sha.update(out);
+        out.clear();
     }
 
     private static final Base64.Encoder BASE64 = Base64.getUrlEncoder().withoutPadding();

@@ -2,6 +2,10 @@ package io.sluice.key;
 
 import org.junit.jupiter.api.Test;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.Arrays;
+import java.util.Base64;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -188,21 +192,48 @@ class KeyResolverTest {
             assertThatCode(() -> {
                 String header = resolve("header:X-K", r);
                 String combo = resolve("user+session+cookie:c+header:X-K+ip", r);
-                String expectedPart = v.length() > 8192 ? v.substring(0, 8192) : v;
-                assertThat(header).isEqualTo(expectedPart);
+                assertThat(header).isEqualTo(v);
                 assertThat(combo).isNotNull();
                 assertThat(KeyResolver.hash(combo)).matches("[A-Za-z0-9_-]{22}");
             }).doesNotThrowAnyException();
         }
     }
 
+    /** Issue 21: values were cut at 8 192 characters, so two API keys differing after that shared a counter. */
     @Test
-    void longValuesAreCutTo8192Characters() {
-        String big = "y".repeat(10 * 1024);
-        String resolved = resolve("header:X-K", FakeRequest.from("1.2.3.4").header("X-K", big));
-        assertThat(resolved).hasSize(8192).isEqualTo(big.substring(0, 8192));
-        String param = resolve("param:q", FakeRequest.from("1.2.3.4").query("q=" + big));
-        assertThat(param).hasSize(8192);
+    void longValuesAreKeptWholeSoValuesDifferingLateAreTwoCounters() {
+        String common = "y".repeat(8_200);
+        String a = common + "AAAAAAAA";
+        String b = common + "BBBBBBBB";
+        assertThat(a).hasSize(8_208);
+        String resolvedA = resolve("header:X-Api-Key", FakeRequest.from("1.2.3.4").header("X-Api-Key", a));
+        String resolvedB = resolve("header:X-Api-Key", FakeRequest.from("1.2.3.4").header("X-Api-Key", b));
+        assertThat(resolvedA).isEqualTo(a);
+        assertThat(KeyResolver.hash(resolvedA)).isNotEqualTo(KeyResolver.hash(resolvedB));
+        assertThat(resolve("param:q", FakeRequest.from("1.2.3.4").query("q=" + a))).isEqualTo(a);
+        // A combined key: its long part joins as a digest, still distinct.
+        String comboA = resolve("header:X-Api-Key+ip", FakeRequest.from("1.2.3.4").header("X-Api-Key", a));
+        String comboB = resolve("header:X-Api-Key+ip", FakeRequest.from("1.2.3.4").header("X-Api-Key", b));
+        assertThat(comboA).hasSizeLessThan(100).isNotEqualTo(comboB).startsWith("#");
+        assertThat(comboA).isEqualTo(resolve("header:X-Api-Key+ip", FakeRequest.from("1.2.3.4").header("X-Api-Key", a)));
+    }
+
+    /** A streamed hash is the hash of the whole value: the same digest as of its bytes at once, surrogates included. */
+    @Test
+    void aStreamedHashEqualsTheHashOfTheWholeValue() throws Exception {
+        MessageDigest sha = MessageDigest.getInstance("SHA-256");
+        String emoji = "\uD83D\uDE00";
+        List<String> values = List.of("z".repeat(3_000), "é".repeat(5_000), emoji.repeat(4_097),
+                "a" + emoji.repeat(4_096) + "b", "x".repeat(8_191) + emoji + "tail",
+                // An unpaired surrogate (either half) becomes '?', as String.getBytes has it.
+                "q".repeat(9_000) + "\uD83D" + "r".repeat(10), "s".repeat(9_000) + "\uDE00",
+                "w".repeat(1_048_576));
+        for (String v : values) {
+            byte[] whole = sha.digest(v.getBytes(StandardCharsets.UTF_8));
+            String expected = Base64.getUrlEncoder().withoutPadding()
+                    .encodeToString(Arrays.copyOf(whole, 16));
+            assertThat(KeyResolver.hash(v)).as("%d chars", v.length()).isEqualTo(expected);
+        }
     }
 
     @Test
