@@ -8,7 +8,6 @@ import io.sluice.rule.RuleParser;
 import io.sluice.rule.RuleSet;
 import io.sluice.rule.Settings;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -29,10 +28,14 @@ import java.util.function.Supplier;
  *
  * <p>Some settings are wired into the engine when it is built and need a restart: {@code sluice.redis.*},
  * {@code sluice.key-prefix}, {@code sluice.backend-timeout}, {@code sluice.max-clock-skew},
- * {@code sluice.headers} and {@code sluice.await-backend}. A new value of one of them is logged and ignored:
- * the snapshot keeps the running value, so {@link #get()} always shows what is in effect. Live:
- * {@code sluice.on-backend-failure} (every rule's default), {@code sluice.trusted-proxies},
- * {@code sluice.client-address-header} and {@code sluice.reload}.
+ * {@code sluice.headers}, {@code sluice.await-backend} and {@code sluice.reload} (so that no file, such as one
+ * caught half-written, can stop the polling). A new value of one of them is logged and ignored: the snapshot keeps
+ * the running value, so {@link #get()} always shows what is in effect. Live: {@code sluice.on-backend-failure}
+ * (every rule's default), {@code sluice.trusted-proxies} and {@code sluice.client-address-header}.
+ *
+ * <p>Rules with no rule at all replace rules that have some only when they say so
+ * ({@code sluice.allow-no-rules=true}): an empty file is far more often one caught while it is rewritten than a
+ * wish to turn every limit off.
  *
  * <p>Rules that an adapter needs (the rules a deployed {@code @Limited} names) are registered with
  * {@link #require}; new rules without one of them are refused. Thread-safe: replacements are serialized.
@@ -55,7 +58,8 @@ final class LiveRules implements Supplier<RuleSet> {
             new RestartOnly("sluice.backend-timeout", s -> Durations.format(s.backendTimeout())),
             new RestartOnly("sluice.max-clock-skew", s -> Durations.format(s.maxClockSkew())),
             new RestartOnly("sluice.headers", s -> s.headers().name().toLowerCase(Locale.ROOT)),
-            new RestartOnly("sluice.await-backend", s -> Durations.format(s.awaitBackend())));
+            new RestartOnly("sluice.await-backend", s -> Durations.format(s.awaitBackend())),
+            new RestartOnly("sluice.reload", s -> Durations.format(s.reload())));
 
     private final Log log;
     private volatile Snapshot current;
@@ -99,10 +103,17 @@ final class LiveRules implements Supplier<RuleSet> {
      *
      * @param candidate the new rules, parsed already
      * @return a line saying what changed
-     * @throws ConfigException naming every required rule the candidate lacks
+     * @throws ConfigException naming every required rule the candidate lacks, or when it has no rule at all (and
+     *                         does not allow that) where the rules in effect have some
      */
     synchronized String replace(RuleSet candidate) {
         List<String> problems = new ArrayList<>();
+        RuleSet running = get();
+        if (candidate.all().isEmpty() && !running.all().isEmpty() && !candidate.settings().allowNoRules()) {
+            problems.add("sluice.rules = (none): expected at least one rule; a reload that would turn every limit off ("
+                    + running.all().size() + " rules in effect) is refused, as a file caught while it is rewritten would be,"
+                    + " unless the new rules set sluice.allow-no-rules=true");
+        }
         required.forEach((name, by) -> {
             if (candidate.get(name).isEmpty()) {
                 problems.add("sluice.rules." + name + " = (removed): expected the rule to stay, since " + String.join(", ", by)
@@ -110,7 +121,6 @@ final class LiveRules implements Supplier<RuleSet> {
             }
         });
         if (!problems.isEmpty()) throw new ConfigException(problems);
-        RuleSet running = get();
         Settings settings = keepRestartOnly(running.settings(), candidate.settings());
         RuleSet next = new RuleSet(settings, candidate.all());
         current = Snapshot.of(next);
@@ -129,7 +139,7 @@ final class LiveRules implements Supplier<RuleSet> {
         }
         return new Settings(running.redisAddress(), running.redisConfig(), running.keyPrefix(), candidate.onBackendFailure(),
                 candidate.trustedProxies(), candidate.clientAddressHeader(), running.headers(), running.backendTimeout(),
-                running.maxClockSkew(), running.awaitBackend(), candidate.reload());
+                running.maxClockSkew(), running.awaitBackend(), running.reload(), candidate.allowNoRules());
     }
 
     private static String changes(RuleSet before, RuleSet after) {
@@ -143,10 +153,5 @@ final class LiveRules implements Supplier<RuleSet> {
         }
         for (Rule r : before.all()) if (after.get(r.name()).isEmpty()) removed.add(r.name());
         return after.all().size() + " rules; added " + added + ", changed " + changed + ", removed " + removed;
-    }
-
-    /** {@return how often the rules file is polled now; zero for never} */
-    Duration reloadEvery() {
-        return get().settings().reload();
     }
 }

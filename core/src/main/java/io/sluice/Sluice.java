@@ -32,7 +32,6 @@ import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -78,10 +77,13 @@ public final class Sluice implements AutoCloseable {
     private Map<String, String> loaded;
     /** The properties the poll last saw, applied or refused: a refused file is logged once, not on every poll. */
     private Map<String, String> lastSeen;
+    /**
+     * What the last poll read when it differed from {@link #lastSeen}: applied only if the next poll reads the same,
+     * so a file caught while it is being written (truncated, half there) is never applied.
+     */
+    private Map<String, String> unsettled;
     /** The last reason the poll could not read the source, logged once until it changes. */
     private String lastUnreadable;
-    private ScheduledFuture<?> polling;
-    private Duration pollingEvery = Duration.ZERO;
 
     private Sluice(RuleSet rules, RulesSource source, Map<String, String> loaded, LimiterBackend backend, Clock clock,
                    Ticker ticker, Optional<DecisionListener> meters) {
@@ -100,9 +102,7 @@ public final class Sluice implements AutoCloseable {
         this.clockSkew = new ClockSkewMonitor(backend, clock, ticker, rules.settings().maxClockSkew(), scheduler, log);
         clockSkew.start();
         scheduler.withFixedDelay(guard::sweep, DEADLINE_SWEEP_MILLIS, DEADLINE_SWEEP_MILLIS);
-        synchronized (reloading) {
-            poll(rules.settings().reload());
-        }
+        poll(rules.settings().reload());
     }
 
     /**
@@ -151,9 +151,9 @@ public final class Sluice implements AutoCloseable {
      * {@link Builder#source}; the servlet filter and the CDI producer build it so) and, when they changed, puts
      * them in effect at once: the next request is decided under them, requests in flight finish under the rules
      * they started with. Counters survive a changed limit (docs/reload.md says what carries over per algorithm).
-     * The whole file is validated first: a file with any problem, or one that removes a rule the application
-     * {@linkplain #requireRules requires}, is refused with one error log naming every problem, and the rules in
-     * effect stay. Settings that need a restart ({@code sluice.redis.*}, {@code sluice.key-prefix} and the others
+     * The whole file is validated first: a file with any problem, one that removes a rule the application
+     * {@linkplain #requireRules requires}, or one with no rule at all (unless it sets {@code sluice.allow-no-rules=true}),
+     * is refused with one error log naming every problem, and the rules in effect stay. Settings that need a restart ({@code sluice.redis.*}, {@code sluice.key-prefix} and the others
      * docs/reload.md lists) are logged and ignored. Reloads, and the {@code sluice.reload} polling, run one at a
      * time.
      *
@@ -174,6 +174,7 @@ public final class Sluice implements AutoCloseable {
                 throw refused(e, source.description());
             }
             lastSeen = properties;
+            unsettled = null;
             if (properties.equals(loaded)) return false;
             apply(properties, source.description());
             return true;
@@ -241,7 +242,6 @@ public final class Sluice implements AutoCloseable {
         // A key the shield remembers as exhausted may have room under its new limit.
         rates.forgetShielded();
         LOG.info("Sluice reloaded its rules from {}: {}", from, changes);
-        poll(live.reloadEvery());
     }
 
     private static ConfigException refused(ConfigException e, String from) {
@@ -251,8 +251,12 @@ public final class Sluice implements AutoCloseable {
     }
 
     /**
-     * One look at the rules source for {@code sluice.reload}: reloads when it reads differently from the last look.
-     * A refused or unreadable source is logged once, not on every look. Runs on the engine's thread (tests call it).
+     * One look at the rules source for {@code sluice.reload}: reloads when it has read differently from the rules
+     * last seen <em>on two looks in a row</em>. A file is rewritten in place by truncating it and writing it again
+     * ({@code cat >}, {@code Files.writeString}, many deploy tools): a look in between reads it empty or cut short,
+     * and the next look, a poll interval later, reads it whole. Comparing contents (not size and modification time,
+     * which a rewrite within the file system's time granularity can leave as they were) finds every change. A refused
+     * or unreadable source is logged once, not on every look. Runs on the engine's thread (tests call it).
      */
     void pollRulesSource() {
         synchronized (reloading) {
@@ -260,13 +264,23 @@ public final class Sluice implements AutoCloseable {
             try {
                 properties = source.load();
             } catch (ConfigException e) {
+                unsettled = null;
                 if (!e.getMessage().equals(lastUnreadable)) refused(e, source.description());
                 lastUnreadable = e.getMessage();
                 return;
             }
             lastUnreadable = null;
-            if (properties.equals(lastSeen)) return;
+            if (properties.equals(lastSeen)) {
+                unsettled = null;
+                return;
+            }
+            if (!properties.equals(unsettled)) {
+                unsettled = properties; // changed, or still changing: look again next time
+                return;
+            }
+            unsettled = null;
             lastSeen = properties;
+            if (properties.equals(loaded)) return; // back as it is in effect (a rewrite caught half-way, say)
             try {
                 apply(properties, source.description());
             } catch (ConfigException refusedAndLogged) {
@@ -275,22 +289,22 @@ public final class Sluice implements AutoCloseable {
         }
     }
 
-    /** Polls the source every {@code every} (zero: stops); the caller holds {@link #reloading}. */
+    /**
+     * Polls the source every {@code every} (zero: never), from start to close: no file read later changes it
+     * ({@code sluice.reload} needs a restart), so no file caught half-written can stop it.
+     */
     private void poll(Duration every) {
-        if (every.equals(pollingEvery)) return;
-        if (polling != null) polling.cancel(false);
-        polling = null;
-        pollingEvery = every;
         if (every.isZero()) return;
         if (source == null || !source.pollable()) {
             LOG.warn("sluice.reload={} is ignored: it polls a rules file (file:PATH or a plain path) or a RulesSource.of(...),"
                     + " and the rules come from {}; Sluice.reload() applies changes", Durations.format(every), source != null ? source.description() : "properties given to the builder");
             return;
         }
-        polling = scheduler.withFixedDelay(() -> {
+        scheduler.withFixedDelay(() -> {
             try {
                 pollRulesSource();
             } catch (RuntimeException e) {
+                // Caught, or the executor would never run the poll again.
                 LOG.warn("Sluice could not check its rules source for changes", e);
             }
         }, every.toMillis(), every.toMillis());

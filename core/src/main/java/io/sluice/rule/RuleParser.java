@@ -38,7 +38,7 @@ public final class RuleParser {
     private static final Set<String> GLOBALS = Set.of(
             "sluice.redis.address", "sluice.redis.config", "sluice.key-prefix", "sluice.on-backend-failure",
             "sluice.trusted-proxies", "sluice.client-address-header", "sluice.headers", "sluice.backend-timeout", "sluice.max-clock-skew",
-            "sluice.await-backend", "sluice.reload", "sluice.problem-type");
+            "sluice.await-backend", "sluice.reload", "sluice.problem-type", "sluice.allow-no-rules");
     private static final Set<String> RULE_PROPERTIES = Set.of(
             "rate", "concurrency", "lease", "wait", "paths", "methods", "key", "on-missing-key", "status", "mode",
             "on-backend-failure", "algorithm", "burst", "queue", "throttling", "overage", "capacity", "cost", "costs", "plan",
@@ -150,8 +150,13 @@ public final class RuleParser {
         Duration reload = value("sluice.reload", Settings.DEFAULT_RELOAD,
                 s -> Durations.parse(s).filter(d -> d.isZero() || d.toMillis() >= MIN_RELOAD_MILLIS).orElse(null),
                 "a duration of at least 100ms such as 10s (0s: never)");
+        boolean allowNoRules = value("sluice.allow-no-rules", false, RuleParser::bool, "true or false");
         return new Settings(address, config, prefix, failure, proxies, clientAddressHeader, headers, timeout, skew,
-                awaitBackend, reload);
+                awaitBackend, reload, allowNoRules);
+    }
+
+    private static Boolean bool(String s) {
+        return s.equalsIgnoreCase("true") ? Boolean.TRUE : s.equalsIgnoreCase("false") ? Boolean.FALSE : null;
     }
 
     private Optional<Rule> rule(String name, Map<String, String> p, Settings settings, String defaultProblemType) {

@@ -22,7 +22,10 @@ import java.util.Optional;
  * @param awaitBackend     {@code sluice.await-backend}: how long start-up waits for the first connection to
  *                         the backend before serving anyway ({@code 0s}: not at all)
  * @param reload           {@code sluice.reload}: how often a {@code file:} rules file is checked for changes
- *                         ({@code 0s}: never)
+ *                         ({@code 0s}: never); fixed at start: a reloaded file's value needs a restart
+ * @param allowNoRules     {@code sluice.allow-no-rules}: whether a reload may put rules in effect that have no rule
+ *                         at all, turning every limit off (default false: such a file is refused, as one read while
+ *                         it is rewritten would be)
  */
 public record Settings(
         Optional<String> redisAddress,
@@ -35,7 +38,8 @@ public record Settings(
         Duration backendTimeout,
         Duration maxClockSkew,
         Duration awaitBackend,
-        Duration reload) {
+        Duration reload,
+        boolean allowNoRules) {
 
     public static final String DEFAULT_REDIS_ADDRESS = "redis://127.0.0.1:6379";
     public static final Duration DEFAULT_BACKEND_TIMEOUT = Duration.ofMillis(100);

@@ -30,4 +30,13 @@ class ReloadSettingTest {
                     .hasMessageContaining("sluice.reload = \"" + bad + "\": expected a duration of at least 100ms such as 10s (0s: never)");
         }
     }
+
+    @Test
+    void allowNoRulesIsFalseByDefaultAndTrueOrFalseOnly() {
+        assertThat(RuleParser.parse(Map.of("sluice.rules.r.rate", "1/s")).settings().allowNoRules()).isFalse();
+        assertThat(RuleParser.parse(Map.of("sluice.allow-no-rules", "true")).settings().allowNoRules()).isTrue();
+        assertThat(RuleParser.parse(Map.of("sluice.allow-no-rules", "FALSE")).settings().allowNoRules()).isFalse();
+        assertThatThrownBy(() -> RuleParser.parse(Map.of("sluice.allow-no-rules", "yes"))).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("sluice.allow-no-rules = \"yes\": expected true or false");
+    }
 }

@@ -21,7 +21,7 @@ class RuleParserTest {
             "[algorithm, burst, capacity, concurrency, cost, costs, key, lease, methods, mode, on-backend-failure, "
             + "on-missing-key, overage, paths, plan, prefetch, prefetch-hold, problem-type, queue, rate, status, throttling, wait] "
             + "or plans.<plan>.rate|burst|concurrency";
-    private static final String GLOBALS = "[sluice.await-backend, sluice.backend-timeout, sluice.client-address-header, sluice.headers, sluice.key-prefix, "
+    private static final String GLOBALS = "[sluice.allow-no-rules, sluice.await-backend, sluice.backend-timeout, sluice.client-address-header, sluice.headers, sluice.key-prefix, "
             + "sluice.max-clock-skew, sluice.on-backend-failure, sluice.problem-type, sluice.redis.address, sluice.redis.config, "
             + "sluice.reload, sluice.trusted-proxies]";
     private static final String RATE = "expected <permits>/<period> such as 10/1h, 40/1m, 5/10s, 100/s or 2/500ms";
