@@ -4,6 +4,7 @@ import io.sluice.internal.Ticker;
 import io.sluice.rule.Rule;
 import io.sluice.spi.LimiterBackend;
 import io.sluice.spi.Prefetch;
+import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 
 import java.time.Duration;
@@ -31,8 +32,10 @@ import java.util.function.Consumer;
  * waiting for it, so a busy key's requests keep being paid here. Only the first request of a key (or of one idle
  * for a hold) waits for the backend, with its own decision and the first stock in one call. One call per key at a
  * time: requests that find no stock while it is in flight wait for it (within the deadline) and are paid from what
- * it brings, or else decided in the backend as usual. A stock serves only requests of the limit it was taken for
- * (a reload or another plan asks the backend again). At most {@link #MAX_KEYS} keys hold stock. Thread-safe.
+ * it brings, or else decided in the backend as usual. A stock serves only requests of the limit it was taken for:
+ * a request of another limit (another plan, a reload) first hands it back, since its permits are the key's, then asks
+ * the backend. A request's remaining permits count the stocks this server holds for the key, as without prefetch.
+ * At most {@link #MAX_KEYS} keys hold stock. Thread-safe.
  */
 final class Prefetcher {
     /** Keys with a stock at most; past that, keys without one decide every request in the backend. */
@@ -83,7 +86,12 @@ final class Prefetcher {
         }
 
         boolean pays(RateRequest r, long now) {
-            return now < until && left >= r.cost() && prefetch.request().equals(r.withCost(1));
+            return now < until && left >= r.cost() && forLimitOf(r);
+        }
+
+        /** Whether it was taken for {@code r}'s limit (a plan or a reload may give the key's next request another). */
+        boolean forLimitOf(RateRequest r) {
+            return prefetch.request().equals(r.withCost(1));
         }
 
         /**
@@ -119,6 +127,11 @@ final class Prefetcher {
         boolean asking;
         /** A refill found nothing left: no more until a request's own call brings a stock again. */
         boolean dry;
+        /**
+         * What the backend last said the key had left besides this server's stocks (after this server's last call
+         * of the key, and the stocks it has handed back since): with the stocks' rest, the key's remaining permits.
+         */
+        long backendLeft;
         /** Completes when the call in flight has been answered and its stock put in place. */
         CompletableFuture<Void> call = CompletableFuture.completedFuture(null);
 
@@ -164,8 +177,9 @@ final class Prefetcher {
             if (s == null || !s.pays(request, now)) return null;
             s.left -= request.cost();
             Stock n = slot.next;
-            // What this server may still take: what the backend had left after its last prefetch, and the stocks' rest.
-            remaining = (n != null ? n.prefetch.remaining() + n.left : s.prefetch.remaining()) + s.left;
+            // The key's remaining permits as without prefetch: what the backend has, and what this server holds.
+            if (spent != null) slot.backendLeft += spent.left;
+            remaining = slot.backendLeft + s.left + (n != null ? n.left : 0);
             reset = Math.max(0, s.prefetch.outcome().resetMillis() - (now - s.fetchedAt));
             if (n == null && !slot.asking && !slot.dry && !slot.dead && s.low(now)) {
                 slot.asking();
@@ -197,6 +211,7 @@ final class Prefetcher {
                 if (arrived != null && !slot.dead) {
                     back = slot.next;
                     slot.next = arrived;
+                    slot.backendLeft = p.remaining() + (back != null ? back.left : 0);
                 }
             }
             if (arrived != null && back != arrived) track(request.key(), slot, arrived);
@@ -254,9 +269,11 @@ final class Prefetcher {
         } catch (RuntimeException e) {
             call = CompletableFuture.failedFuture(e);
         }
-        call.whenComplete((p, e) -> {
-            Stock arrived = p != null && p.taken() > 0 ? new Stock(p, sent, sent + hold.toMillis()) : null;
+        return call.thenApply(p -> {
+            Stock arrived = p.taken() > 0 ? new Stock(p, sent, sent + hold.toMillis()) : null;
             List<Stock> back = new ArrayList<>(2);
+            // Permits this server held besides the request are the key's too: its remaining counts them.
+            long besides = 0;
             synchronized (slot) {
                 if (arrived != null) slot.dry = false;
                 if (slot.dead) {
@@ -266,14 +283,78 @@ final class Prefetcher {
                     if (slot.next != null) back.add(slot.next);
                     slot.current = arrived;
                     slot.next = null;
+                    slot.backendLeft = p.remaining();
+                    for (Stock old : back) slot.backendLeft += old.left;
+                    for (Stock old : back) besides += old.left;
+                } else {
+                    slot.backendLeft = p.remaining();
+                    if (slot.current != null) besides += slot.current.left;
+                    if (slot.next != null) besides += slot.next.left;
                 }
             }
             if (arrived != null && !back.contains(arrived)) track(request.key(), slot, arrived);
             slot.landed();
             for (Stock s : back) giveBack(s);
             if (arrived == null || back.contains(arrived)) forgetIfEmpty(request.key(), slot);
+            return besides == 0 ? p : new Prefetch(plus(p.outcome(), besides), p.request(), p.taken(), p.remaining(), p.receipt());
+        }).whenComplete((p, e) -> {
+            // No answer: no stock, and the key's waiters go on without one.
+            if (e != null) {
+                slot.landed();
+                forgetIfEmpty(request.key(), slot);
+            }
         });
-        return call;
+    }
+
+    /** {@code o} with {@code more} permits remaining. */
+    private static RateOutcome plus(RateOutcome o, long more) {
+        return new RateOutcome(o.allowed(), o.remaining() + more, o.resetMillis(), o.retryAfterMillis(), o.delayMillis(), o.overLimit());
+    }
+
+    /**
+     * The key's remaining permits after a decision the backend made, which left it {@code backendRemaining}: those,
+     * and the permits this server holds for the key's limit, as without prefetch.
+     */
+    long remaining(RateRequest request, long backendRemaining) {
+        Slot slot = slots.get(request.key());
+        if (slot == null) return backendRemaining;
+        synchronized (slot) {
+            slot.backendLeft = backendRemaining;
+            long held = 0;
+            if (slot.current != null && slot.current.forLimitOf(request)) held += slot.current.left;
+            if (slot.next != null && slot.next.forLimitOf(request)) held += slot.next.left;
+            return backendRemaining + held;
+        }
+    }
+
+    /**
+     * Hands back the key's stocks taken for another limit than {@code request}'s (another plan, a reload): their
+     * permits are the key's, which the request is to be decided against, not a stock it may spend.
+     *
+     * @return completes once they are back; null when there were none
+     */
+    CompletableFuture<Void> handBackOtherLimits(RateRequest request) {
+        Slot slot = slots.get(request.key());
+        if (slot == null) return null;
+        List<Stock> back = new ArrayList<>(2);
+        synchronized (slot) {
+            if (slot.current != null && !slot.current.forLimitOf(request)) {
+                back.add(slot.current);
+                slot.current = null;
+            }
+            if (slot.next != null && !slot.next.forLimitOf(request)) {
+                back.add(slot.next);
+                slot.next = null;
+            }
+            if (slot.current == null && slot.next != null) {
+                slot.current = slot.next;
+                slot.next = null;
+            }
+        }
+        if (back.isEmpty()) return null;
+        List<CompletableFuture<Void>> returns = new ArrayList<>(back.size());
+        for (Stock s : back) returns.add(giveBack(s).toCompletableFuture());
+        return CompletableFuture.allOf(returns.toArray(new CompletableFuture<?>[0]));
     }
 
     private void sweepSoon() {
@@ -314,6 +395,7 @@ final class Prefetcher {
                     slot.next = null;
                     ended = true;
                 }
+                if (ended) slot.backendLeft += h.stock().left;
                 empty = slot.current == null && slot.next == null && !slot.asking;
                 if (empty) slot.dead = true;
             }

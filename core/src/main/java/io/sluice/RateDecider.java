@@ -132,7 +132,19 @@ final class RateDecider {
                 listener.decided(local, DecisionListener.Source.PREFETCH);
                 return CompletableFuture.completedFuture(local);
             }
+            // A stock of another limit (a plan, a reload) is the key's permits: back before this request is decided.
+            CompletableFuture<Void> back = prefetcher.handBackOtherLimits(request);
+            if (back != null) {
+                return guard.bounded(back, guard.timeout()).handle((v, e) -> e)
+                        .thenCompose(ignored -> notFromStock(rule, request, limit, key, shield));
+            }
         }
+        return notFromStock(rule, request, limit, key, shield);
+    }
+
+    /** A request the key's stock on this server cannot pay for: the shield, the key's call in flight, or the backend. */
+    private CompletionStage<Decision> notFromStock(Rule rule, RateRequest request, long limit, String key, boolean shield) {
+        boolean prefetches = rule.ratePolicy().prefetches();
         if (shield && shieldable(request)) {
             long now = ticker.millis();
             DenyCache.Known known = denied.known(key, now, request.limit(), capacity(request));
@@ -234,6 +246,11 @@ final class RateDecider {
                 Decision d = shielded(rule, limit, queued.screenedRemaining, queued.screenedMillis);
                 listener.decided(d, DecisionListener.Source.SHIELD);
                 return CompletableFuture.completedFuture(d);
+            }
+            if (rule.ratePolicy().prefetches()) {
+                // This server's stock of the key is the key's: remaining counts it, as without prefetch.
+                o = new RateOutcome(o.allowed(), prefetcher.remaining(request, o.remaining()), o.resetMillis(),
+                        o.retryAfterMillis(), o.delayMillis(), o.overLimit());
             }
             Decision d = decision(rule, limit, cost, o);
             listener.decided(d, DecisionListener.Source.BACKEND);

@@ -33,6 +33,8 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class InMemoryBackend implements LimiterBackend {
     /** A refund looks this far back for the entry to remove, as refund-log.lua does. */
     private static final int REFUND_SCAN = 64;
+    /** How long a hand-back that found no stock lent is remembered, as RedissonBackend's. */
+    private static final long TOMBSTONE_MICROS = 60_000_000L;
     private final Clock clock;
     private final Map<String, SlidingLog> logs = new ConcurrentHashMap<>();
     private final Map<String, Modelled> models = new ConcurrentHashMap<>();
@@ -148,27 +150,25 @@ public final class InMemoryBackend implements LimiterBackend {
     private CompletionStage<Prefetch> prefetched(RateRequest permit, RateRequest r, long ahead, Duration hold) {
         long now = clock.millis();
         sweep(now);
+        String id = UUID.randomUUID().toString().replace("-", "");
         if (permit.algorithm() == Algorithm.TOKEN_BUCKET) {
             long nowMicros = Math.multiplyExact(now, 1000L);
+            long lentMicros = Math.multiplyExact(hold.plus(Prefetch.RETURN_GRACE).toMillis(), 1000L);
             while (true) {
                 Modelled m = models.computeIfAbsent(permit.algorithm().id() + "|" + permit.key(), k -> new Modelled(RateModel.of(permit.algorithm())));
                 synchronized (m) {
                     if (m.dead) continue;
-                    RateOutcome own = r == null ? null : m.model.consume(r, nowMicros);
-                    long taken = 0;
-                    RateOutcome last = own;
-                    // One permit after another until one is rejected (the rest would be, alike).
-                    for (long i = 0; i < ahead; i++) {
-                        last = m.model.consume(permit, nowMicros);
-                        if (!last.allowed()) break;
-                        taken++;
-                    }
+                    TokenBucketModel bucket = (TokenBucketModel) m.model;
+                    RateOutcome own = r == null ? null : bucket.consume(r, nowMicros);
+                    // One permit after another until one is rejected (the rest would be, alike), lent under the id.
+                    TokenBucketModel.Taken t = bucket.prefetch(permit, ahead, id, lentMicros, nowMicros);
+                    long taken = t.taken();
+                    RateOutcome last = t.last();
                     RateOutcome outcome = own != null ? own : new RateOutcome(taken > 0, last.remaining(), last.resetMillis(), last.retryAfterMillis());
-                    return CompletableFuture.completedFuture(new Prefetch(outcome, permit, taken, last.remaining(), taken == 0 ? null : "bucket"));
+                    return CompletableFuture.completedFuture(new Prefetch(outcome, permit, taken, last.remaining(), taken == 0 ? null : id + ":" + taken));
                 }
             }
         }
-        String id = UUID.randomUUID().toString().replace("-", "");
         long interval = permit.period().toMillis();
         while (true) {
             SlidingLog log = logs.computeIfAbsent(permit.key() + "|" + interval, k -> new SlidingLog());
@@ -202,8 +202,11 @@ public final class InMemoryBackend implements LimiterBackend {
     public CompletionStage<Void> returnPrefetched(Prefetch p, long unused) {
         if (!p.handsBack(unused)) return CompletableFuture.completedFuture(null);
         RateRequest r = p.request();
-        if (r.algorithm() == Algorithm.TOKEN_BUCKET) return refund(r.withCost(unused));
         String id = p.receipt().substring(0, p.receipt().lastIndexOf(':'));
+        if (r.algorithm() == Algorithm.TOKEN_BUCKET) {
+            handBackLent(r, id, unused);
+            return CompletableFuture.completedFuture(null);
+        }
         SlidingLog log = logs.get(r.key() + "|" + r.period().toMillis());
         if (log == null) return CompletableFuture.completedFuture(null);
         synchronized (log) {
@@ -217,6 +220,21 @@ public final class InMemoryBackend implements LimiterBackend {
             }
         }
         return CompletableFuture.completedFuture(null);
+    }
+
+    /** A token bucket's stock {@code id} handed back, as token-bucket.lua does (a tombstone when none is lent). */
+    private void handBackLent(RateRequest permit, String id, long unused) {
+        long now = clock.millis();
+        sweep(now);
+        long nowMicros = Math.multiplyExact(now, 1000L);
+        while (true) {
+            Modelled m = models.computeIfAbsent(permit.algorithm().id() + "|" + permit.key(), k -> new Modelled(RateModel.of(permit.algorithm())));
+            synchronized (m) {
+                if (m.dead) continue;
+                ((TokenBucketModel) m.model).handBack(permit, id, unused, TOMBSTONE_MICROS, nowMicros);
+                return;
+            }
+        }
     }
 
     /** Algorithms never share state, even under one key name. */

@@ -52,10 +52,12 @@ final class DecisionLanes {
 
     /**
      * Permits of cost 1 prefetched after a unit's requests: {@code request} at cost 1, up to {@code count} of them,
-     * logged {@code offsetMillis} after now as one entry with id {@code id} (a sliding log; the other scripts ignore
-     * both). How many the script took is set in {@code taken} before the unit's answers complete.
+     * for a hold of {@code offsetMillis}, under Sluice's id {@code id} (a sliding log logs them as one entry with that
+     * id, that long after now; a token bucket lends them under it). How many the script took is set in {@code taken}
+     * before the unit's answers complete; the caller's time the call was sent at is set in {@code sentAt} (0 while
+     * unsent), so that a call whose answer never comes can be undone.
      */
-    record Ahead(RateRequest request, long count, long offsetMillis, String id, AtomicLong taken) {
+    record Ahead(RateRequest request, long count, long offsetMillis, String id, AtomicLong taken, AtomicLong sentAt) {
     }
 
     /** Sends the units of one lane in one script call; completes each unit's answers, and ends when the call has. */

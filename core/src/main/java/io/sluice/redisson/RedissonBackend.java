@@ -87,19 +87,37 @@ public final class RedissonBackend implements LimiterBackend {
     /** Which of {@code rate.lua}'s arguments say how far after now its new entries count from, and a prefetch's size. */
     private static final int LOG_ENTRY_OFFSET = 7;
     private static final int LOG_PREFETCH = 8;
-    /** Which of {@code token-bucket.lua}'s arguments is a prefetch's size. */
+    /** Which of {@code token-bucket.lua}'s arguments are a prefetch's size, its id, and how long its stock is lent. */
     private static final int BUCKET_PREFETCH = 9;
+    private static final int BUCKET_STOCK_ID = 10;
+    private static final int BUCKET_LENT_FOR = 11;
+    /** No prefetch id, nothing lent: a token bucket's plain decision. */
+    private static final String NO_STOCK = "";
+    private static final String NOT_LENT = "0";
+    /**
+     * How long after its hold a stock still counts as lent (a token bucket's), for its hand-back to arrive: past it,
+     * the stock counts as used (a server that stopped hands nothing back).
+     */
+    static final long LENT_GRACE_MILLIS = Prefetch.RETURN_GRACE.toMillis();
+    /**
+     * How long a hand-back of a prefetch Sluice gave up on is remembered when it reached Redis first, so that the
+     * prefetch, if Redis runs it after all, takes nothing; and how long and how often such a hand-back is retried.
+     */
+    static final long TOMBSTONE_MILLIS = 60_000;
+    static final long CANCEL_RETRY_MILLIS = 500;
+    static final int CANCEL_ATTEMPTS = 120;
     private static final Decider RATE = Decider.of(8, 3, LOG_ANSWER, LOG_ENTRY_ID, true, "rate.lua");
     private static final String ACQUIRE = script("wake.lua", "acquire.lua");
     private static final String RENEW = script("renew.lua");
     private static final String RELEASE = script("wake.lua", "release.lua");
     private static final String AVAILABLE = script("available.lua");
-    private static final Decider TOKEN_BUCKET = Decider.of(9, 1, ANSWER, 0, true, "redis-time.lua", "token-bucket.lua");
+    private static final Decider TOKEN_BUCKET = Decider.of(11, 1, ANSWER, 0, true, "redis-time.lua", "token-bucket.lua");
     private static final Decider LEAKY_BUCKET = Decider.of(5, 1, ANSWER, 0, false, "redis-time.lua", "leaky-bucket.lua");
     private static final Decider FIXED_WINDOW = Decider.of(6, 1, ANSWER, 0, false, "redis-time.lua", "fixed-window.lua");
     private static final Decider SLIDING_WINDOW = Decider.of(6, 1, ANSWER, 0, false, "redis-time.lua", "sliding-window.lua");
     private static final String REFUND_LOG = script("refund-log.lua");
     private static final String RETURN_LOG = script("return-log.lua");
+    private static final String CANCEL_LOG = script("cancel-log.lua");
     /** {@code rate.lua}'s offset for an entry logged now; the scripts' prefetch size of a decision that is none. */
     private static final String LOGGED_NOW = "0";
     private static final String NO_PREFETCH = "0";
@@ -271,25 +289,69 @@ public final class RedissonBackend implements LimiterBackend {
      * The outcome is the request's, or the prefetch's own when there is none; what is left is the prefetch's answer.
      */
     private CompletionStage<Prefetch> prefetched(List<RateRequest> requests, RateRequest permit, long ahead, Duration hold) {
-        DecisionLanes.Ahead run = new DecisionLanes.Ahead(permit, ahead, hold.toMillis(), randomId(), new AtomicLong());
+        DecisionLanes.Ahead run = new DecisionLanes.Ahead(permit, ahead, hold.toMillis(), randomId(), new AtomicLong(), new AtomicLong());
         DecisionLanes.Unit unit = new DecisionLanes.Unit(requests, CONSUME, run, new CompletableFuture<>());
-        return whenConnected(() -> lanes.submit(unit)).thenApply(answers -> {
+        CompletionStage<Prefetch> answered = whenConnected(() -> lanes.submit(unit)).thenApply(answers -> {
             long taken = run.taken().get();
             RateOutcome prefetch = answers.get(answers.size() - 1);
-            // The receipt: the log's entry (its id and permits); a bucket needs none.
+            // The receipt: the stock's id (a log's entry, a bucket's loan) and its permits.
             String receipt = taken == 0 ? null : run.id() + ":" + taken;
             return new Prefetch(answers.get(0), permit, taken, prefetch.remaining(), receipt);
         });
+        // No answer (a timeout, a lost connection) does not mean Redis took nothing: it may run the call later.
+        answered.whenComplete((p, e) -> {
+            if (e != null && run.sentAt().get() != 0) cancel(run, 1);
+        });
+        return answered;
     }
 
-    /** The last {@code unused} of the prefetched permits: the log's own entries removed, a bucket's tokens refunded. */
+    /**
+     * Hands back whatever the prefetch {@code run} took, its answer never having come: by its id, once, whether Redis
+     * ran it already or runs it later (then it takes nothing). Retried while Redis cannot be reached.
+     */
+    private void cancel(DecisionLanes.Ahead run, int attempt) {
+        RateRequest r = run.request();
+        CompletionStage<?> sent;
+        try {
+            if (r.algorithm() == Algorithm.TOKEN_BUCKET) {
+                sent = handBackLent(r.withCost(run.count()), run.id());
+            } else {
+                String countsFrom = Long.toString(run.sentAt().get() + run.offsetMillis());
+                sent = whenConnected(() -> scripts.<Long>evalAsync(r.key(), RScript.Mode.READ_WRITE, CANCEL_LOG,
+                        RScript.ReturnType.LONG, List.<Object>of(r.key(), suffix(r.key(), "value"), suffix(r.key(), "permits")),
+                        run.id(), countsFrom, Long.toString(clock.millis()), Long.toString(TOMBSTONE_MILLIS)));
+            }
+        } catch (RuntimeException e) {
+            sent = CompletableFuture.failedFuture(e);
+        }
+        sent.whenComplete((v, e) -> {
+            if (e == null || closed || attempt >= CANCEL_ATTEMPTS) return;
+            CompletableFuture.runAsync(() -> cancel(run, attempt + 1),
+                    CompletableFuture.delayedExecutor(CANCEL_RETRY_MILLIS, TimeUnit.MILLISECONDS));
+        });
+    }
+
+    /**
+     * A token bucket's stock {@code id} handed back: up to {@code r.cost()} of its tokens return to the bucket (the
+     * rest were used), and it is no longer lent; a tombstone when Redis has not lent it (yet).
+     */
+    private CompletionStage<?> handBackLent(RateRequest r, String id) {
+        Object[] argv = new Object[TOKEN_BUCKET.arguments()];
+        arguments(r, REFUND, Long.toString(clock.millis()), argv, 0);
+        argv[BUCKET_STOCK_ID - 1] = id;
+        argv[BUCKET_LENT_FOR - 1] = Long.toString(TOMBSTONE_MILLIS);
+        return whenConnected(() -> scripts.<List<Object>>evalAsync(r.key(), RScript.Mode.READ_WRITE, TOKEN_BUCKET.one(),
+                RScript.ReturnType.LIST, keys(r), argv));
+    }
+
+    /** The last {@code unused} of the prefetched permits: the log's own entries removed, a bucket's tokens handed back. */
     @Override
     public CompletionStage<Void> returnPrefetched(Prefetch p, long unused) {
         if (!p.handsBack(unused)) return CompletableFuture.completedFuture(null);
         RateRequest r = p.request();
-        if (r.algorithm() == Algorithm.TOKEN_BUCKET) return refund(r.withCost(unused));
         int colon = p.receipt().lastIndexOf(':');
         String id = p.receipt().substring(0, colon);
+        if (r.algorithm() == Algorithm.TOKEN_BUCKET) return handBackLent(r.withCost(unused), id).thenApply(ignored -> null);
         String permits = p.receipt().substring(colon + 1);
         return whenConnected(() -> scripts.<Long>evalAsync(r.key(), RScript.Mode.READ_WRITE, RETURN_LOG,
                 RScript.ReturnType.LONG, List.<Object>of(suffix(r.key(), "value"), suffix(r.key(), "permits")),
@@ -371,7 +433,10 @@ public final class RedissonBackend implements LimiterBackend {
                         one[LOG_PREFETCH - 1] = count;
                     } else {
                         one[BUCKET_PREFETCH - 1] = count;
+                        one[BUCKET_STOCK_ID - 1] = ahead.id();
+                        one[BUCKET_LENT_FOR - 1] = Long.toString(ahead.offsetMillis() + LENT_GRACE_MILLIS);
                     }
+                    ahead.sentAt().set(Long.parseLong(now));
                     args.addAll(Arrays.asList(one));
                 }
             }
@@ -457,7 +522,8 @@ public final class RedissonBackend implements LimiterBackend {
         argv[at + 1] = Long.toString(r.period().toMillis());
         switch (r.algorithm()) {
             case TOKEN_BUCKET -> put(argv, at + 2, Long.toString(r.limit()), Long.toString(r.effectiveLimit()),
-                    Long.toString(r.burst()), Long.toString(r.effectiveBurst()), Long.toString(r.cost()), mode, NO_PREFETCH);
+                    Long.toString(r.burst()), Long.toString(r.effectiveBurst()), Long.toString(r.cost()), mode, NO_PREFETCH,
+                    NO_STOCK, NOT_LENT);
             case LEAKY_BUCKET -> put(argv, at + 2, Long.toString(r.effectiveLimit()), Long.toString(r.queue()),
                     Long.toString(r.cost()));
             default -> put(argv, at + 2, Long.toString(r.limit()), Long.toString(r.effectiveLimit()),

@@ -1,5 +1,7 @@
 package io.sluice.spi;
 
+import java.time.Duration;
+
 /**
  * The backend's answer to {@link LimiterBackend#tryConsumeAndPrefetch}: the request's own decision, and the permits
  * taken ahead of need for this server to hand out by itself. Immutable.
@@ -12,6 +14,12 @@ package io.sluice.spi;
  *                  when none were taken
  */
 public record Prefetch(RateOutcome outcome, RateRequest request, long taken, long remaining, String receipt) {
+    /**
+     * How long after its hold a token bucket's stock still counts as lent, for its hand-back to arrive: the bucket
+     * refills only up to its burst less the stocks lent, so that it and every server's stock together never hold more
+     * than a bucket without prefetch. Past this a stock counts as used.
+     */
+    public static final Duration RETURN_GRACE = Duration.ofSeconds(1);
 
     /**
      * Checks the numbers.

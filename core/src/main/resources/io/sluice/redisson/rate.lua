@@ -39,6 +39,9 @@ elseif tonumber(cfg[1]) ~= rate then
   if redis.call('exists', KEYS[2]) == 1 then redis.call('incrby', KEYS[2], rate - tonumber(cfg[1])) end
 end
 
+-- A prefetch that Sluice gave up on (cancel-log.lua left its tombstone first) takes nothing.
+if upTo > 0 and redis.call('hdel', KEYS[1], 'gone:' .. ARGV[3]) == 1 then count = 0 end
+
 local function usedInLog()
   local used = 0
   for _, v in ipairs(redis.call('zrange', KEYS[3], 0, -1)) do

@@ -98,7 +98,7 @@ class DecisionLanesTest {
         calls.get(0).ended().complete(null);
         assertThat(calls).extracting(Call::keys).containsExactly(List.of("a"), List.of("c"), List.of("b"));
         RateRequest permit = request(Algorithm.TOKEN_BUCKET, "d");
-        lanes.submit(new DecisionLanes.Unit(List.of(), "0", new DecisionLanes.Ahead(permit, 10, 0, "id", new AtomicLong()),
+        lanes.submit(new DecisionLanes.Unit(List.of(), "0", new DecisionLanes.Ahead(permit, 10, 0, "id", new AtomicLong(), new AtomicLong()),
                 new CompletableFuture<>()));
         assertThat(calls).as("a refill goes beside the decision in flight").hasSize(4);
         assertThat(calls.get(3).units().get(0).requests()).isEmpty();

@@ -117,6 +117,48 @@ class PrefetchMatchesModelTest {
         assertThat(returned).as("permits handed back").isGreaterThan(SEQUENCES * 3);
     }
 
+    /**
+     * 100 a second, burst 10: a request and a stock of 9 empty the bucket; 95 ms later, still within the hold, the
+     * bucket has refilled only to its burst less the 9 lent (1 token), not to 9.5 beside the stock: the bucket and the
+     * stock together never hold more than the burst. Both backends agree, token for token, and after the stock's
+     * hand-back the bucket has its unused tokens back.
+     */
+    @org.junit.jupiter.api.Test
+    void aBurstWithinTheHoldFindsTheStockStillOutOfTheBucket() {
+        MutableClock clock = MutableClock.startingNow();
+        RedissonBackend redis = RedissonBackend.onCallerClock(redisson, clock, Duration.ofSeconds(5));
+        InMemoryBackend memory = new InMemoryBackend(clock);
+        RateRequest r = RateRequest.of(Algorithm.TOKEN_BUCKET, "prefetch-burst-" + UUID.randomUUID(), 100, Duration.ofSeconds(1)).withBurst(10);
+        Duration hold = Duration.ofMillis(100);
+        try {
+            Prefetch a = redis.tryConsumeAndPrefetch(r, 9, hold).toCompletableFuture().join();
+            Prefetch b = memory.tryConsumeAndPrefetch(r, 9, hold).toCompletableFuture().join();
+            assertThat(a.taken()).isEqualTo(b.taken()).isEqualTo(9);
+            clock.advance(Duration.ofMillis(95));
+            int[] admitted = new int[2];
+            for (int i = 0; i < 38; i++) {
+                RateOutcome x = redis.tryConsume(r).toCompletableFuture().join();
+                RateOutcome y = memory.tryConsume(r).toCompletableFuture().join();
+                assertThat(x).as("request %d", i).isEqualTo(y);
+                if (x.allowed()) admitted[0]++;
+                if (y.allowed()) admitted[1]++;
+            }
+            assertThat(admitted[0]).as("admitted beside a stock of 9 within the hold (burst 10)").isEqualTo(1);
+            // 6 of the stock were used; the 3 others come back (with the room of all 9).
+            redis.returnPrefetched(a, 3).toCompletableFuture().join();
+            memory.returnPrefetched(b, 3).toCompletableFuture().join();
+            for (int i = 0; i < 10; i++) {
+                RateOutcome x = redis.tryConsume(r).toCompletableFuture().join();
+                assertThat(x).as("after the hand-back, request %d", i).isEqualTo(memory.tryConsume(r).toCompletableFuture().join());
+                if (x.allowed()) admitted[0]++;
+            }
+            assertThat(admitted[0]).as("1 beside the stock, then the 3 handed back").isEqualTo(1 + 3);
+        } finally {
+            redis.close();
+            memory.close();
+        }
+    }
+
     /** Mostly bursts well inside a hold, some across holds, some across the period. */
     private static long randomStep(SplittableRandom random, RateRequest r) {
         long period = r.period().toMillis();
