@@ -28,6 +28,8 @@ final class Leases {
     /** Renewals per lease: a permit is renewed twice more before one missed renewal could let it expire. */
     private static final long RENEWALS_PER_LEASE = 3;
     private static final long MIN_RENEWAL_MILLIS = 100;
+    /** How often the release of a permit given up on is sent again while Redis cannot answer it. */
+    private static final Duration GIVE_UP_RETRY = Duration.ofSeconds(1);
 
     /** A permit held for a request under a rule, and its renewal. */
     record Lease(Rule rule, LeaseRequest request, String permitId, ScheduledFuture<?> renewal) {
@@ -88,25 +90,54 @@ final class Leases {
         });
     }
 
-    /** One acquire under a deadline; a permit granted after the deadline must not stay taken until its lease ends. */
+    /**
+     * One acquire under a deadline. A permit Redis grants after Sluice gave up on it (a deadline, a failed call while
+     * Redis ran the script all the same) must not stay taken until its lease ends: giving up releases the permit's id,
+     * which Sluice chose, whatever the backend did with it; a release that arrives before the acquire leaves a
+     * tombstone that makes the acquire take nothing.
+     */
     private CompletableFuture<LeaseOutcome> bounded(LeaseRequest request, Duration limit, boolean judged) {
-        CompletionStage<LeaseOutcome> acquiring = backend.tryAcquire(request);
+        CompletionStage<LeaseOutcome> acquiring;
+        try {
+            acquiring = backend.tryAcquire(request);
+        } catch (RuntimeException e) {
+            acquiring = CompletableFuture.failedFuture(e);
+        }
         CompletableFuture<LeaseOutcome> bounded = judged ? guard.call(acquiring, limit) : guard.unjudged(acquiring, limit);
-        // Sluice gave up (deadline) on a permit the backend grants, before or after: return it. Conditioned on both
-        // outcomes, not on which callback runs first.
         bounded.whenComplete((ignored, failure) -> {
-            if (failure != null) acquiring.thenAccept(o -> {
-                if (o.acquired()) backend.release(request, o.permitId());
-            });
+            if (failure != null) giveUp(request, 0);
         });
         return bounded;
     }
 
     /**
+     * Releases a permit Sluice gave up on, until the release is answered: while Redis cannot answer, the acquire may
+     * still run when it can, so the release is sent again (it is idempotent) every {@link #GIVE_UP_RETRY} for as long
+     * as that acquire's lease could hold the permit.
+     */
+    private void giveUp(LeaseRequest request, int attempt) {
+        CompletionStage<Boolean> release;
+        try {
+            release = backend.release(request, request.permitId());
+        } catch (RuntimeException e) {
+            release = CompletableFuture.failedFuture(e);
+        }
+        release.whenComplete((ok, e) -> {
+            if (e == null) return;
+            if ((attempt + 1) * GIVE_UP_RETRY.toMillis() > request.waitTime().plus(request.lease()).toMillis()) {
+                log.warn("release", "Could not release a concurrency permit given up on; its lease returns it ("
+                        + e.getClass().getSimpleName() + ")");
+                return;
+            }
+            scheduler.later(() -> giveUp(request, attempt + 1), GIVE_UP_RETRY.toMillis());
+        });
+    }
+
+    /**
      * A waiting acquire whose deadline (timeout + wait) passes before the backend's own wait has ended (a
      * loaded machine, a late wake-up) is not a backend failure: with {@code on-backend-failure=allow} it would
-     * admit the request without a permit. It gets one last immediate try instead, and only a backend that
-     * cannot answer that one either follows the failure policy.
+     * admit the request without a permit. It gets one last immediate try instead (under a new permit id: the old
+     * one was given up), and only a backend that cannot answer that one either follows the failure policy.
      */
     private CompletionStage<LeaseOutcome> waitThenTryOnceMore(LeaseRequest request) {
         return bounded(request, guard.timeout().plus(request.waitTime()), false).handle((o, e) -> {
@@ -160,12 +191,15 @@ final class Leases {
 
     /**
      * The lease's request with its rule's limit as it is now: the free count a release leaves is the current limit
-     * minus the permits held. A rule that is gone or has no concurrency any more keeps the limit it had.
+     * minus the permits held. A rule that is gone or has no concurrency any more keeps the limit it had, and so does a
+     * permit taken under a plan (the rule's own limit is not its). That count is only what Redisson's own semaphore
+     * objects read: Sluice's acquires judge by their own limit and the leases held, and every release wakes them.
      */
     private LeaseRequest underCurrentLimit(Lease lease) {
         LeaseRequest r = lease.request();
+        if (lease.rule().plans().any()) return r;
         int now = rules.get().get(lease.rule().name()).filter(Rule::limitsConcurrency).map(Rule::concurrency).orElse(r.limit());
-        return now == r.limit() ? r : new LeaseRequest(r.key(), now, r.lease(), r.waitTime());
+        return r.withLimit(now);
     }
 
     /** Permits of the rule free now for the raw key value, counting the releases this server has sent. */

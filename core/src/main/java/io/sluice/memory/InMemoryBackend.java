@@ -72,6 +72,8 @@ public final class InMemoryBackend implements LimiterBackend {
 
     private static final class Leases {
         final Map<String, Long> expiries = new HashMap<>();
+        /** Permits released before their acquire arrived, until when a later acquire of them takes nothing. */
+        final Map<String, Long> released = new HashMap<>();
         long lastTouched;
         boolean dead;
     }
@@ -312,10 +314,16 @@ public final class InMemoryBackend implements LimiterBackend {
                 if (leases.dead) continue;
                 leases.lastTouched = now;
                 leases.expiries.values().removeIf(expiry -> expiry <= now);
+                leases.released.values().removeIf(until -> until <= now);
+                String id = r.permitId();
+                // As the script does: a permit given up on and released takes nothing; one held already is held once.
+                if (leases.released.containsKey(id)) return CompletableFuture.completedFuture(new LeaseOutcome(null, 0));
+                if (leases.expiries.containsKey(id)) {
+                    return CompletableFuture.completedFuture(new LeaseOutcome(id, Math.max(0, r.limit() - leases.expiries.size())));
+                }
                 if (leases.expiries.size() >= r.limit()) {
                     return CompletableFuture.completedFuture(new LeaseOutcome(null, 0));
                 }
-                String id = UUID.randomUUID().toString().replace("-", "");
                 leases.expiries.put(id, now + r.lease().toMillis());
                 return CompletableFuture.completedFuture(new LeaseOutcome(id, r.limit() - leases.expiries.size()));
             }
@@ -336,14 +344,20 @@ public final class InMemoryBackend implements LimiterBackend {
         }
     }
 
+    /** As the script does: a permit not held leaves a tombstone for one lease, so a later acquire of it takes nothing. */
     @Override
     public CompletionStage<Boolean> release(LeaseRequest r, String permitId) {
         long now = clock.millis();
-        Leases leases = semaphores.get(r.key());
-        if (leases == null) return CompletableFuture.completedFuture(false);
-        synchronized (leases) {
-            Long expiry = leases.expiries.remove(permitId);
-            return CompletableFuture.completedFuture(expiry != null && expiry > now);
+        while (true) {
+            Leases leases = semaphores.computeIfAbsent(r.key(), k -> new Leases());
+            synchronized (leases) {
+                if (leases.dead) continue;
+                Long expiry = leases.expiries.remove(permitId);
+                if (expiry != null && expiry > now) return CompletableFuture.completedFuture(true);
+                leases.released.put(permitId, now + r.lease().toMillis());
+                leases.lastTouched = now;
+                return CompletableFuture.completedFuture(false);
+            }
         }
     }
 
@@ -396,7 +410,8 @@ public final class InMemoryBackend implements LimiterBackend {
             Leases leases = it.next().getValue();
             synchronized (leases) {
                 leases.expiries.values().removeIf(expiry -> expiry <= now);
-                if (leases.expiries.isEmpty() && now - leases.lastTouched >= 1000) {
+                leases.released.values().removeIf(until -> until <= now);
+                if (leases.expiries.isEmpty() && leases.released.isEmpty() && now - leases.lastTouched >= 1000) {
                     leases.dead = true;
                     it.remove();
                 }

@@ -9,10 +9,10 @@ import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 import org.redisson.Redisson;
 import org.redisson.api.RPermitExpirableSemaphore;
+import org.redisson.api.RTopic;
 import org.redisson.api.RRateLimiter;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
-import org.redisson.api.options.CommonOptions;
 import org.redisson.api.options.OptionalOptions;
 import org.redisson.client.RedisException;
 import org.redisson.client.codec.StringCodec;
@@ -34,6 +34,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongConsumer;
 import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
 
@@ -133,6 +134,7 @@ public final class RedissonBackend implements LimiterBackend {
     private final Duration timeout;
     private final RScript scripts;
     private final DecisionLanes lanes;
+    private final LeaseWaiters waiters;
     private final Object connectLock = new Object();
     private volatile boolean connected;
     private volatile boolean closed;
@@ -159,6 +161,7 @@ public final class RedissonBackend implements LimiterBackend {
         this.scripts = redisson.getScript(OptionalOptions.defaults()
                 .codec(StringCodec.INSTANCE).timeout(timeout).retryAttempts(0));
         this.lanes = new DecisionLanes(slots(redisson), REFUND, this::send);
+        this.waiters = new LeaseWaiters(this::subscribe, clock::millis);
         connection();
     }
 
@@ -166,6 +169,9 @@ public final class RedissonBackend implements LimiterBackend {
     private static final String PING = "return 1";
     /** Tells the scripts to wake waiters with both PUBLISH and (where Redis has it) SPUBLISH. */
     private static final String PUBLISH_BOTH = "both";
+    private static final String SPUBLISH = "spublish";
+    /** The sub-key of a semaphore's tombstones: permits released before their acquire arrived, until their lease ends. */
+    private static final String RELEASED = "released";
 
     /**
      * For tests only (package-private, unreachable from configuration): the algorithms that run on Redis
@@ -566,29 +572,25 @@ public final class RedissonBackend implements LimiterBackend {
     }
 
     private CompletionStage<LeaseOutcome> acquire(LeaseRequest r) {
-        String permitId = randomId();
-        CompletionStage<LeaseOutcome> immediate = acquireNow(r, permitId);
-        if (r.waitTime().isZero()) return immediate;
-        return immediate.thenCompose(outcome -> {
-            if (outcome.acquired()) return CompletableFuture.completedFuture(outcome);
-            // Redisson's own waiting acquire sleeps on the semaphore's channel, woken by every release.
-            RPermitExpirableSemaphore semaphore = semaphore(r.key(), r.waitTime().plus(timeout));
-            return semaphore.tryAcquireAsync(r.waitTime().toMillis(), r.lease().toMillis(), TimeUnit.MILLISECONDS)
-                    .thenCompose(id -> id != null
-                            ? CompletableFuture.completedFuture(new LeaseOutcome(id, 0))
-                            // The wait is over: one last try, so a permit freed at its very end is not missed.
-                            : acquireNow(r, randomId()));
-        });
+        CompletionStage<LeaseWaiters.Answer> immediate = acquireNow(r);
+        if (r.waitTime().isZero()) return immediate.thenApply(LeaseWaiters.Answer::outcome);
+        return immediate.thenCompose(answer -> answer.outcome().acquired()
+                ? CompletableFuture.completedFuture(answer.outcome())
+                // Each waiter tries under its own limit (its plan's) whenever a release may have left room for it.
+                : waiters.await(r.key(), wakeChannel(r.key()), r.limit(), r.waitTime().toMillis(), () -> acquireNow(r)));
     }
 
-    private CompletionStage<LeaseOutcome> acquireNow(LeaseRequest r, String permitId) {
+    /** One try of the acquire script, under the request's limit and the permit id the engine chose. */
+    private CompletionStage<LeaseWaiters.Answer> acquireNow(LeaseRequest r) {
         String name = r.key();
+        String permitId = r.permitId();
         long now = clock.millis();
         CompletionStage<List<Long>> result = scripts.evalAsync(name, RScript.Mode.READ_WRITE, ACQUIRE, RScript.ReturnType.LIST,
-                List.<Object>of(name, suffix(name, "timeout"), channel(name)),
+                List.<Object>of(name, suffix(name, "timeout"), channel(name), suffix(name, RELEASED), wakeChannel(name)),
                 Integer.toString(r.limit()), Long.toString(now + r.lease().toMillis()), Long.toString(now), permitId,
                 Long.toString(keyTtl(r)), publishCommand());
-        return result.thenApply(v -> new LeaseOutcome(v.get(0) == 1L ? permitId : null, v.get(1).intValue()));
+        return result.thenApply(v -> new LeaseWaiters.Answer(
+                new LeaseOutcome(v.get(0) == 1L ? permitId : null, v.get(1).intValue()), v.get(2)));
     }
 
     @Override
@@ -600,12 +602,19 @@ public final class RedissonBackend implements LimiterBackend {
                 .thenApply(v -> v == 1L);
     }
 
+    /**
+     * Returns the permit; one not held (released already, expired, or whose acquire has not reached Redis yet) leaves
+     * a tombstone for one lease, so that an acquire of that id arriving later takes nothing.
+     */
     @Override
     public CompletionStage<Boolean> release(LeaseRequest r, String permitId) {
         String name = r.key();
+        long now = clock.millis();
+        long lease = Math.min(r.lease().toMillis(), Long.MAX_VALUE / 8);
         return whenConnected(() -> scripts.<Long>evalAsync(name, RScript.Mode.READ_WRITE, RELEASE, RScript.ReturnType.LONG,
-                List.<Object>of(name, suffix(name, "timeout"), channel(name)), permitId, Integer.toString(r.limit()),
-                publishCommand()))
+                List.<Object>of(name, suffix(name, "timeout"), channel(name), suffix(name, RELEASED), wakeChannel(name)),
+                permitId, Integer.toString(r.limit()), publishCommand(), Long.toString(now + lease), Long.toString(now),
+                Long.toString(lease)))
                 .thenApply(v -> v == 1L);
     }
 
@@ -615,10 +624,6 @@ public final class RedissonBackend implements LimiterBackend {
         return whenConnected(() -> scripts.<Long>evalAsync(name, RScript.Mode.READ_ONLY, AVAILABLE, RScript.ReturnType.LONG,
                 List.<Object>of(suffix(name, "timeout")), Integer.toString(r.limit()), Long.toString(clock.millis())))
                 .thenApply(Long::intValue);
-    }
-
-    private RPermitExpirableSemaphore semaphore(String name, Duration commandTimeout) {
-        return redisson.getPermitExpirableSemaphore(CommonOptions.name(name).timeout(commandTimeout).retryAttempts(0));
     }
 
     /** Idle semaphores vanish; live ones are kept alive by every acquire and renewal (at a third of the lease). */
@@ -636,6 +641,22 @@ public final class RedissonBackend implements LimiterBackend {
     /** The channel Redisson's waiting acquirers listen on. */
     static String channel(String name) {
         return "redisson_sc:{" + name + "}";
+    }
+
+    /**
+     * The channel Sluice's waiting acquirers listen on: the leases still held, after a release or a reclaimed lease.
+     * Named under Redisson's channel of the semaphore so that an ACL written for that one (documented) covers it.
+     */
+    static String wakeChannel(String name) {
+        return channel(name) + ":held";
+    }
+
+    /** Subscribes to a wake-up channel the way the scripts publish to it (sharded on a Redis 7 Cluster). */
+    private CompletionStage<Runnable> subscribe(String channel, LongConsumer held) {
+        RTopic topic = SPUBLISH.equals(publishCommand())
+                ? redisson.getShardedTopic(channel, StringCodec.INSTANCE) : redisson.getTopic(channel, StringCodec.INSTANCE);
+        return topic.addListenerAsync(String.class, (ch, message) -> held.accept(Long.parseLong(message)))
+                .thenApply(id -> () -> topic.removeListenerAsync(id));
     }
 
     /**

@@ -48,8 +48,9 @@ public abstract class BackendContract {
         return backend.tryConsume(r).toCompletableFuture().join();
     }
 
+    /** Another permit of {@code r}'s semaphore: each call under a new id (one id is one permit). */
     protected LeaseOutcome acquire(LeaseRequest r) {
-        return backend.tryAcquire(r).toCompletableFuture().join();
+        return backend.tryAcquire(r.underNewId()).toCompletableFuture().join();
     }
 
     @Test
@@ -161,6 +162,43 @@ public abstract class BackendContract {
         assertThat(backend.available(r).toCompletableFuture().join()).isEqualTo(1);
         assertThat(acquire(r).acquired()).isTrue();
         assertThat(acquire(r).acquired()).isFalse();
+    }
+
+    /** The engine chooses the id: the permit granted is the request's, and asking again under it takes nothing more. */
+    @Test
+    void aPermitIsTheRequestsOwnIdAndIsTakenOnce() {
+        LeaseRequest r = new LeaseRequest(key("sem-id"), 2, Duration.ofSeconds(30), Duration.ZERO);
+        LeaseOutcome first = backend.tryAcquire(r).toCompletableFuture().join();
+        assertThat(first.permitId()).isEqualTo(r.permitId());
+        assertThat(first.available()).isEqualTo(1);
+        LeaseOutcome again = backend.tryAcquire(r).toCompletableFuture().join();
+        assertThat(again.permitId()).isEqualTo(r.permitId());
+        assertThat(backend.available(r).toCompletableFuture().join()).isEqualTo(1);
+        assertThat(backend.release(r, r.permitId()).toCompletableFuture().join()).isTrue();
+        assertThat(backend.available(r).toCompletableFuture().join()).isEqualTo(2);
+    }
+
+    /**
+     * An acquire the engine gave up on may reach the store after the release that undoes it (a late script): the
+     * release leaves a tombstone, and the late acquire takes nothing, while other permits are taken as usual. After a
+     * lease the tombstone is gone (an acquire sent then would have expired by itself).
+     */
+    @Test
+    void aPermitReleasedBeforeItsAcquireArrivesIsNeverTaken() {
+        Duration lease = Duration.ofSeconds(30);
+        LeaseRequest late = new LeaseRequest(key("sem-late"), 2, lease, Duration.ZERO);
+        assertThat(backend.release(late, late.permitId()).toCompletableFuture().join()).isFalse();
+        LeaseOutcome arrived = backend.tryAcquire(late).toCompletableFuture().join();
+        assertThat(arrived.acquired()).isFalse();
+        assertThat(backend.available(late).toCompletableFuture().join()).isEqualTo(2);
+        LeaseOutcome other = acquire(late);
+        LeaseOutcome another = acquire(late);
+        assertThat(List.of(other.acquired(), another.acquired())).containsOnly(true);
+        assertThat(backend.release(late, late.permitId()).toCompletableFuture().join()).isFalse();
+        assertThat(backend.release(late, other.permitId()).toCompletableFuture().join()).isTrue();
+        assertThat(backend.release(late, another.permitId()).toCompletableFuture().join()).isTrue();
+        clock.advance(lease.plusSeconds(1));
+        assertThat(backend.tryAcquire(late).toCompletableFuture().join().acquired()).isTrue();
     }
 
     @Test

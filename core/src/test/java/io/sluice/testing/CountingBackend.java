@@ -28,6 +28,8 @@ public final class CountingBackend implements LimiterBackend {
     /** Waiting acquires (a wait above zero) are never answered, as a wait the backend ends too late; others are. */
     public final AtomicBoolean waitsNeverEnd = new AtomicBoolean();
     public final List<CompletableFuture<LeaseOutcome>> pendingAcquires = new CopyOnWriteArrayList<>();
+    /** The request of each of {@link #pendingAcquires}, in the same order. */
+    public final List<LeaseRequest> pendingRequests = new CopyOnWriteArrayList<>();
     public final List<String> released = new CopyOnWriteArrayList<>();
     /** The size of each batch decided by {@link #tryConsumeAll}. */
     public final List<Integer> batches = new CopyOnWriteArrayList<>();
@@ -74,6 +76,7 @@ public final class CountingBackend implements LimiterBackend {
         calls.incrementAndGet();
         if (silent.get() || waitsNeverEnd.get() && !request.waitTime().isZero()) {
             CompletableFuture<LeaseOutcome> pending = new CompletableFuture<>();
+            pendingRequests.add(request);
             pendingAcquires.add(pending);
             return pending;
         }

@@ -135,6 +135,31 @@ public final class RedisProcess implements AutoCloseable {
         RUNNING.remove(this);
     }
 
+    /**
+     * SIGSTOP: the server stops reading and answering, as a stalled host would, while its connections stay open;
+     * what clients send meanwhile waits in the sockets and runs after {@link #thaw()}.
+     */
+    public void freeze() {
+        signal("STOP");
+    }
+
+    /** SIGCONT: a {@link #freeze() frozen} server goes on, running what was sent to it meanwhile. */
+    public void thaw() {
+        signal("CONT");
+    }
+
+    private void signal(String name) {
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+            if (kill.waitFor() != 0) throw new IllegalStateException("kill -" + name + " " + process.pid() + " failed");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** Starts the process again on the same port with the same configuration (data survives only if persisted). */
     public void restart() {
         kill();

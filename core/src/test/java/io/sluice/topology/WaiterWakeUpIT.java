@@ -36,7 +36,7 @@ import static org.awaitility.Awaitility.await;
 /**
  * A request waiting for a concurrency permit ({@code wait=10s}) is admitted within milliseconds of the
  * holder's release, on every topology (single, 3-master Cluster, Sentinel) and Redis version: the release script
- * must wake Redisson's waiting acquirer on the channel it listens on (a sharded one on a Redis 7 Cluster). The
+ * must wake Sluice's waiting acquirer on the channel it listens on (a sharded one on a Redis 7 Cluster). The
  * lease (1 h) and the wait (10 s) are far beyond the bound, so only the wake-up can admit the waiter in time.
  * A waiter that nothing wakes still gets one last try when its wait ends.
  *
@@ -179,7 +179,7 @@ class WaiterWakeUpIT {
     /** Waits until Redis shows a subscriber on the semaphore's wake-up channel; returns the semaphore's key. */
     private String awaitSubscribedWaiter() {
         String name = semaphoreKey();
-        String channel = "redisson_sc:{" + name + "}";
+        String channel = "redisson_sc:{" + name + "}:held";
         await("a waiter subscribed to " + channel).atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(5))
                 .until(() -> subscribers(channel, "NUMSUB") + subscribers(channel, "SHARDNUMSUB") > 0);
         subscription = subscribers(channel, "SHARDNUMSUB") > 0 ? "SSUBSCRIBE" : "SUBSCRIBE";

@@ -1,0 +1,209 @@
+package io.sluice.redisson;
+
+import io.sluice.spi.LeaseOutcome;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongConsumer;
+import java.util.function.Supplier;
+
+/**
+ * This server's requests waiting for a concurrency permit ({@code wait > 0}), per semaphore key, and their wake-ups.
+ * Each waiter has its own limit (its plan's: one counter per key, a limit per plan), so Redisson's waiting acquire,
+ * which reads one free count for everyone, cannot judge it. Here each waiter tries the acquire script under its own
+ * limit: when it starts waiting (once subscribed, so no release between its first try and the subscription is
+ * missed), whenever a release or a reclaimed lease tells how many leases are still held (the waiters in order whose
+ * limit leaves room are woken, as many as the room of each allows), when the earliest lease expires, and once more
+ * when its wait ends. Thread-safe.
+ */
+final class LeaseWaiters {
+    /** One try of the acquire script under the waiter's own limit and permit id. */
+    interface Attempt {
+        CompletionStage<Answer> tryNow();
+    }
+
+    /**
+     * An acquire script's answer.
+     *
+     * @param outcome        the permit, or none
+     * @param earliestExpiry when (on the lease clock, ms) the first held lease expires; negative for none known
+     */
+    record Answer(LeaseOutcome outcome, long earliestExpiry) {
+    }
+
+    /** Subscribes to a key's wake-up channel; the answer is the handle that unsubscribes, once subscribed. */
+    interface Channels {
+        CompletionStage<Runnable> subscribe(String channel, LongConsumer held);
+    }
+
+    /** A retry earlier than this after the previous one is not scheduled by lease expiry (clock steps, skew). */
+    private static final long MIN_RETRY_MILLIS = 10;
+
+    private final Channels channels;
+    private final Supplier<Long> leaseClock;
+    private final Map<String, KeyWaiters> byKey = new HashMap<>(); // guarded by itself
+
+    LeaseWaiters(Channels channels, Supplier<Long> leaseClock) {
+        this.channels = channels;
+        this.leaseClock = leaseClock;
+    }
+
+    /** The waiters of one key, in arrival order, and the key's subscription. */
+    private final class KeyWaiters {
+        final String key;
+        final List<Waiter> queue = new ArrayList<>();
+        CompletableFuture<Runnable> subscription;
+
+        KeyWaiters(String key) {
+            this.key = key;
+        }
+
+        /** Leases still held after a release: wakes, in order, the waiters whose limit leaves room. */
+        void held(long held) {
+            List<Waiter> woken = new ArrayList<>();
+            synchronized (byKey) {
+                for (Waiter w : queue) if (held + woken.size() < w.limit) woken.add(w);
+            }
+            woken.forEach(Waiter::tryNow);
+        }
+    }
+
+    /** One waiting request. Its fields are guarded by the waiter itself. */
+    private final class Waiter {
+        final KeyWaiters key;
+        final int limit;
+        final Attempt attempt;
+        final long endNanos;
+        final CompletableFuture<LeaseOutcome> result = new CompletableFuture<>();
+        boolean trying;
+        boolean again;
+        boolean lastTry;
+
+        Waiter(KeyWaiters key, int limit, Attempt attempt, long endNanos) {
+            this.key = key;
+            this.limit = limit;
+            this.attempt = attempt;
+            this.endNanos = endNanos;
+        }
+
+        void tryNow() {
+            synchronized (this) {
+                if (result.isDone()) return;
+                if (trying) {
+                    again = true;
+                    return;
+                }
+                trying = true;
+            }
+            CompletionStage<Answer> tried;
+            try {
+                tried = attempt.tryNow();
+            } catch (RuntimeException e) {
+                tried = CompletableFuture.failedFuture(e);
+            }
+            tried.whenComplete(this::tried);
+        }
+
+        private void tried(Answer a, Throwable failure) {
+            boolean retry;
+            boolean end;
+            synchronized (this) {
+                trying = false;
+                retry = again;
+                again = false;
+                end = lastTry && !retry;
+            }
+            if (failure != null) {
+                finish(null, failure);
+            } else if (a.outcome().acquired()) {
+                finish(a.outcome(), null);
+            } else if (retry) {
+                tryNow();
+            } else if (end) {
+                finish(a.outcome(), null);
+            } else {
+                retryAtExpiry(a.earliestExpiry());
+            }
+        }
+
+        /** Nothing wakes a waiter when a lease expires: it tries again then itself (if before its wait ends). */
+        private void retryAtExpiry(long expiry) {
+            if (expiry < 0) return;
+            long in = Math.max(MIN_RETRY_MILLIS, expiry - leaseClock.get());
+            long left = TimeUnit.NANOSECONDS.toMillis(endNanos - System.nanoTime());
+            if (in < left) after(in, this::tryNow);
+        }
+
+        /** The wait is over: one last try, so a permit freed at its very end is not missed. */
+        void waitEnded() {
+            synchronized (this) {
+                lastTry = true;
+            }
+            tryNow();
+        }
+
+        private void finish(LeaseOutcome outcome, Throwable failure) {
+            boolean first = failure == null ? result.complete(outcome) : result.completeExceptionally(failure);
+            if (first) leave(this);
+        }
+    }
+
+    /**
+     * Waits up to {@code waitMillis} for a permit under {@code limit}, trying with {@code attempt}; the answer is the
+     * permit, or none when the wait ended without one.
+     */
+    CompletionStage<LeaseOutcome> await(String key, String channel, int limit, long waitMillis, Attempt attempt) {
+        KeyWaiters k;
+        Waiter w;
+        CompletableFuture<Runnable> subscription;
+        synchronized (byKey) {
+            k = byKey.computeIfAbsent(key, KeyWaiters::new);
+            w = new Waiter(k, limit, attempt, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis));
+            k.queue.add(w);
+            if (k.subscription == null) {
+                KeyWaiters subscriber = k;
+                k.subscription = channels.subscribe(channel, subscriber::held).toCompletableFuture();
+            }
+            subscription = k.subscription;
+        }
+        after(waitMillis, w::waitEnded);
+        subscription.whenComplete((unsubscribe, e) -> {
+            if (e != null) w.finish(null, e);
+            else w.tryNow();
+        });
+        return w.result;
+    }
+
+    /** A waiter that is done leaves its key; the last one of a key unsubscribes. */
+    private void leave(Waiter w) {
+        CompletableFuture<Runnable> subscription = null;
+        synchronized (byKey) {
+            KeyWaiters k = w.key;
+            k.queue.remove(w);
+            if (k.queue.isEmpty() && byKey.get(k.key) == k) {
+                byKey.remove(k.key);
+                subscription = k.subscription;
+            }
+        }
+        if (subscription != null) subscription.thenAccept(Runnable::run);
+    }
+
+    /** Waiters of a key now, for tests. */
+    int waiting(String key) {
+        synchronized (byKey) {
+            KeyWaiters k = byKey.get(key);
+            return k == null ? 0 : k.queue.size();
+        }
+    }
+
+    private static void after(long millis, Runnable task) {
+        Executor later = CompletableFuture.delayedExecutor(Math.max(0, millis), TimeUnit.MILLISECONDS);
+        later.execute(task);
+    }
+}
