@@ -17,7 +17,10 @@ import java.util.concurrent.TimeoutException;
 /**
  * Everything between a decision and a backend that may be down or slow: Sluice's own deadline on each call
  * (swept by the engine's scheduler, see {@link Deadlines}), a circuit breaker in front of the backend, and the
- * rule's {@code on-backend-failure} once a call has failed or was skipped. Thread-safe.
+ * rule's {@code on-backend-failure} once a call has failed or was skipped. Until the backend has answered once, a
+ * call may take until the end of the start-up wait ({@code sluice.await-backend}) instead of its deadline: the first
+ * decisions of a fresh JVM (classes loading, code not yet compiled) take longer than a deadline meant for a warm one,
+ * and a user's first request should be decided by the backend, not by {@code on-backend-failure}. Thread-safe.
  */
 final class BackendGuard {
     /** Consecutive failures that open the circuit. */
@@ -39,9 +42,22 @@ final class BackendGuard {
     private final CircuitBreaker breaker;
     private final DecisionListener listener;
     private final ThrottledLog log;
+    /** When the start-up wait ends, on {@link #ticker}; calls before it and before a first answer are not cut short. */
+    private final long startUpEndsNanos;
+    private volatile boolean answeredOnce;
 
     BackendGuard(Duration timeout, Ticker ticker, DecisionListener listener, ThrottledLog log) {
+        this(timeout, Duration.ZERO, ticker, listener, log);
+    }
+
+    /**
+     * @param startUp from now, how long calls may run past their deadline while the backend has never answered
+     *                ({@link Duration#ZERO}: never)
+     */
+    BackendGuard(Duration timeout, Duration startUp, Ticker ticker, DecisionListener listener, ThrottledLog log) {
         this.timeout = timeout;
+        this.startUpEndsNanos = ticker.nanos() + startUp.toNanos();
+        this.answeredOnce = startUp.isZero();
         this.ticker = ticker;
         this.deadlines = new Deadlines(ticker);
         this.breaker = new CircuitBreaker(ticker, FAILURES_BEFORE_OPEN, COOL_DOWN_MILLIS);
@@ -78,15 +94,25 @@ final class BackendGuard {
         listener.backendCalled();
         long started = ticker.nanos();
         // The stage returned runs after the report, so whoever sees the decision sees the call's duration counted.
-        return deadlines.bound(stage, limit).whenComplete((v, e) -> listener.backendAnswered(e == null
-                ? DecisionListener.CallOutcome.SUCCESS
-                : unwrap(e) instanceof TimeoutException ? DecisionListener.CallOutcome.TIMEOUT
-                : DecisionListener.CallOutcome.ERROR, ticker.nanos() - started));
+        return deadlines.bound(stage, atStartUp(limit)).whenComplete((v, e) -> {
+            if (e == null) answeredOnce = true;
+            listener.backendAnswered(e == null
+                    ? DecisionListener.CallOutcome.SUCCESS
+                    : unwrap(e) instanceof TimeoutException ? DecisionListener.CallOutcome.TIMEOUT
+                    : DecisionListener.CallOutcome.ERROR, ticker.nanos() - started);
+        });
     }
 
     /** A wait for something else's call (not a call of its own: nothing counted), failed past the deadline. */
     <T> CompletableFuture<T> bounded(CompletionStage<T> stage, Duration limit) {
-        return deadlines.bound(stage, limit);
+        return deadlines.bound(stage, atStartUp(limit));
+    }
+
+    /** The deadline, or the rest of the start-up wait when that is longer and the backend has never answered. */
+    private Duration atStartUp(Duration limit) {
+        if (answeredOnce) return limit;
+        long left = startUpEndsNanos - ticker.nanos();
+        return left > limit.toNanos() ? Duration.ofNanos(left) : limit;
     }
 
     void succeeded() {

@@ -85,8 +85,12 @@ public final class Sluice implements AutoCloseable {
     /** The last reason the poll could not read the source, logged once until it changes. */
     private String lastUnreadable;
 
+    /**
+     * @param coldStart whether the backend connects in the background (Redis): then the first decisions may take
+     *                  up to {@code sluice.await-backend} from now, until the backend has answered once
+     */
     private Sluice(RuleSet rules, RulesSource source, Map<String, String> loaded, LimiterBackend backend, Clock clock,
-                   Ticker ticker, Optional<DecisionListener> meters) {
+                   Ticker ticker, Optional<DecisionListener> meters, boolean coldStart) {
         this.live = new LiveRules(rules, LOG);
         this.source = source;
         this.loaded = loaded;
@@ -95,7 +99,8 @@ public final class Sluice implements AutoCloseable {
         this.listener = meters.map(m -> DecisionListeners.of(List.of(stats, m))).orElse(stats);
         ThrottledLog log = new ThrottledLog(LOG, WARN_AT_MOST_EVERY_MILLIS, ticker);
         KeyNaming naming = new KeyNaming(rules.settings().keyPrefix());
-        BackendGuard guard = new BackendGuard(rules.settings().backendTimeout(), ticker, listener, log);
+        Duration startUp = coldStart ? rules.settings().awaitBackend() : Duration.ZERO;
+        BackendGuard guard = new BackendGuard(rules.settings().backendTimeout(), startUp, ticker, listener, log);
         this.leases = new Leases(backend, guard, naming, scheduler, log, listener, live);
         this.rates = new RateDecider(backend, guard, naming, ticker, listener, scheduler, live);
         this.admitter = new Admitter(rates, leases, listener, log, rules.settings().headers());
@@ -603,9 +608,12 @@ public final class Sluice implements AutoCloseable {
 
         /**
          * The engine. Without a backend of your own, a Redisson client or {@link #inMemory}, Sluice connects
-         * to the Redis the rules name, in the background: a Redis that is down blocks this only for as long as
-         * {@code sluice.await-backend} says (default {@code 0s}: not at all), then it is logged and Sluice serves
-         * anyway, each rule following its {@code on-backend-failure} until Redis connects.
+         * to the Redis the rules name, in the background, and waits for the first connection for as long as
+         * {@code sluice.await-backend} says (default {@code 10s}), so that the first request is decided in Redis: a
+         * Redis that is down blocks this only that long, then it is logged and Sluice serves anyway, each rule
+         * following its {@code on-backend-failure} until Redis connects. Until Redis has answered a first decision,
+         * and within that wait from now, a decision waits for Redis beyond {@code sluice.backend-timeout}: the first
+         * decisions of a fresh JVM are slower than a warm deadline allows.
          *
          * @return the engine; close it on shutdown
          * @throws IllegalStateException without rules, or with more than one backend chosen
@@ -635,7 +643,7 @@ public final class Sluice implements AutoCloseable {
                 b = new RedissonBackend(RedissonClients.create(rules.settings(), classLoader), true, clock,
                         rules.settings().backendTimeout());
             }
-            Sluice sluice = new Sluice(rules, from, loaded, b, clock, ticker, meters);
+            Sluice sluice = new Sluice(rules, from, loaded, b, clock, ticker, meters, backend == null && !inMemory);
             sluice.awaitBackend(rules.settings().awaitBackend());
             return sluice;
         }

@@ -91,10 +91,11 @@ class AwaitBackendTest {
     }
 
     @Test
-    void withoutAnAwaitStartUpNeverWaits() {
+    void withAnAwaitOfZeroStartUpNeverWaits() {
         int port = TestRedis.freePort();
         try (Sluice sluice = Sluice.fromProperties(Map.of(
                 "sluice.redis.address", "redis://127.0.0.1:" + port,
+                "sluice.await-backend", "0s",
                 "sluice.rules.r.rate", "3/1h"))) {
             assertThat(sluice.connected()).isFalse();
             assertThat(log.records()).isEmpty();

@@ -20,7 +20,8 @@ import java.util.Optional;
  * @param maxClockSkew     {@code sluice.max-clock-skew}: tolerated difference between this server's clock and
  *                         Redis's (extension); leases must be at least twice as long
  * @param awaitBackend     {@code sluice.await-backend}: how long start-up waits for the first connection to
- *                         the backend before serving anyway ({@code 0s}: not at all)
+ *                         the backend before serving anyway ({@value #DEFAULT_AWAIT_BACKEND_SECONDS}s by default,
+ *                         {@code 0s}: not at all)
  * @param reload           {@code sluice.reload}: how often a {@code file:} rules file is checked for changes
  *                         ({@code 0s}: never); fixed at start: a reloaded file's value needs a restart
  * @param allowNoRules     {@code sluice.allow-no-rules}: whether a reload may put rules in effect that have no rule
@@ -44,6 +45,11 @@ public record Settings(
     public static final String DEFAULT_REDIS_ADDRESS = "redis://127.0.0.1:6379";
     public static final Duration DEFAULT_BACKEND_TIMEOUT = Duration.ofMillis(100);
     public static final Duration DEFAULT_MAX_CLOCK_SKEW = Duration.ofMillis(500);
-    public static final Duration DEFAULT_AWAIT_BACKEND = Duration.ZERO;
+    /**
+     * Long enough for a remote Redis behind TLS and AUTH to answer its first command, so that a normal start decides
+     * its first request in Redis; short enough that a dead Redis delays a deployment by seconds, not for good.
+     */
+    public static final long DEFAULT_AWAIT_BACKEND_SECONDS = 10;
+    public static final Duration DEFAULT_AWAIT_BACKEND = Duration.ofSeconds(DEFAULT_AWAIT_BACKEND_SECONDS);
     public static final Duration DEFAULT_RELOAD = Duration.ZERO;
 }

@@ -102,6 +102,8 @@ class RedisFailureIT {
     private Sluice sluice(String address) {
         Map<String, String> p = new LinkedHashMap<>();
         p.put("sluice.redis.address", address);
+        // Serving while Redis is down from the start is the subject: no wait for a first connection.
+        p.put("sluice.await-backend", "0s");
         RateRules.addAll(p, "open", "1000000/1m", Map.of());
         RateRules.addAll(p, "closed", "1000000/1m", Map.of("on-backend-failure", "deny"));
         p.put("sluice.rules.slots.concurrency", "1000");

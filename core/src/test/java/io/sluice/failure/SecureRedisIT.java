@@ -65,6 +65,7 @@ class SecureRedisIT {
     private static Sluice sluice(Path yaml) {
         return Sluice.fromProperties(Map.of("sluice.redis.config", "file:" + yaml,
                 "sluice.backend-timeout", "1s",
+                "sluice.await-backend", "0s",
                 "sluice.rules.r.rate", "3/1m",
                 "sluice.rules.closed.rate", "3/1m",
                 "sluice.rules.closed.on-backend-failure", "deny",

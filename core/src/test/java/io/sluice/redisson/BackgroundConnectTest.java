@@ -32,6 +32,7 @@ class BackgroundConnectTest {
         try (Sluice sluice = Sluice.fromProperties(Map.of(
                 "sluice.redis.config", RedisYaml.file(yaml),
                 "sluice.backend-timeout", "200ms",
+                "sluice.await-backend", "0s",
                 "sluice.on-backend-failure", "deny",
                 "sluice.rules.r.rate", "3/1h"))) {
             Rule rule = sluice.rules().get("r").orElseThrow();

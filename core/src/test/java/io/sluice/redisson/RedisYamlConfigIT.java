@@ -41,6 +41,7 @@ class RedisYamlConfigIT {
         p.put("sluice.redis.config", RedisYaml.file(yaml));
         p.put("sluice.key-prefix", "yaml" + UUID.randomUUID().toString().substring(0, 8));
         p.put("sluice.backend-timeout", backendTimeout);
+        p.put("sluice.await-backend", "0s");
         p.put("sluice.on-backend-failure", "deny");
         p.put("sluice.rules.r.rate", "3/1h");
         return Sluice.fromProperties(p);

@@ -9,11 +9,15 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-/** {@code sluice.await-backend}: a duration, {@code 0s} by default; anything else is refused in the parser's form. */
+/**
+ * {@code sluice.await-backend}: a duration, {@code 10s} by default (so that a normal start decides its first request in
+ * Redis, see FirstRequestTest in the filter module), {@code 0s} not to wait; anything else is refused in the parser's form.
+ */
 class AwaitBackendSettingTest {
     @Test
-    void defaultsToNotWaiting() {
-        assertThat(RuleParser.parse(Map.of("sluice.rules.a.rate", "1/s")).settings().awaitBackend()).isEqualTo(Duration.ZERO);
+    void defaultsToTenSeconds() {
+        assertThat(RuleParser.parse(Map.of("sluice.rules.a.rate", "1/s")).settings().awaitBackend())
+                .isEqualTo(Duration.ofSeconds(10));
     }
 
     @Test

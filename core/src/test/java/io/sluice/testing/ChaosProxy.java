@@ -28,6 +28,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *       connections that fell into it, as a partition that lasts ends with broken connections;</li>
  *   <li>{@link #reset()}: send RST on every open connection, and on every new one while the mode lasts.</li>
  * </ul>
+ * Apart from the modes, {@link #slowAtFirst(Duration)} makes Redis slow to answer at first, as a remote Redis behind
+ * TLS and AUTH is when an application starts.
  * It counts the Redis commands it actually delivered to Redis, by name ({@link #delivered(String)}), by parsing
  * the RESP stream from the client. Plain threads; every thread and socket ends with {@link #close()}.
  */
@@ -40,6 +42,8 @@ public final class ChaosProxy implements AutoCloseable {
     private final Map<String, AtomicLong> delivered = new ConcurrentHashMap<>();
     private volatile Mode mode = Mode.PASS;
     private volatile long latencyNanos;
+    /** What clients send before this {@link System#nanoTime()} reaches Redis only then. */
+    private volatile long heldUntilNanos = System.nanoTime();
     private volatile boolean closed;
 
     private ChaosProxy(int targetPort) throws IOException {
@@ -76,6 +80,14 @@ public final class ChaosProxy implements AutoCloseable {
     public void latency(Duration added) {
         latencyNanos = added.toNanos();
         switchTo(Mode.LATENCY);
+    }
+
+    /**
+     * What clients send within {@code hold} from now reaches Redis only when {@code hold} has passed, and later
+     * commands go through at once: a Redis that answers its first commands slowly. Applies in every mode that forwards.
+     */
+    public void slowAtFirst(Duration hold) {
+        heldUntilNanos = System.nanoTime() + hold.toNanos();
     }
 
     public void blackhole() {
@@ -225,7 +237,8 @@ public final class ChaosProxy implements AutoCloseable {
                         blackholed = true;
                         continue; // read and dropped: never forwarded, never answered
                     }
-                    long due = System.nanoTime() + (m == Mode.LATENCY ? latencyNanos : 0);
+                    long due = Math.max(System.nanoTime() + (m == Mode.LATENCY ? latencyNanos : 0),
+                            heldUntilNanos);
                     pending.incrementAndGet();
                     toUpstream.add(new Chunk(java.util.Arrays.copyOf(buf, n), due));
                 }

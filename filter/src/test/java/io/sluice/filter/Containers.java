@@ -161,13 +161,18 @@ final class Containers {
     }
 
     static Running jetty(Map<String, String> initParams, Setup setup) {
+        return jetty(initParams, setup, 0);
+    }
+
+    /** On {@code port} (0: a free one), so that a test can knock on the port while the container starts. */
+    static Running jetty(Map<String, String> initParams, Setup setup, int port) {
         try {
             Server server = setup.maxThreads() > 0 ? new Server(new QueuedThreadPool(setup.maxThreads(), 2)) : new Server();
             HttpConfiguration http = new HttpConfiguration();
             http.setRequestHeaderSize(MAX_HEADER_BYTES);
             ServerConnector connector = new ServerConnector(server, new HttpConnectionFactory(http));
             connector.setHost("127.0.0.1");
-            connector.setPort(0);
+            connector.setPort(port);
             server.addConnector(connector);
             ServletContextHandler context = new ServletContextHandler("/");
             SluiceFilter sluice = new SluiceFilter();
@@ -196,12 +201,17 @@ final class Containers {
     }
 
     static Running tomcat(Map<String, String> initParams, Setup setup) {
+        return tomcat(initParams, setup, 0);
+    }
+
+    /** On {@code port} (0: a free one), so that a test can knock on the port while the container starts. */
+    static Running tomcat(Map<String, String> initParams, Setup setup, int port) {
         try {
             Path base = Files.createTempDirectory("sluice-tomcat");
             Tomcat tomcat = new Tomcat();
             tomcat.setBaseDir(base.toString());
             Connector connector = new Connector();
-            connector.setPort(0);
+            connector.setPort(port);
             connector.setProperty("address", "127.0.0.1");
             connector.setProperty("maxHttpRequestHeaderSize", Integer.toString(MAX_HEADER_BYTES));
             if (setup.maxThreads() > 0) {

@@ -47,6 +47,7 @@ class FilterUnderFailureIT {
                 "sluice.redis.address", address,
                 "sluice.key-prefix", "uf" + UUID.randomUUID().toString().substring(0, 8),
                 "sluice.backend-timeout", "100ms",
+                "sluice.await-backend", "0s",
                 "sluice.on-backend-failure", onFailure,
                 "sluice.rules.posts.algorithm", algorithm.id());
     }

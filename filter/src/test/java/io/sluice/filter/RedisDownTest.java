@@ -16,6 +16,7 @@ class RedisDownTest {
         return Map.of("config", "classpath:sluice-test.properties",
                 "sluice.redis.address", "redis://127.0.0.1:" + TestRedis.freePort(),
                 "sluice.backend-timeout", "200ms",
+                "sluice.await-backend", "0s",
                 "sluice.on-backend-failure", onFailure);
     }
 
