@@ -135,6 +135,28 @@ public final class RedisProcess implements AutoCloseable {
         RUNNING.remove(this);
     }
 
+    /** SIGSTOP: the server stops in its tracks, its clients' commands wait in their sockets, until {@link #thaw}. */
+    public void freeze() {
+        signal("-STOP");
+    }
+
+    /** SIGCONT: a frozen server runs again, and the commands that waited first. */
+    public void thaw() {
+        signal("-CONT");
+    }
+
+    private void signal(String signal) {
+        try {
+            Process kill = new ProcessBuilder("kill", signal, Long.toString(process.pid())).inheritIO().start();
+            if (kill.waitFor() != 0) throw new IllegalStateException("kill " + signal + " failed on port " + port);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** Starts the process again on the same port with the same configuration (data survives only if persisted). */
     public void restart() {
         kill();
