@@ -278,7 +278,7 @@ public final class RedissonBackend implements LimiterBackend {
         if (!Prefetch.supported(r, ahead)) {
             return LimiterBackend.super.tryConsumeAndPrefetch(r, ahead, hold);
         }
-        return prefetched(List.of(r), r.withCost(1), ahead, hold);
+        return prefetched(List.of(r), r.withCost(1), ahead, hold, randomId());
     }
 
     /** Permits alone, in the key's lane: the same unit without a request. */
@@ -287,15 +287,15 @@ public final class RedissonBackend implements LimiterBackend {
         if (!Prefetch.supported(permit, ahead)) {
             return LimiterBackend.super.prefetch(permit, ahead, hold);
         }
-        return prefetched(List.of(), permit, ahead, hold);
+        return prefetched(List.of(), permit, ahead, hold, randomId());
     }
 
     /**
      * {@code requests} (the one request, or none) then up to {@code ahead} permits, as one unit of the key's lane.
      * The outcome is the request's, or the prefetch's own when there is none; what is left is the prefetch's answer.
      */
-    private CompletionStage<Prefetch> prefetched(List<RateRequest> requests, RateRequest permit, long ahead, Duration hold) {
-        DecisionLanes.Ahead run = new DecisionLanes.Ahead(permit, ahead, hold.toMillis(), randomId(), new AtomicLong(), new AtomicLong());
+    private CompletionStage<Prefetch> prefetched(List<RateRequest> requests, RateRequest permit, long ahead, Duration hold, String id) {
+        DecisionLanes.Ahead run = new DecisionLanes.Ahead(permit, ahead, hold.toMillis(), id, new AtomicLong(), new AtomicLong());
         DecisionLanes.Unit unit = new DecisionLanes.Unit(requests, CONSUME, run, new CompletableFuture<>());
         CompletionStage<Prefetch> answered = whenConnected(() -> lanes.submit(unit)).thenApply(answers -> {
             long taken = run.taken().get();
@@ -316,6 +316,15 @@ public final class RedissonBackend implements LimiterBackend {
      * ran it already or runs it later (then it takes nothing). Retried while Redis cannot be reached.
      */
     private void cancel(DecisionLanes.Ahead run, int attempt) {
+        cancelOnce(run).whenComplete((v, e) -> {
+            if (e == null || closed || attempt >= CANCEL_ATTEMPTS) return;
+            CompletableFuture.runAsync(() -> cancel(run, attempt + 1),
+                    CompletableFuture.delayedExecutor(CANCEL_RETRY_MILLIS, TimeUnit.MILLISECONDS));
+        });
+    }
+
+    /** One attempt of {@link #cancel}. */
+    private CompletionStage<?> cancelOnce(DecisionLanes.Ahead run) {
         RateRequest r = run.request();
         CompletionStage<?> sent;
         try {
@@ -330,11 +339,20 @@ public final class RedissonBackend implements LimiterBackend {
         } catch (RuntimeException e) {
             sent = CompletableFuture.failedFuture(e);
         }
-        sent.whenComplete((v, e) -> {
-            if (e == null || closed || attempt >= CANCEL_ATTEMPTS) return;
-            CompletableFuture.runAsync(() -> cancel(run, attempt + 1),
-                    CompletableFuture.delayedExecutor(CANCEL_RETRY_MILLIS, TimeUnit.MILLISECONDS));
-        });
+        return sent;
+    }
+
+    /** For tests: {@code r} and a prefetch under Sluice's id {@code id}, as {@link #tryConsumeAndPrefetch} sends them. */
+    CompletionStage<Prefetch> tryConsumeAndPrefetch(RateRequest r, long ahead, Duration hold, String id) {
+        return prefetched(List.of(r), r.withCost(1), ahead, hold, id);
+    }
+
+    /**
+     * For tests: one attempt of the hand-back of a prefetch given up on ({@code permit}, up to {@code ahead}, under
+     * {@code id}, sent at {@code sentAt} on this backend's clock), whichever reaches Redis first.
+     */
+    CompletionStage<?> giveUp(RateRequest permit, long ahead, Duration hold, String id, long sentAt) {
+        return cancelOnce(new DecisionLanes.Ahead(permit, ahead, hold.toMillis(), id, new AtomicLong(), new AtomicLong(sentAt)));
     }
 
     /**
