@@ -60,9 +60,12 @@ class LatePermitTest {
 
             // Nothing runs: every permit is free again within a second of Redis going on.
             AtomicInteger seen = new AtomicInteger(-1);
+            long thawed = System.nanoTime();
             try {
                 await().atMost(ALL_FREE_WITHIN).pollInterval(Duration.ofMillis(20))
                         .until(() -> free(sluice, rule, seen) == LIMIT);
+                System.out.println("late permits: all " + LIMIT + " free " + (System.nanoTime() - thawed) / 1_000_000
+                        + " ms after Redis went on");
             } catch (ConditionTimeoutException stranded) {
                 assertThat(seen.get()).as("permits free %s after the freeze, with nothing running", ALL_FREE_WITHIN).isEqualTo(LIMIT);
             }

@@ -131,6 +131,7 @@ class PlansWithWaitTest {
         }
 
         Admission ending = free;
+        List<Long> latencies = new ArrayList<>();
         for (int admitted = 0; admitted < 3; admitted++) {
             long released = System.nanoTime();
             inFlight.end("free", ending);
@@ -138,7 +139,9 @@ class PlansWithWaitTest {
             long latency = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - released);
             assertThat(ending.allowed()).as("free waiter %d", admitted + 1).isTrue();
             assertThat(Duration.ofMillis(latency)).as("release to admission of free waiter %d", admitted + 1).isLessThan(WAKE_UP_BOUND);
+            latencies.add(latency);
         }
+        System.out.println("plans and wait: free waiters admitted " + latencies + " ms after the release before them");
         inFlight.end("free", ending);
         assertThat(inFlight.peak("free")).as("free requests in flight at once").isEqualTo(1);
         assertThat(inFlight.peak("null")).isEqualTo(2);
@@ -168,6 +171,7 @@ class PlansWithWaitTest {
         long latency = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - released);
         assertThat(admitted.allowed()).isTrue();
         assertThat(Duration.ofMillis(latency)).as("release to admission of the pro waiter").isLessThan(WAKE_UP_BOUND);
+        System.out.println("plans and wait: the pro waiter admitted " + latency + " ms after the release");
         assertThat(inFlight.peak("pro")).as("pro requests in flight at once").isEqualTo(6);
         held.add(admitted);
         held.forEach(a -> inFlight.end("pro", a));

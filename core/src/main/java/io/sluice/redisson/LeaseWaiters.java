@@ -84,6 +84,8 @@ final class LeaseWaiters {
         boolean trying;
         boolean again;
         boolean lastTry;
+        /** The lease expiry a retry is scheduled for (one timer per expiry, however many tries saw it). */
+        long retryAt = -1;
 
         Waiter(KeyWaiters key, int limit, Attempt attempt, long endNanos) {
             this.key = key;
@@ -134,7 +136,10 @@ final class LeaseWaiters {
 
         /** Nothing wakes a waiter when a lease expires: it tries again then itself (if before its wait ends). */
         private void retryAtExpiry(long expiry) {
-            if (expiry < 0) return;
+            synchronized (this) {
+                if (expiry < 0 || expiry == retryAt) return;
+                retryAt = expiry;
+            }
             long in = Math.max(MIN_RETRY_MILLIS, expiry - leaseClock.get());
             long left = TimeUnit.NANOSECONDS.toMillis(endNanos - System.nanoTime());
             if (in < left) after(in, this::tryNow);

@@ -22,6 +22,15 @@ public record LeaseRequest(String key, int limit, Duration lease, Duration waitT
     /** Bytes of a permit id: as many as Redisson's own semaphore uses, so its objects read Sluice's permits. */
     public static final int PERMIT_ID_BYTES = 16;
 
+    /**
+     * Checks the permit id: it reaches the store's scripts.
+     *
+     * @param key      the backend key, already namespaced and free of user-supplied characters
+     * @param limit    permits in the semaphore, as the request's plan limits it
+     * @param lease    how long a permit lives unless renewed
+     * @param waitTime how long to wait for a permit; zero for an immediate answer
+     * @param permitId the permit's id: {@value #PERMIT_ID_BYTES} random bytes in lower-case hex
+     */
     public LeaseRequest {
         Objects.requireNonNull(permitId, "permitId");
         if (permitId.length() != 2 * PERMIT_ID_BYTES || !permitId.chars().allMatch(c -> c >= '0' && c <= '9' || c >= 'a' && c <= 'f')) {
@@ -29,7 +38,14 @@ public record LeaseRequest(String key, int limit, Duration lease, Duration waitT
         }
     }
 
-    /** A request for a permit under a new id ({@link #newPermitId()}). */
+    /**
+     * A request for a permit under a new id ({@link #newPermitId()}).
+     *
+     * @param key      the backend key, already namespaced and free of user-supplied characters
+     * @param limit    permits in the semaphore, as the request's plan limits it
+     * @param lease    how long a permit lives unless renewed
+     * @param waitTime how long to wait for a permit; zero for an immediate answer
+     */
     public LeaseRequest(String key, int limit, Duration lease, Duration waitTime) {
         this(key, limit, lease, waitTime, newPermitId());
     }
@@ -46,7 +62,12 @@ public record LeaseRequest(String key, int limit, Duration lease, Duration waitT
         return new LeaseRequest(key, limit, lease, waitTime, newPermitId());
     }
 
-    /** {@return the same permit under another limit (a reload or a plan changed it)} */
+    /**
+     * The same permit under another limit (a reload changed it).
+     *
+     * @param newLimit the limit now
+     * @return the request under {@code newLimit}
+     */
     public LeaseRequest withLimit(int newLimit) {
         return newLimit == limit ? this : new LeaseRequest(key, newLimit, lease, waitTime, permitId);
     }

@@ -97,10 +97,13 @@ public interface LimiterBackend extends AutoCloseable {
     }
 
     /**
-     * Takes one concurrency permit with a lease, waiting up to the request's {@code wait} for one.
+     * Takes one concurrency permit with a lease, under the request's permit id, waiting up to the request's
+     * {@code wait} for one. Judged by the request's own limit against the permits held, whatever limits they were
+     * taken under (one semaphore per key, a limit per plan). An id already held takes nothing more; an id released
+     * before this acquire arrived (within a lease) takes nothing.
      *
-     * @param request the semaphore's key, its limit, the lease and the wait
-     * @return the permit acquired, or none, and the permits still free
+     * @param request the semaphore's key, its limit, the lease, the wait and the permit id
+     * @return the permit acquired (the request's id), or none, and the permits still free
      */
     CompletionStage<LeaseOutcome> tryAcquire(LeaseRequest request);
 
@@ -114,11 +117,13 @@ public interface LimiterBackend extends AutoCloseable {
     CompletionStage<Boolean> renew(LeaseRequest request, String permitId);
 
     /**
-     * Returns a permit.
+     * Returns a permit. A permit not held (returned already, expired, or whose acquire has not arrived yet) leaves a
+     * tombstone for one lease, so that an acquire of that id arriving later takes nothing: the engine releases a
+     * permit it gave up waiting for whatever the store did with it.
      *
      * @param request  the request the permit was acquired with
-     * @param permitId the permit, from {@link LeaseOutcome#permitId()}
-     * @return true the first time, false for a permit already returned or expired
+     * @param permitId the permit, from {@link LeaseOutcome#permitId()} or {@link LeaseRequest#permitId()}
+     * @return true the first time, false for a permit already returned, expired or not held
      */
     CompletionStage<Boolean> release(LeaseRequest request, String permitId);
 

@@ -23,6 +23,8 @@ import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -193,6 +195,36 @@ class RedissonBackendTest extends BackendContract {
         LeaseOutcome got = waiting.orTimeout(5, TimeUnit.SECONDS).join();
         assertThat(got.acquired()).isTrue();
         assertThat(backend.release(r, got.permitId()).toCompletableFuture().join()).isTrue();
+    }
+
+    /**
+     * One semaphore, a limit per plan: a waiter is judged by its own limit and woken by a release under another. A
+     * waiter under 1 stays waiting while 2 of a limit of 4 are held; a waiter under 6 behind 6 held is woken by a
+     * release under a limit of 1 (which leaves no free count under that limit), long before its minute of waiting
+     * ends.
+     */
+    @Test
+    void aWaiterIsJudgedByItsOwnLimitAndWokenByAReleaseUnderAnother() {
+        Duration lease = Duration.ofSeconds(30);
+        Duration wait = Duration.ofMinutes(1);
+        LeaseRequest four = new LeaseRequest(key("plans-wait"), 4, lease, Duration.ZERO);
+        List<String> held = new ArrayList<>();
+        for (int i = 0; i < 3; i++) held.add(acquire(four).permitId());
+        var free = backend.tryAcquire(new LeaseRequest(four.key(), 1, lease, Duration.ofSeconds(2))).toCompletableFuture();
+        backend.release(four, held.remove(0)).toCompletableFuture().join();
+        assertThat(free.orTimeout(15, TimeUnit.SECONDS).join().acquired()).as("a waiter under 1 with 2 held").isFalse();
+        for (String id : held) backend.release(four, id).toCompletableFuture().join();
+
+        LeaseRequest six = new LeaseRequest(key("plans-wake"), 6, lease, Duration.ZERO);
+        List<String> pro = new ArrayList<>();
+        for (int i = 0; i < 6; i++) pro.add(acquire(six).permitId());
+        var waiter = backend.tryAcquire(new LeaseRequest(six.key(), 6, lease, wait)).toCompletableFuture();
+        LeaseRequest one = new LeaseRequest(six.key(), 1, lease, Duration.ZERO);
+        backend.release(one, pro.remove(0)).toCompletableFuture().join();
+        LeaseOutcome got = waiter.orTimeout(15, TimeUnit.SECONDS).join();
+        assertThat(got.acquired()).isTrue();
+        pro.add(got.permitId());
+        for (String id : pro) assertThat(backend.release(six, id).toCompletableFuture().join()).isTrue();
     }
 
     /** One round trip per decision: one EVALSHA each, the script text sent to Redis at most once. */

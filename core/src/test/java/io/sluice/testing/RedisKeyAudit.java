@@ -9,7 +9,7 @@ import java.util.regex.Pattern;
  * Scans every Redis key under a Sluice key prefix and checks the two promises about them: each one has a TTL, and
  * each one has Sluice's shape, {@code <prefix>:<rule>:sliding-log:<period>:<hash>} or
  * {@code <prefix>:<rule>:concurrency:<hash>} (the hash 22 URL-safe Base64 characters) or one of Redisson's sub-keys
- * {@code {<that>}:value|permits|timeout}, or {@code <prefix>:{<rule>:<algorithm>:<period>:<hash>}} for the algorithms on
+ * {@code {<that>}:value|permits|timeout|released}, or {@code <prefix>:{<rule>:<algorithm>:<period>:<hash>}} for the algorithms on
  * Redis TIME, so no raw client value ever became part of a key.
  */
 public final class RedisKeyAudit {
@@ -32,7 +32,7 @@ public final class RedisKeyAudit {
         // The algorithms on Redis TIME (issue 13): one key, the whole name one hash tag, no limit in it.
         String algorithm = Pattern.quote(prefix) + ":\\{[A-Za-z0-9_-]+:(token-bucket|leaky-bucket|fixed-window|sliding-window)"
                 + ":[0-9]+(ms|s|m|h|d):[A-Za-z0-9_-]{22}\\}";
-        Pattern shape = Pattern.compile(name + "|\\{" + name + "\\}:(value|permits|timeout)|" + algorithm);
+        Pattern shape = Pattern.compile(name + "|\\{" + name + "\\}:(value|permits|timeout|released)|" + algorithm);
         long count = 0;
         List<String> withoutTtl = new ArrayList<>();
         List<String> malformed = new ArrayList<>();

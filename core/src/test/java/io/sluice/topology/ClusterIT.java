@@ -199,7 +199,7 @@ class ClusterIT {
 
         // Every key Sluice wrote is its own name or Redisson's {name}:suffix, never user content, and all the
         // keys of one limiter hash to the slot of its name (else its script would have failed with CROSSSLOT).
-        Pattern ours = Pattern.compile("(\\{)?" + PREFIX + ":both:(sliding-log:1h|concurrency):[A-Za-z0-9_-]{22}(}:(value|permits|timeout))?");
+        Pattern ours = Pattern.compile("(\\{)?" + PREFIX + ":both:(sliding-log:1h|concurrency):[A-Za-z0-9_-]{22}(}:(value|permits|timeout|released))?");
         Map<String, Long> slotOfName = new HashMap<>();
         Map<String, Set<Long>> slotsOfLimiter = new HashMap<>();
         for (RedisProcess master : cluster.masters()) {

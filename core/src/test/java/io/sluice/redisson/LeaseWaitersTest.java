@@ -1,0 +1,115 @@
+package io.sluice.redisson;
+
+import io.sluice.spi.LeaseOutcome;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongConsumer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Which of a key's waiters a wake-up message (the leases still held) sends to try again: in arrival order, those
+ * whose own limit leaves room, as many as the room allows; the last waiter of a key unsubscribes. The channel and
+ * the acquire script are stand-ins (pure logic); each waiter's wait is an hour, so no timer takes part.
+ */
+class LeaseWaitersTest {
+    private static final long HOUR = 3_600_000;
+
+    /** One subscription, with its listener and whether it was ended. */
+    private static final class Channel {
+        LongConsumer listener;
+        final AtomicInteger subscriptions = new AtomicInteger();
+        final AtomicInteger unsubscribed = new AtomicInteger();
+    }
+
+    /** A waiter's tries: each answered by the test, not acquired unless it says so. */
+    private static final class Tries implements LeaseWaiters.Attempt {
+        final List<CompletableFuture<LeaseWaiters.Answer>> made = new ArrayList<>();
+
+        @Override
+        public synchronized CompletionStage<LeaseWaiters.Answer> tryNow() {
+            CompletableFuture<LeaseWaiters.Answer> f = new CompletableFuture<>();
+            made.add(f);
+            return f;
+        }
+
+        synchronized int count() {
+            return made.size();
+        }
+
+        synchronized void refuseLast() {
+            made.get(made.size() - 1).complete(new LeaseWaiters.Answer(new LeaseOutcome(null, 0), -1));
+        }
+
+        synchronized void grantLast(String id) {
+            made.get(made.size() - 1).complete(new LeaseWaiters.Answer(new LeaseOutcome(id, 0), -1));
+        }
+    }
+
+    private static LeaseWaiters waiters(Channel channel) {
+        return new LeaseWaiters((name, held) -> {
+            channel.subscriptions.incrementAndGet();
+            channel.listener = held;
+            return CompletableFuture.completedFuture(channel.unsubscribed::incrementAndGet);
+        }, () -> 0L);
+    }
+
+    @Test
+    void aMessageWakesTheWaitersWhoseLimitLeavesRoomInArrivalOrder() {
+        Channel channel = new Channel();
+        LeaseWaiters waiters = waiters(channel);
+        Tries free1 = new Tries();
+        Tries free2 = new Tries();
+        Tries none = new Tries();
+        Tries pro = new Tries();
+        CompletionStage<LeaseOutcome> first = waiters.await("k", "c", 1, HOUR, free1);
+        waiters.await("k", "c", 1, HOUR, free2);
+        waiters.await("k", "c", 4, HOUR, none);
+        waiters.await("k", "c", 6, HOUR, pro);
+        assertThat(channel.subscriptions).hasValue(1);
+        // Each tried once when subscribed, and found no room.
+        for (Tries t : List.of(free1, free2, none, pro)) {
+            assertThat(t.count()).isEqualTo(1);
+            t.refuseLast();
+        }
+
+        channel.listener.accept(2); // 2 held: room under 4 and 6, none under 1
+        assertThat(List.of(free1.count(), free2.count(), none.count(), pro.count())).containsExactly(1, 1, 2, 2);
+        none.refuseLast();
+        pro.refuseLast();
+
+        channel.listener.accept(5); // room for one under 6 only
+        assertThat(List.of(free1.count(), free2.count(), none.count(), pro.count())).containsExactly(1, 1, 2, 3);
+        pro.refuseLast();
+
+        channel.listener.accept(0); // one of each limit's room, in arrival order: the first free, then none (2nd), pro (3rd)
+        assertThat(List.of(free1.count(), free2.count(), none.count(), pro.count())).containsExactly(2, 1, 3, 4);
+        free1.grantLast("0123456789abcdef0123456789abcdef");
+        assertThat(first.toCompletableFuture().join().permitId()).isEqualTo("0123456789abcdef0123456789abcdef");
+        assertThat(waiters.waiting("k")).isEqualTo(3);
+        assertThat(channel.unsubscribed).hasValue(0);
+    }
+
+    @Test
+    void aMessageDuringATryMakesOneMoreTryAndTheLastWaiterUnsubscribes() {
+        Channel channel = new Channel();
+        LeaseWaiters waiters = waiters(channel);
+        Tries only = new Tries();
+        CompletionStage<LeaseOutcome> result = waiters.await("k", "c", 1, HOUR, only);
+        assertThat(only.count()).isEqualTo(1);
+        channel.listener.accept(0); // while the first try is under way
+        channel.listener.accept(0);
+        assertThat(only.count()).isEqualTo(1);
+        only.refuseLast();
+        assertThat(only.count()).as("one more try, for both messages").isEqualTo(2);
+        only.grantLast("00000000000000000000000000000001");
+        assertThat(result.toCompletableFuture().join().acquired()).isTrue();
+        assertThat(waiters.waiting("k")).isZero();
+        assertThat(channel.unsubscribed).hasValue(1);
+    }
+}
