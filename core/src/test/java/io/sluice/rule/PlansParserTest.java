@@ -116,11 +116,13 @@ class PlansParserTest {
                 "sluice.rules.a.plan = \"user\": expected header:<Name>, attribute:<name>, param:<name> or cookie:<name>, "
                         + "such as header:X-Plan",
                 "sluice.rules.a.plans.pro.rate = \"10/1m\": expected unlimited or a rate over the rule's period 1h such as "
-                        + "100/1h (a plan changes how many, not the window, so a key keeps its usage when its plan changes)",
+                        + "100/1h (a plan changes how many, not the window, so a key keeps its usage when its plan changes; "
+                        + "permits from 1 to 1000000000, a period from 1ms to 366d)",
                 "sluice.rules.a.plans.pro.burst = \"20\": expected burst only with algorithm=token-bucket",
                 "sluice.rules.a.plans.pro.concurrency = \"4\": expected a plan concurrency only on a rule with concurrency",
                 "sluice.rules.a.plans.silver.rate = \"lots\": expected unlimited or a rate over the rule's period 1h such as "
-                        + "100/1h (a plan changes how many, not the window, so a key keeps its usage when its plan changes)");
+                        + "100/1h (a plan changes how many, not the window, so a key keeps its usage when its plan changes; "
+                        + "permits from 1 to 1000000000, a period from 1ms to 366d)");
     }
 
     @Test
@@ -139,7 +141,7 @@ class PlansParserTest {
     void aRuleWhoseOwnRateIsBadGetsThatProblemOnly() {
         assertThat(problems("sluice.rules.a.rate", "ten/h", "sluice.rules.a.plan", "header:X-Plan",
                 "sluice.rules.a.plans.pro.rate", "10/1h")).containsExactly(
-                "sluice.rules.a.rate = \"ten/h\": expected <permits>/<period> such as 10/1h, 40/1m, 5/10s, 100/s or 2/500ms");
+                "sluice.rules.a.rate = \"ten/h\": expected <permits>/<period> such as 10/1h, 40/1m, 5/10s, 100/s or 2/500ms (permits from 1 to 1000000000, a period from 1ms to 366d)");
     }
 
     @Test
