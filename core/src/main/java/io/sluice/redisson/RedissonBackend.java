@@ -38,6 +38,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
+import java.util.regex.Pattern;
 
 /**
  * Limits in Redis, in the data layout of Redisson's {@link RRateLimiter} (type {@code OVERALL}) and
@@ -81,6 +82,10 @@ public final class RedissonBackend implements LimiterBackend {
         }
     }
 
+    /** Error codes that say something about Redis (memory, state, topology, access), not about one request. */
+    private static final Pattern REDIS_CONDITION = Pattern.compile(
+            "\\b(OOM|BUSY|READONLY|LOADING|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|NOPERM|NOSCRIPT|WRONGTYPE|CROSSSLOT|MOVED|ASK"
+                    + "|EXECABORT|NOREPLICAS|MISCONF)\\b");
     /** Numbers in one answer of {@code rate.lua}, and of the scripts on Redis time. */
     private static final int LOG_ANSWER = 4;
     private static final int ANSWER = 6;
@@ -438,7 +443,8 @@ public final class RedissonBackend implements LimiterBackend {
      */
     static boolean causedByRequest(String error) {
         String e = error.strip();
-        if (e.contains("permission") || e.contains("can't run this command")) return false;
+        // Redis 6 wraps any error raised in a script in "ERR Error running script ...": look for the codes inside too.
+        if (REDIS_CONDITION.matcher(e).find() || e.contains("permission") || e.contains("can't run this command")) return false;
         return e.startsWith("ERR ") || e.startsWith("user_script:") || e.startsWith("@user_script");
     }
 

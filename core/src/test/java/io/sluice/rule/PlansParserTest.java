@@ -191,4 +191,20 @@ class PlansParserTest {
                 .containsExactly("sluice.problem-type = \"" + bad + "\": " + PROBLEM_TYPE,
                         "sluice.rules.a.problem-type = \"" + bad + "\": " + PROBLEM_TYPE);
     }
+
+    /** Issue 21: a plan's burst has the rule's range: at most 100 times the plan rate's permits. */
+    @Test
+    void aPlansBurstIsAtMostAHundredTimesItsRate() {
+        Map<String, String> base = new LinkedHashMap<>();
+        base.put("sluice.rules.api.rate", "3/1h");
+        base.put("sluice.rules.api.algorithm", "token-bucket");
+        base.put("sluice.rules.api.plan", "header:X-Plan");
+        base.put("sluice.rules.api.plans.pro.rate", "10/1h");
+        base.put("sluice.rules.api.plans.pro.burst", "1000");
+        assertThat(RuleParser.parse(base).get("api").orElseThrow().plans().lookup("pro").burst()).isEqualTo(1000);
+        base.put("sluice.rules.api.plans.pro.burst", "1001");
+        ConfigException e = catchThrowableOfType(() -> RuleParser.parse(base), ConfigException.class);
+        assertThat(e.problems()).containsExactly("sluice.rules.api.plans.pro.burst = \"1001\": expected a whole number of"
+                + " requests from 1 to 1000 (100 times the rate's permits, at most 1000000000) such as 20");
+    }
 }
