@@ -335,7 +335,7 @@ public final class RuleParser {
         }
     }
 
-    /** A whole number from {@code min} to {@code max} (both at most {@link Rate#MAX_PERMITS}-sized), else null. */
+    /** A whole number from {@code min} to {@code max} (written in at most 18 digits), else null. */
     static Long whole(String s, long min, long max) {
         if (!s.matches("\\d{1,18}")) return null;
         long v = Long.parseLong(s);
