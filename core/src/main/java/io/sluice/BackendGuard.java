@@ -7,6 +7,7 @@ import io.sluice.internal.ThrottledLog;
 import io.sluice.internal.Ticker;
 import io.sluice.rule.FailurePolicy;
 import io.sluice.rule.Rule;
+import io.sluice.spi.RequestRefusedException;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -84,7 +85,8 @@ final class BackendGuard {
      */
     <T> CompletableFuture<T> call(CompletionStage<T> stage, Duration limit) {
         return unjudged(stage, limit).whenComplete((v, e) -> {
-            if (e == null) breaker.onSuccess();
+            // A request the backend refused was answered: the backend is as healthy as after any answer.
+            if (e == null || causedByRequest(e)) breaker.onSuccess();
             else breaker.onFailure();
         });
     }
@@ -140,6 +142,27 @@ final class BackendGuard {
                 + (allow ? "allowing" : "denying") + " per on-backend-failure");
         Decision d = allow ? Decision.failedOpen(rule, kind, limit) : Decision.failedClosed(rule, kind, limit, FAILED_CLOSED_RETRY);
         listener.decided(d, skipped ? DecisionListener.Source.CIRCUIT_OPEN : DecisionListener.Source.BACKEND_FAILURE);
+        return d;
+    }
+
+    /**
+     * Whether a call failed because of its own request's arguments ({@link RequestRefusedException}): the backend
+     * answered, so that is the request's error, decided by {@link #refused}, never a backend failure.
+     */
+    static boolean causedByRequest(Throwable e) {
+        return unwrap(e) instanceof RequestRefusedException;
+    }
+
+    /**
+     * The rule's answer to a request the backend refused ({@link #causedByRequest}): a rejection that no wait helps
+     * ({@link Decision#neverFits}), reported as the rule's own decision; the circuit and {@code on-backend-failure}
+     * are not involved.
+     */
+    Decision refused(Rule rule, long limit, long cost, Throwable e) {
+        log.warn("refused:" + rule.name(), "Backend refused a request of rule '" + rule.name() + "' (cost " + cost
+                + "): " + unwrap(e).getMessage() + "; rejecting it");
+        Decision d = Decision.neverFits(rule, limit, 0, Duration.ZERO, cost);
+        listener.decided(d, DecisionListener.Source.RULE);
         return d;
     }
 

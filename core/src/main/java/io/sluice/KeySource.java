@@ -42,7 +42,9 @@ public interface KeySource {
 
     /**
      * This source with one cost for every rate rule, as the programmatic form of {@code @LimitCost}. A cost above
-     * what a rule ever admits is a rejection whose {@link Decision#neverFits()} is true.
+     * what a rule ever admits (and any cost above 1 000 000 000) is a rejection whose
+     * {@link Decision#neverFits()} is true, decided before any backend call: a cost taken from users can neither
+     * pass a limit nor make the backend fail.
      *
      * <pre>{@code
      * Admission a = sluice.admit(rules, KeySource.fixed(tenant).withCost(pages)).toCompletableFuture().join();

@@ -122,6 +122,12 @@ final class RateDecider {
         long limit = rule.rate().orElseThrow().permits();
         String key = naming.rate(rule, raw);
         RateRequest request = rule.ratePolicy().request(key, rule.rate().get(), cost);
+        if (request.neverFits()) {
+            // Decided here: a cost above anything the rule admits is never handed to a script.
+            Decision d = Decision.neverFits(rule, limit, 0, Duration.ZERO, cost);
+            listener.decided(d, DecisionListener.Source.RULE);
+            return CompletableFuture.completedFuture(d);
+        }
         // Under soft or elastic throttling the key may go past a nominal "0 remaining": only the backend knows.
         boolean shield = !rule.dryRun() && rule.ratePolicy().throttling() == Throttling.HARD;
         // The stock first: permits this server holds are not in what the shield last heard the backend had left.
@@ -188,7 +194,7 @@ final class RateDecider {
         long now = ticker.millis();
         CompletionStage<Prefetch> call = prefetcher.fetch(request, rule.ratePolicy().prefetch(), rule.ratePolicy().prefetchHold());
         return guard.call(call, guard.timeout()).handle((p, e) -> {
-            if (e != null) return guard.failure(rule, Decision.Kind.RATE, limit, e);
+            if (e != null) return failure(rule, limit, request.cost(), e);
             // Nothing taken ahead: the key is near its limit, which the shield keeps to itself as after any call.
             if (shield && p.taken() == 0 && shieldable(request) && p.remaining() < (long) MAX_BATCH * shieldCost(request)) {
                 denied.remember(request.key(), now, Math.min(p.outcome().resetMillis(), shieldFor(rule)), p.remaining(),
@@ -241,7 +247,7 @@ final class RateDecider {
         Pending queued = p;
         long cost = request.cost();
         return outcome.handle((RateOutcome o, Throwable e) -> {
-            if (e != null) return CompletableFuture.completedFuture(guard.failure(rule, Decision.Kind.RATE, limit, e));
+            if (e != null) return CompletableFuture.completedFuture(failure(rule, limit, cost, e));
             if (o == SCREENED) {
                 Decision d = shielded(rule, limit, queued.screenedRemaining, queued.screenedMillis);
                 listener.decided(d, DecisionListener.Source.SHIELD);
@@ -256,6 +262,11 @@ final class RateDecider {
             listener.decided(d, DecisionListener.Source.BACKEND);
             return o.allowed() && o.delayMillis() > 0 ? atSlot(d, o.delayMillis()) : CompletableFuture.completedFuture(d);
         }).thenCompose(decided -> decided);
+    }
+
+    /** A failed call's decision: the rule's rejection when the request itself was refused, else on-backend-failure. */
+    private Decision failure(Rule rule, long limit, long cost, Throwable e) {
+        return BackendGuard.causedByRequest(e) ? guard.refused(rule, limit, cost, e) : guard.failure(rule, Decision.Kind.RATE, limit, e);
     }
 
     /**
@@ -347,7 +358,8 @@ final class RateDecider {
             return guard.call(one, guard.timeout()).handle((o, e) -> {
                 if (e != null) {
                     p.outcome.completeExceptionally(e);
-                    return BackendGuard.unwrap(e);
+                    // A request the backend refused fails alone: the key's next batch goes as after any answer.
+                    return BackendGuard.causedByRequest(e) ? null : BackendGuard.unwrap(e);
                 }
                 learn(key, now, p, o, shieldCost);
                 p.outcome.complete(o);
@@ -386,7 +398,7 @@ final class RateDecider {
         // deadline: a call stuck on a frozen Redis (until the client's own, maybe longer, timeout) holds up no
         // later batch for longer than the deadline.
         CompletableFuture<?> ended = bounded.length == 1 ? bounded[0] : CompletableFuture.allOf(bounded);
-        return ended.handle((v, e) -> e == null ? null : BackendGuard.unwrap(e));
+        return ended.handle((v, e) -> e == null || BackendGuard.causedByRequest(e) ? null : BackendGuard.unwrap(e));
     }
 
     /**

@@ -153,12 +153,14 @@ class AttackShieldTest {
     }
 
     @Test
-    void aCostThatCanNeverFitIsLeftToTheBackendWhichSaysSo() {
+    void aCostThatCanNeverFitIsDecidedByTheRuleNotTheShieldNorTheBackend() {
         Sluice s = sluice("sluice.rules.r.rate", "10/10s");
         for (int i = 0; i < 10; i++) admit(s, "r", "k").join();
         int before = backend.calls.get();
-        for (int i = 0; i < 3; i++) assertThat(admitCost(s, "k", 11).allowed()).isFalse();
-        assertThat(backend.calls.get()).isEqualTo(before + 3);
+        long shielded = s.stats().shieldedRejections();
+        for (int i = 0; i < 3; i++) assertThat(admitCost(s, "k", 11).rejection().orElseThrow().neverFits()).isTrue();
+        assertThat(backend.calls.get()).as("never handed to a script").isEqualTo(before);
+        assertThat(s.stats().shieldedRejections()).isEqualTo(shielded);
     }
 
     @Test

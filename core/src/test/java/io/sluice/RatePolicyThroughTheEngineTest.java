@@ -74,6 +74,29 @@ class RatePolicyThroughTheEngineTest {
         }
     }
 
+    /**
+     * Issue 21: a leaky-bucket capacity rule lends at its pace. The elastic rule's first request is within its limit;
+     * the next borrow the capacity rule's slots, 0, 1 and 2 s away, and are admitted only when their slots come; one
+     * more than the capacity rule's queue is rejected at once. Before: every borrowed request was admitted at once.
+     */
+    @Test
+    void aLeakyBucketCapacityRuleLendsAtItsPace() {
+        try (Sluice s = sluice("sluice.rules.api.rate", "1/1h", "sluice.rules.api.throttling", "elastic",
+                "sluice.rules.api.overage", "1000%", "sluice.rules.api.capacity", "pace",
+                "sluice.rules.pace.rate", "1/1s", "sluice.rules.pace.key", "global", "sluice.rules.pace.algorithm", "leaky-bucket",
+                "sluice.rules.pace.queue", "2")) {
+            Rule api = s.rules().get("api").orElseThrow();
+            long start = System.nanoTime();
+            List<CompletableFuture<Admission>> borrowed = new ArrayList<>();
+            assertThat(admitLater(s, api).join().allowed()).as("within the limit").isTrue();
+            for (int i = 0; i < 3; i++) borrowed.add(admitLater(s, api));
+            assertThat(admitLater(s, api).join().allowed()).as("the capacity rule's queue is full").isFalse();
+            for (CompletableFuture<Admission> b : borrowed) assertThat(b.join().allowed()).isTrue();
+            long waited = (System.nanoTime() - start) / 1_000_000;
+            assertThat(waited).as("the third borrowed slot is two paces away").isGreaterThanOrEqualTo(1_900);
+        }
+    }
+
     private static CompletableFuture<Admission> admitLater(Sluice s, Rule rule) {
         return s.admit(List.of(rule), KeySource.fixed("k")).toCompletableFuture();
     }

@@ -136,6 +136,34 @@ class AlgorithmsInterceptorTest {
         }
     }
 
+    /**
+     * Issue 21: {@code @LimitCost} 2 000 000 000 on {@code 1/1d}. Each call is a never-fits rejection decided before
+     * Redis (before: a leaky bucket admitted 20 of 20 as backend failures and opened the breaker for every rule); the
+     * breaker stays closed, an unrelated {@code 1/1h} rule admits exactly 1 of 3, and a call of cost 1 still fits.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"sliding-log", "token-bucket", "leaky-bucket", "fixed-window", "sliding-window"})
+    void aHugeLimitCostIsRejectedBeforeRedisAndBreaksNothing(String algorithm) {
+        try (WeldContainer container = boot("case", List.of("sluice.rules.case.rate=1/1d", "sluice.rules.case.key=user",
+                "sluice.rules.case.algorithm=" + algorithm, "sluice.rules.other.rate=1/1h"))) {
+            Metered metered = container.select(Metered.class).get();
+            Sluice sluice = container.select(Sluice.class).get();
+            String mallory = "m-" + UUID.randomUUID();
+            for (int i = 0; i < 20; i++) {
+                assertThatThrownBy(() -> metered.costly(mallory, 2_000_000_000L)).isInstanceOfSatisfying(
+                        LimitExceededException.class, e -> assertThat(e.decision().orElseThrow().neverFits()).isTrue());
+            }
+            Rule other = sluice.rules().get("other").orElseThrow();
+            String alice = "a-" + UUID.randomUUID();
+            int admitted = 0;
+            for (int i = 0; i < 3; i++) if (admit(sluice, other, KeySource.fixed(alice)).allowed()) admitted++;
+            assertThat(admitted).isEqualTo(1);
+            assertThat(sluice.stats().failedOpen()).isZero();
+            assertThat(sluice.stats().circuitOpenSkips()).isZero();
+            assertThat(metered.costly(mallory, 1)).isEqualTo(mallory);
+        }
+    }
+
     private static Admission admit(Sluice sluice, Rule rule, KeySource keys) {
         return sluice.admit(List.of(rule), keys).toCompletableFuture().join();
     }

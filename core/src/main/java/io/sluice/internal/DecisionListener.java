@@ -25,6 +25,11 @@ public interface DecisionListener {
         BACKEND_FAILURE,
         /** The circuit breaker was open, so the backend was not asked; {@code on-backend-failure} decided. */
         CIRCUIT_OPEN,
+        /**
+         * The rule rejected without the backend's answer: a cost above anything it ever admits, or arguments the
+         * backend refused for this request alone (never {@code on-backend-failure}).
+         */
+        RULE,
         /** The key could not be resolved and {@code on-missing-key=deny} rejected. */
         MISSING_KEY
     }

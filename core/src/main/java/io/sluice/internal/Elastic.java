@@ -15,7 +15,8 @@ import java.util.concurrent.CompletionStage;
  * <ol>
  *   <li>the own key at the effective limit: rejected, or admitted within the nominal limit, is the answer
  *       (one round trip, as for a hard rule);</li>
- *   <li>admitted over the nominal limit: the capacity key pays the same cost, hard. Paid: admitted;</li>
+ *   <li>admitted over the nominal limit: the capacity key pays the same cost, as the capacity rule's own requests
+ *       do. Paid: admitted, after the capacity rule's delay when it is a leaky bucket (its slot);</li>
  *   <li>not paid: the own key's permits are handed back ({@link LimiterBackend#refund}) and the request is
  *       rejected with the capacity rule's retry-after.</li>
  * </ol>
@@ -35,11 +36,16 @@ public final class Elastic {
     public static CompletionStage<RateOutcome> consume(LimiterBackend backend, RateRequest own, RateRequest capacity) {
         return backend.tryConsume(own).thenCompose(o -> {
             if (!o.allowed() || !o.overLimit()) return CompletableFuture.completedFuture(o);
-            CompletionStage<RateOutcome> payment = capacity == null
+            RateRequest pay = capacity == null ? null : capacity.withCost(own.cost());
+            CompletionStage<RateOutcome> payment = pay == null
                     ? CompletableFuture.completedFuture(new RateOutcome(false, 0, 0, o.resetMillis()))
-                    : backend.tryConsume(capacity.withCost(own.cost()));
+                    // A cost the capacity rule never admits is never handed to its script.
+                    : pay.neverFits() ? CompletableFuture.completedFuture(new RateOutcome(false, 0, 0, RateOutcome.NEVER_FITS))
+                    : backend.tryConsume(pay);
             return payment.handle((paid, failure) -> {
-                if (failure == null && paid.allowed()) return CompletableFuture.completedFuture(o);
+                // Paid: admitted, at the capacity rule's pace when it is a leaky bucket (it lends as it admits).
+                if (failure == null && paid.allowed()) return CompletableFuture.completedFuture(paid.delayMillis() == 0 ? o
+                        : new RateOutcome(true, o.remaining(), o.resetMillis(), 0, paid.delayMillis(), true));
                 // Not paid for: hand the permits back whatever happens to the refund itself.
                 CompletionStage<Void> refunded = backend.refund(own).exceptionally(e -> null);
                 if (failure != null) return refunded.thenCompose(ignored -> CompletableFuture.<RateOutcome>failedFuture(failure));

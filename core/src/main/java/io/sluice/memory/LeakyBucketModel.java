@@ -39,7 +39,7 @@ public final class LeakyBucketModel implements RateModel {
         long retry = 0;
         long delay = 0;
         double tatF = t;
-        if (wait <= room) {
+        if (cost <= eff && wait <= room) {
             allowed = true;
             delay = RateModel.millis(wait);
             tatF = Math.ceil(slot + cost * interval);
@@ -48,7 +48,7 @@ public final class LeakyBucketModel implements RateModel {
             storedLimit = eff;
             idleAt = (long) tatF;
         } else {
-            retry = RateModel.millis(wait - room);
+            retry = cost > eff ? RateOutcome.NEVER_FITS : RateModel.millis(wait - room);
             if (rescaled) {
                 // A rescaled state is stored at once, even by a rejection, as the script does.
                 tat = t;

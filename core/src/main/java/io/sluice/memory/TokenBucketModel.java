@@ -11,6 +11,11 @@ import java.util.List;
  * holds {@code burst} tokens and gains one every {@code period / limit}; a request of cost {@code c} is
  * admitted when the TAT advanced by {@code c} intervals is at most {@code burst} intervals ahead of now.
  *
+ * <p>Under soft or elastic throttling the overage is a bucket of its own, with a TAT of its own: {@code effectiveBurst
+ * - burst} tokens gaining {@code effectiveLimit - limit} per period. A request the bucket cannot pay for is paid by
+ * it, and is then over the nominal limit (an elastic rule's capacity rule must pay for it, or it is refunded there).
+ * What is within the limit refills at the nominal rate, whatever the overage.
+ *
  * <p>Tokens lent to servers as prefetched stocks are out of the bucket and out of its room: the bucket refills only up
  * to {@code burst} less them (a TAT at least that many intervals ahead), until they are handed back or their loan
  * lapses (as used).
@@ -19,6 +24,9 @@ public final class TokenBucketModel implements RateModel {
     private boolean stored;
     private double tat;
     private double storedLimit;
+    private double overageTat;
+    /** The overage's rate the overage TAT was computed with; 0 when none was stored. */
+    private double storedOverageLimit;
     private long idleAt;
     /** Stocks lent and not handed back, in the order lent (the script's list); a loan of 0 tokens is a tombstone. */
     private final List<Loan> lent = new ArrayList<>();
@@ -31,10 +39,122 @@ public final class TokenBucketModel implements RateModel {
     public record Taken(long taken, RateOutcome last) {
     }
 
+    /** One request's numbers and the state as the script reads it (rescaled to the request's limits). */
+    private static final class Bucket {
+        double now;
+        double interval;
+        double tau;
+        double overageLimit;
+        double overageBurst;
+        double overageInterval;
+        double overageTau;
+        double tat;
+        double overageTat;
+        boolean rescaled;
+    }
+
+    private Bucket load(RateRequest r, long nowMicros) {
+        lapse(nowMicros);
+        Bucket b = new Bucket();
+        b.now = nowMicros;
+        double period = r.period().toMillis() * 1000.0;
+        double limit = r.limit();
+        b.interval = period / limit;
+        b.tau = b.interval * r.burst();
+        b.overageLimit = (double) r.effectiveLimit() - limit;
+        b.overageBurst = (double) r.effectiveBurst() - r.burst();
+        if (b.overageLimit > 0) {
+            b.overageInterval = period / b.overageLimit;
+            b.overageTau = b.overageInterval * b.overageBurst;
+        }
+        b.tat = b.now;
+        b.overageTat = b.now;
+        if (stored) {
+            b.tat = rescale(b, tat, storedLimit, limit);
+            if (storedOverageLimit > 0 && b.overageLimit > 0) {
+                b.overageTat = rescale(b, overageTat, storedOverageLimit, b.overageLimit);
+            }
+        }
+        return b;
+    }
+
+    /** A changed limit keeps the permits used, not the time owed, as the script rescales. */
+    private static double rescale(Bucket b, double t, double storedRate, double rate) {
+        if (storedRate != rate && t > b.now) {
+            b.rescaled = true;
+            return Math.ceil(b.now + (t - b.now) * storedRate / rate);
+        }
+        return t;
+    }
+
+    /** Where the bucket's next token is owed from: its TAT, or later while tokens are lent out (not in the bucket). */
+    private double base(Bucket b) {
+        return Math.max(b.tat, b.now + lentTokens() * b.interval);
+    }
+
     @Override
     public RateOutcome consume(RateRequest r, long nowMicros) {
-        lapse(nowMicros);
-        return decide(r, nowMicros);
+        Bucket b = load(r, nowMicros);
+        RateOutcome o = decide(b, r);
+        // A rescaled state is stored even by a rejection (which takes nothing), as the script does; an admission always.
+        if (o.allowed() || b.rescaled) store(b, r);
+        return o;
+    }
+
+    /** One decision on the state so far; an admission moves {@code b}. */
+    private RateOutcome decide(Bucket b, RateRequest r) {
+        double now = b.now;
+        double burst = r.burst();
+        double cost = r.cost();
+        double base = base(b);
+        boolean fitsOverage = b.overageLimit > 0 && cost <= b.overageBurst;
+
+        boolean allowed = false;
+        boolean over = false;
+        double retry = 0;
+        double tatF = base;
+        if (cost > burst && !fitsOverage) {
+            retry = RateOutcome.NEVER_FITS;
+        } else {
+            Double wait = null;
+            if (cost <= burst) {
+                double newTat = Math.ceil(base + cost * b.interval);
+                double allowAt = newTat - b.tau;
+                if (now >= allowAt) {
+                    allowed = true;
+                    tatF = newTat;
+                    b.tat = newTat;
+                } else {
+                    wait = (double) RateModel.millis(allowAt - now);
+                }
+            }
+            if (!allowed && fitsOverage) {
+                double overageNew = Math.ceil(Math.max(b.overageTat, now) + cost * b.overageInterval);
+                double overageAllowAt = overageNew - b.overageTau;
+                if (now >= overageAllowAt) {
+                    allowed = true;
+                    over = true;
+                    b.overageTat = overageNew;
+                } else {
+                    double overageWait = RateModel.millis(overageAllowAt - now);
+                    if (wait == null || overageWait < wait) wait = overageWait;
+                }
+            }
+            if (!allowed) retry = wait;
+        }
+        return answer(b, r, allowed, over, tatF, retry);
+    }
+
+    /** What a decision that left the bucket's TAT at {@code tatF} answers: its tokens and when the next one arrives. */
+    private static RateOutcome answer(Bucket b, RateRequest r, boolean allowed, boolean over, double tatF, double retry) {
+        double now = b.now;
+        double remaining = r.burst();
+        if (tatF > now) {
+            remaining = Math.floor((now - (tatF - b.tau)) / b.interval);
+            if (remaining < 0) remaining = 0;
+        }
+        long reset = tatF > now ? RateModel.millis(tatF - b.tau + (remaining + 1) * b.interval - now) : 0;
+        return new RateOutcome(allowed, (long) remaining, reset, (long) retry, 0, over);
     }
 
     /**
@@ -42,26 +162,21 @@ public final class TokenBucketModel implements RateModel {
      * {@code id} for {@code lentMicros}; a tombstone under {@code id} (its hand-back came first) makes it take nothing.
      */
     public Taken prefetch(RateRequest permit, long upTo, String id, long lentMicros, long nowMicros) {
-        lapse(nowMicros);
-        double now = nowMicros;
+        Bucket b = load(permit, nowMicros);
         Loan gone = loan(id);
         if (gone != null) {
             lent.remove(gone);
-            double eff = permit.effectiveLimit();
-            double base = Math.max(tat(now, eff), now + lentTokens() * interval(permit, eff));
-            store(tat(now, eff), eff, now);
-            return new Taken(0, answer(permit, now, 0, base, 0));
+            store(b, permit);
+            return new Taken(0, answer(b, permit, false, false, base(b), 0));
         }
         long taken = 0;
         RateOutcome last;
         do {
-            last = decide(permit, nowMicros);
+            last = decide(b, permit);
             if (last.allowed()) taken++;
         } while (last.allowed() && taken < upTo);
-        if (taken > 0) {
-            lent.add(new Loan(id, taken, now + lentMicros));
-            store(tat, storedLimit, now);
-        }
+        if (taken > 0) lent.add(new Loan(id, taken, b.now + lentMicros));
+        if (taken > 0 || b.rescaled) store(b, permit);
         return new Taken(taken, last);
     }
 
@@ -70,78 +185,30 @@ public final class TokenBucketModel implements RateModel {
      * lent under it: a tombstone for {@code tombstoneMicros}.
      */
     public void handBack(RateRequest permit, String id, long unused, long tombstoneMicros, long nowMicros) {
-        lapse(nowMicros);
-        double now = nowMicros;
-        double eff = permit.effectiveLimit();
-        double interval = interval(permit, eff);
-        double t = tat(now, eff);
+        Bucket b = load(permit, nowMicros);
         Loan loan = loan(id);
         if (loan == null) {
-            lent.add(new Loan(id, 0, now + tombstoneMicros));
+            lent.add(new Loan(id, 0, b.now + tombstoneMicros));
         } else if (loan.tokens() > 0) {
-            double base = Math.max(t, now + lentTokens() * interval);
+            double base = base(b);
             lent.remove(loan);
-            t = Math.max(now, Math.ceil(base - Math.min(unused, loan.tokens()) * interval));
+            b.tat = Math.max(b.now, Math.ceil(base - Math.min(unused, loan.tokens()) * b.interval));
         }
-        store(t, eff, now);
+        store(b, permit);
     }
 
-    private RateOutcome decide(RateRequest r, long nowMicros) {
-        double now = nowMicros;
-        double limit = r.limit();
-        double eff = r.effectiveLimit();
-        double burst = r.burst();
-        double effBurst = r.effectiveBurst();
-        double cost = r.cost();
-        double interval = r.period().toMillis() * 1000.0 / eff;
-        double tau = interval * effBurst;
-        double rescaledTat = tat(now, eff);
-        boolean rescaled = stored && storedLimit != eff && tat > now;
-        // Tokens lent out are not in the bucket however long it refills.
-        double base = Math.max(rescaledTat, now + lentTokens() * interval);
-
-        long allowed = 0;
-        double retry = 0;
-        double tatF = base;
-        if (cost > effBurst) {
-            retry = RateOutcome.NEVER_FITS;
+    /** Hands the cost back to the overage's bucket when there is one (what an elastic refund undoes), else to the bucket. */
+    @Override
+    public void refund(RateRequest r, long nowMicros) {
+        if (!stored) return;
+        Bucket b = load(r, nowMicros);
+        double now = b.now;
+        if (b.overageLimit > 0) {
+            b.overageTat = Math.max(now, Math.ceil(Math.max(b.overageTat, now) - r.cost() * b.overageInterval));
         } else {
-            double newTat = Math.ceil(base + cost * interval);
-            double allowAt = newTat - tau;
-            if (now >= allowAt) {
-                allowed = 1;
-                tatF = newTat;
-                store(newTat, eff, now);
-            } else {
-                retry = RateModel.millis(allowAt - now);
-            }
+            b.tat = Math.max(now, Math.ceil(Math.max(b.tat, now) - r.cost() * b.interval));
         }
-        // A rescaled state is stored at once, even by a rejection (which takes nothing), as the script does.
-        if (rescaled && allowed == 0) store(rescaledTat, eff, now);
-        return answer(r, now, allowed, tatF, retry);
-    }
-
-    /** What a decision that left TAT {@code tatF} answers. */
-    private static RateOutcome answer(RateRequest r, double now, long allowed, double tatF, double retry) {
-        double eff = r.effectiveLimit();
-        double burst = r.burst();
-        double effBurst = r.effectiveBurst();
-        double interval = interval(r, eff);
-        double tau = interval * effBurst;
-        double remEff = effBurst;
-        if (tatF > now) {
-            remEff = Math.floor((now - (tatF - tau)) / interval);
-            if (remEff < 0) remEff = 0;
-        }
-        double extra = effBurst - burst;
-        double remaining = Math.max(0, remEff - extra);
-        boolean over = allowed == 1 && remEff < extra;
-        long reset = tatF > now ? RateModel.millis(tatF - tau + (remEff + 1) * interval - now) : 0;
-        return new RateOutcome(allowed == 1, (long) remaining, reset, (long) retry, 0, over);
-    }
-
-    private static double interval(RateRequest r, double eff) {
-        return r.period().toMillis() * 1000.0 / eff;
+        store(b, r);
     }
 
     /** Loans that have lapsed (their tokens count as used) are gone. */
@@ -160,30 +227,13 @@ public final class TokenBucketModel implements RateModel {
         return null;
     }
 
-    @Override
-    public void refund(RateRequest r, long nowMicros) {
-        lapse(nowMicros);
-        if (!stored) return;
-        double now = nowMicros;
-        double eff = r.effectiveLimit();
-        double interval = r.period().toMillis() * 1000.0 / eff;
-        double base = Math.max(tat(now, eff), now);
-        store(Math.max(now, Math.ceil(base - r.cost() * interval)), eff, now);
-    }
-
-    /** The stored TAT, rescaled to a changed limit so that the permits used (not the time owed) carry over. */
-    private double tat(double now, double eff) {
-        if (!stored) return now;
-        double t = tat;
-        if (storedLimit != eff && t > now) t = Math.ceil(now + (t - now) * storedLimit / eff);
-        return t;
-    }
-
-    private void store(double newTat, double eff, double now) {
+    private void store(Bucket b, RateRequest r) {
         stored = true;
-        tat = newTat;
-        storedLimit = eff;
-        double last = Math.max(newTat, now);
+        tat = b.tat;
+        storedLimit = r.limit();
+        overageTat = b.overageTat;
+        storedOverageLimit = b.overageLimit > 0 ? b.overageLimit : 0;
+        double last = Math.max(Math.max(b.tat, b.overageTat), b.now);
         for (Loan l : lent) last = Math.max(last, l.untilMicros());
         idleAt = (long) last;
     }

@@ -7,6 +7,7 @@ import io.sluice.spi.LimiterBackend;
 import io.sluice.spi.Prefetch;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
+import io.sluice.spi.RequestRefusedException;
 import org.redisson.Redisson;
 import org.redisson.api.RPermitExpirableSemaphore;
 import org.redisson.api.RTopic;
@@ -30,6 +31,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
@@ -37,6 +39,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongConsumer;
 import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
+import java.util.regex.Pattern;
 
 /**
  * Limits in Redis, in the data layout of Redisson's {@link RRateLimiter} (type {@code OVERALL}) and
@@ -80,6 +83,10 @@ public final class RedissonBackend implements LimiterBackend {
         }
     }
 
+    /** Error codes that say something about Redis (memory, state, topology, access), not about one request. */
+    private static final Pattern REDIS_CONDITION = Pattern.compile(
+            "\\b(OOM|BUSY|READONLY|LOADING|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|NOPERM|NOSCRIPT|WRONGTYPE|CROSSSLOT|MOVED|ASK"
+                    + "|EXECABORT|NOREPLICAS|MISCONF)\\b");
     /** Numbers in one answer of {@code rate.lua}, and of the scripts on Redis time. */
     private static final int LOG_ANSWER = 4;
     private static final int ANSWER = 6;
@@ -471,8 +478,11 @@ public final class RedissonBackend implements LimiterBackend {
         CompletableFuture<Void> ended = new CompletableFuture<>();
         result.whenComplete((v, e) -> {
             if (e != null) {
-                for (DecisionLanes.Unit u : units) u.answers().completeExceptionally(e);
-                ended.completeExceptionally(e);
+                Throwable failure = refusedRequest(first.key(), e);
+                for (DecisionLanes.Unit u : units) u.answers().completeExceptionally(failure);
+                // Redis answered a request it refused: the lane's next call goes as after any answer.
+                if (failure instanceof RequestRefusedException) ended.complete(null);
+                else ended.completeExceptionally(e);
                 return;
             }
             // The lane's next call goes first: Redis works on it while this thread hands these answers out.
@@ -509,8 +519,40 @@ public final class RedissonBackend implements LimiterBackend {
                 at += step;
             }
             if (failure == null) u.answers().complete(answers);
+            else if (causedByRequest(failure)) u.answers().completeExceptionally(refused(u.first().key(), failure));
             else u.answers().completeExceptionally(new RedisException("rate script failed on " + u.first().key() + ": " + failure));
         }
+    }
+
+    /**
+     * Whether a decision script's error is one its own request caused: Redis's generic {@code ERR} (a number it cannot
+     * take, such as a TTL out of range) or a Lua runtime error. An error with a code of its own ({@code OOM},
+     * {@code BUSY}, {@code READONLY}, {@code LOADING}, {@code NOSCRIPT}, {@code CLUSTERDOWN}, {@code WRONGTYPE},
+     * {@code NOPERM}...) or about permissions says something about Redis, not about the request.
+     */
+    static boolean causedByRequest(String error) {
+        String e = error.strip();
+        // Redis 6 wraps any error raised in a script in "ERR Error running script ...": look for the codes inside too.
+        if (REDIS_CONDITION.matcher(e).find() || e.contains("permission") || e.contains("can't run this command")) return false;
+        return e.startsWith("ERR ") || e.startsWith("user_script:") || e.startsWith("@user_script");
+    }
+
+    /**
+     * A failed script call as the caller sees it: {@link RequestRefusedException} when Redis answered with an error
+     * the script's own request caused while it ran (the error names the script), else the failure as it is.
+     */
+    private static Throwable refusedRequest(String key, Throwable e) {
+        Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+        String message = cause.getMessage();
+        if (cause.getClass() != RedisException.class || message == null || !message.contains("script")) return e;
+        return causedByRequest(message) ? refused(key, message) : e;
+    }
+
+    /** The request's error, with Redis's message up to where Redisson adds the connection and the arguments. */
+    private static RequestRefusedException refused(String key, String error) {
+        int end = error.indexOf(". channel:");
+        return new RequestRefusedException("rate script refused a request on " + key + ": "
+                + (end < 0 ? error : error.substring(0, end)).strip());
     }
 
     /** A decision's keys: a log's three (Redisson's layout), the other algorithms' one. */

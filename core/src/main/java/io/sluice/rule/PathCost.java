@@ -5,7 +5,8 @@ package io.sluice.rule;
  * Immutable.
  */
 public record PathCost(PathPattern pattern, long cost) {
-    static final String EXPECTED = "comma-separated <url-pattern>=<cost> such as /api/export/*=10, /api/search=2";
+    static final String EXPECTED = "comma-separated <url-pattern>=<cost> such as /api/export/*=10, /api/search=2 (each cost from 1 to "
+            + RatePolicy.MAX_COST + ")";
 
     @Override
     public String toString() {

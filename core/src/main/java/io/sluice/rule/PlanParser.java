@@ -92,20 +92,23 @@ final class PlanParser {
                 if (rate.isEmpty()) {
                     problem.report(base + "rate", rateText, "unlimited or a rate over the rule's period "
                             + Durations.format(period.period()) + " such as 100/" + Durations.format(period.period())
-                            + " (a plan changes how many, not the window, so a key keeps its usage when its plan changes)");
+                            + " (a plan changes how many, not the window, so a key keeps its usage when its plan changes; "
+                            + Rate.RANGES + ")");
                 }
             }
         }
         long burst = 0;
         String burstText = props.get("burst");
         if (burstText != null) {
-            Long b = burstText.matches("\\d{1,18}") && Long.parseLong(burstText) >= 1 ? Long.valueOf(burstText) : null;
+            long permits = rate.or(() -> ruleRate).map(Rate::permits).orElse(Rate.MAX_PERMITS);
+            long most = Math.min(Rate.MAX_PERMITS, permits * RatePolicy.MAX_PERIODS_AHEAD);
+            Long b = RuleParser.whole(burstText, 1, most);
             if (ruleRate.isEmpty() || policy.algorithm() != Algorithm.TOKEN_BUCKET) {
                 problem.report(base + "burst", burstText, "burst only with algorithm=token-bucket");
             } else if (rateUnlimited) {
                 problem.report(base + "burst", burstText, "no burst on a plan whose rate is unlimited");
             } else if (b == null) {
-                problem.report(base + "burst", burstText, "a whole number of requests, at least 1, such as 20");
+                problem.report(base + "burst", burstText, RuleParser.burstExpected(most));
             } else {
                 burst = b;
             }

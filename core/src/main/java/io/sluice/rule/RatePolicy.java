@@ -30,6 +30,13 @@ public record RatePolicy(Algorithm algorithm, long burst, long queue, Throttling
     /** What a rule without any of these properties gets: today's sliding log, hard, cost 1, nothing prefetched. */
     public static final RatePolicy DEFAULT =
             new RatePolicy(Algorithm.SLIDING_LOG, 0, 0, Throttling.HARD, 0, Optional.empty(), 1, List.of(), 0, Duration.ZERO);
+    /** The most permits one request may cost, from any source (rules file, {@code @LimitCost}, {@code withCost}). */
+    public static final long MAX_COST = RateRequest.MAX_COST;
+    /**
+     * A token bucket's {@code burst} and a leaky bucket's {@code queue} are at most this many times the rate's
+     * permits: a full bucket or queue is at most this many periods of pace, which keeps the scripts' times exact.
+     */
+    public static final long MAX_PERIODS_AHEAD = 100;
     static final int DEFAULT_SOFT_OVERAGE = 10;
     static final int DEFAULT_ELASTIC_OVERAGE = 100;
 
@@ -65,14 +72,10 @@ public record RatePolicy(Algorithm algorithm, long burst, long queue, Throttling
         return cost;
     }
 
-    /** The most permits one request can ever take under a rate of {@code permits}; 0 when any cost fits in time. */
+    /** The most permits one request can ever take under a rate of {@code permits} ({@link RateRequest#mostAtOnce}). */
     public long capacityFor(long permits) {
-        return switch (algorithm) {
-            case LEAKY_BUCKET -> 0; // a costly request takes several slots of the pace, however many
-            case TOKEN_BUCKET -> overagePercent == 0 ? burstFor(permits)
-                    : (long) Math.floor((double) burstFor(permits) * effectiveLimit(permits) / permits);
-            default -> effectiveLimit(permits);
-        };
+        return new RateRequest("", algorithm, permits, Duration.ofMillis(1), 1, burstFor(permits), queue, effectiveLimit(permits))
+                .mostAtOnce();
     }
 
     /** The backend request of this policy for the rule's {@code rate}, under {@code key}, for one request of {@code cost}. */

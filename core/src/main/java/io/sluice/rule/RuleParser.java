@@ -53,7 +53,7 @@ public final class RuleParser {
     private static final int MAX_OVERAGE_PERCENT = 1000;
     private static final String PROBLEM_TYPE =
             "an absolute URI such as https://example.com/problems/rate-limited, or about:blank";
-    private static final String WHOLE_COST = "a whole number of permits, at least 1, such as 5";
+    private static final String WHOLE_COST = "a whole number of permits from 1 to " + RatePolicy.MAX_COST + " such as 5";
     static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
     /** A shorter {@code sluice.reload} would read the file more often than anyone edits it. */
     private static final long MIN_RELOAD_MILLIS = 100;
@@ -217,12 +217,14 @@ public final class RuleParser {
         }
         Algorithm algorithm = ruleValue(p, base, "algorithm", Algorithm.SLIDING_LOG,
                 s -> Algorithm.parse(s).orElse(null), Algorithm.EXPECTED);
-        long burst = ruleValue(p, base, "burst", 0L, s -> positive(s, 18), "a whole number of requests, at least 1, such as 20");
+        long ahead = rate.map(r -> Math.min(Rate.MAX_PERMITS, r.permits() * RatePolicy.MAX_PERIODS_AHEAD)).orElse(Rate.MAX_PERMITS);
+        long burst = ruleValue(p, base, "burst", 0L, s -> whole(s, 1, ahead), burstExpected(ahead));
         if (p.containsKey("burst") && algorithm != Algorithm.TOKEN_BUCKET) {
             problem(base + "burst", p.get("burst"), "burst only with algorithm=token-bucket");
         }
-        long queue = ruleValue(p, base, "queue", 0L, s -> s.matches("\\d{1,9}") ? Long.valueOf(s) : null,
-                "a whole number of waiting requests, 0 or more, such as 5");
+        long queue = ruleValue(p, base, "queue", 0L, s -> whole(s, 0, ahead),
+                "a whole number of waiting requests from 0 to " + ahead + " (" + RatePolicy.MAX_PERIODS_AHEAD
+                        + " times the rate's permits, at most " + Rate.MAX_PERMITS + ") such as 5");
         if (p.containsKey("queue") && algorithm != Algorithm.LEAKY_BUCKET) {
             problem(base + "queue", p.get("queue"), "queue only with algorithm=leaky-bucket");
         }
@@ -246,10 +248,10 @@ public final class RuleParser {
         if (capacity.isPresent() && throttling != Throttling.ELASTIC) {
             problem(base + "capacity", capacity.get(), "capacity only with throttling=elastic");
         }
-        long cost = ruleValue(p, base, "cost", 1L, s -> positive(s, 9), WHOLE_COST);
+        long cost = ruleValue(p, base, "cost", 1L, s -> whole(s, 1, RatePolicy.MAX_COST), WHOLE_COST);
         List<PathCost> costs = ruleValue(p, base, "costs", List.of(), RuleParser::costs, PathCost.EXPECTED);
-        long prefetch = ruleValue(p, base, "prefetch", 0L, s -> positive(s, 9),
-                "a whole number of permits, at least 1, such as 100");
+        long prefetch = ruleValue(p, base, "prefetch", 0L, s -> whole(s, 1, Rate.MAX_PERMITS),
+                "a whole number of permits from 1 to " + Rate.MAX_PERMITS + ", fewer than the rate's, such as 100");
         Duration hold = prefetchHold(p, base, rate, algorithm, throttling, prefetch);
         RatePolicy policy = new RatePolicy(algorithm, burst, queue, throttling, overage, capacity, cost, costs, prefetch, hold);
         rate.ifPresent(r -> {
@@ -338,10 +340,17 @@ public final class RuleParser {
         }
     }
 
-    private static Long positive(String s, int digits) {
-        if (!s.matches("\\d{1," + digits + "}")) return null;
+    /** A whole number from {@code min} to {@code max} (written in at most 18 digits), else null. */
+    static Long whole(String s, long min, long max) {
+        if (!s.matches("\\d{1,18}")) return null;
         long v = Long.parseLong(s);
-        return v >= 1 ? v : null;
+        return v >= min && v <= max ? v : null;
+    }
+
+    /** What a {@code burst} may be when a full bucket may hold {@code most} tokens. */
+    static String burstExpected(long most) {
+        return "a whole number of requests from 1 to " + most + " (" + RatePolicy.MAX_PERIODS_AHEAD
+                + " times the rate's permits, at most " + Rate.MAX_PERMITS + ") such as 20";
     }
 
     private static Integer percent(String s) {
@@ -357,7 +366,7 @@ public final class RuleParser {
             int eq = entry.lastIndexOf('=');
             if (eq < 0) return null;
             Optional<PathPattern> pattern = PathPattern.parse(entry.substring(0, eq));
-            Long cost = positive(entry.substring(eq + 1).trim(), 9);
+            Long cost = whole(entry.substring(eq + 1).trim(), 1, RatePolicy.MAX_COST);
             if (pattern.isEmpty() || cost == null) return null;
             out.add(new PathCost(pattern.get(), cost));
         }

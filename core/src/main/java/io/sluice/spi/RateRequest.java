@@ -20,6 +20,12 @@ public record RateRequest(String key, Algorithm algorithm, long limit, Duration 
                           long burst, long queue, long effectiveLimit) {
 
     /**
+     * The most permits one request may cost, whatever the rule: the scripts compute exactly (in Lua's doubles) with
+     * costs up to this, and a log entry's permits fit its 32-bit field. A higher cost never fits ({@link #neverFits}).
+     */
+    public static final long MAX_COST = 1_000_000_000L;
+
+    /**
      * Checks the request's numbers.
      *
      * @param key            the backend key, namespaced and free of user-supplied characters
@@ -112,6 +118,30 @@ public record RateRequest(String key, Algorithm algorithm, long limit, Duration 
     public long effectiveBurst() {
         if (effectiveLimit == limit) return burst;
         return (long) Math.floor((double) burst * effectiveLimit / limit);
+    }
+
+    /**
+     * The most permits one request can ever take: a token bucket's {@code burst} (or, with an overage, the larger of
+     * {@code burst} and the overage's own bucket, {@code effectiveBurst - burst}), else the enforced limit (for a leaky
+     * bucket: one period of its pace); never above {@link #MAX_COST}.
+     *
+     * @return the largest cost that may ever be admitted
+     */
+    public long mostAtOnce() {
+        long most = algorithm == Algorithm.TOKEN_BUCKET
+                ? overage() ? Math.max(burst, effectiveBurst() - burst) : burst
+                : effectiveLimit;
+        return Math.min(most, MAX_COST);
+    }
+
+    /**
+     * Whether this request's cost is above {@link #mostAtOnce}: no wait would let it fit, so it is rejected without
+     * asking the backend (whose scripts are never handed such a cost).
+     *
+     * @return true when the cost can never be admitted
+     */
+    public boolean neverFits() {
+        return cost > mostAtOnce();
     }
 
     /**

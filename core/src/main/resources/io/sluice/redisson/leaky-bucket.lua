@@ -2,7 +2,7 @@
 -- KEYS[1] state "<next free slot, us>:<effective limit it was computed with>".
 -- ARGV[1] now in ms, or '' for Redis TIME (production always passes ''); ARGV[2] period (ms);
 -- ARGV[3] effective limit (the pace: one request every period / limit), ARGV[4] queue, ARGV[5] cost.
--- Returns {allowed, remaining, reset ms, retry-after ms, delay ms until the slot, 0}.
+-- Returns {allowed, remaining, reset ms, retry-after ms (-1: never fits), delay ms until the slot, 0}.
 -- io.sluice.memory.LeakyBucketModel is the same computation in Java, operation for operation.
 -- (redis-time.lua, prepended on load, has set now and SLACK_MS.)
 local period = tonumber(ARGV[2]) * 1000
@@ -37,7 +37,9 @@ local allowed = 0
 local retry = 0
 local delay = 0
 local tatF = tat
-if wait <= room then
+-- A cost of more than one period of pace never fits (the engine never sends it; checked here too, so no TTL
+-- overflows), and is rejected as any other.
+if cost <= eff and wait <= room then
   allowed = 1
   delay = math.ceil(wait / 1000)
   tatF = math.ceil(slot + cost * interval)
@@ -45,6 +47,7 @@ if wait <= room then
 else
   -- The first free slot is `room` before the last taken one.
   retry = math.ceil((wait - room) / 1000)
+  if cost > eff then retry = -1 end
   if rescaled then store(tat) end
 end
 local d = tatF - now

@@ -1,13 +1,19 @@
 -- Sluice token bucket as GCRA: one "theoretical arrival time" per key, in one round trip.
--- KEYS[1] state "<tat, us>:<effective limit it was computed with>", then one "|<id>,<tokens>,<until, us>" per stock
--- of tokens lent to a server (a prefetch) and not yet handed back: while out, lent tokens are neither in the bucket
--- nor room for its refill (it refills up to burst less them), so the bucket and every server's stock together never
--- hold more than a bucket without prefetch. A stock lapses at its "until" (its hold and a grace: a server that
--- stopped hands nothing back) and counts as used; one of 0 tokens is a hand-back that came before its prefetch.
+-- KEYS[1] state "<tat, us>:<limit it was computed with>", under an overage then ":<overage tat, us>:<its rate>", then
+-- one "|<id>,<tokens>,<until, us>" per stock of tokens lent to a server (a prefetch) and not yet handed back: while
+-- out, lent tokens are neither in the bucket nor room for its refill (it refills up to burst less them), so the
+-- bucket and every server's stock together never hold more than a bucket without prefetch. A stock lapses at its
+-- "until" (its hold and a grace: a server that stopped hands nothing back) and counts as used; one of 0 tokens is a
+-- hand-back that came before its prefetch.
 -- ARGV[1] now in ms, or '' for Redis TIME (production always passes ''); ARGV[2] period (ms);
 -- ARGV[3] limit, ARGV[4] effective limit (soft/elastic), ARGV[5] burst, ARGV[6] effective burst, ARGV[7] cost,
--- ARGV[8] '1' to refund cost (an elastic request its capacity rule could not pay for).
+-- ARGV[8] '1' to refund cost (an elastic request its capacity rule could not pay for: to the overage's bucket).
 -- Returns {allowed, remaining, reset ms, retry-after ms (-1: never fits), delay ms, over the nominal limit}.
+-- The bucket holds burst tokens and gains limit per period, whatever the overage. Under soft or elastic throttling
+-- a request the bucket cannot pay for may be paid by the overage's own bucket: effective burst - burst tokens,
+-- refilled at effective limit - limit per period; such a request is over the nominal limit (an elastic rule's
+-- capacity rule must pay for it, or it is refunded to the overage's bucket). So what is within the limit refills at
+-- the nominal rate, and all together never exceed the effective limit and burst.
 -- io.sluice.memory.TokenBucketModel is the same computation in Java, operation for operation.
 -- (redis-time.lua, prepended on load, has set now and SLACK_MS.)
 local period = tonumber(ARGV[2]) * 1000
@@ -16,43 +22,56 @@ local eff = tonumber(ARGV[4])
 local burst = tonumber(ARGV[5])
 local effBurst = tonumber(ARGV[6])
 local cost = tonumber(ARGV[7])
-local interval = period / eff
-local tau = interval * effBurst
+local interval = period / limit
+local tau = interval * burst
+local xLimit = eff - limit
+local xBurst = effBurst - burst
+local xInterval = 0
+local xTau = 0
+if xLimit > 0 then
+  xInterval = period / xLimit
+  xTau = xInterval * xBurst
+end
 
 local tat = now
+local xTat = now
 local rescaled = false
 local lent = {}
 local lentTokens = 0
+-- A changed limit keeps the permits used, not the time owed; stored at once (even by a rejection, which takes
+-- nothing) so that later calls see one state, not a rescaling that depends on when they look.
+local function rescale(t, stored, rate)
+  if stored ~= rate and t > now then
+    rescaled = true
+    return math.ceil(now + (t - now) * stored / rate)
+  end
+  return t
+end
 local state = redis.call('GET', KEYS[1])
 if state then
-  local t, l, stocks = string.match(state, '^(%d+):(%d+)(.*)$')
+  local t, l, rest = string.match(state, '^(%d+):(%d+)(.*)$')
   if t then
-    for id, tokens, untilAt in string.gmatch(stocks, '|([^,|]+),(%d+),(%d+)') do
+    tat = rescale(tonumber(t), tonumber(l), limit)
+    local xt, xl = string.match(rest, '^:(%d+):(%d+)')
+    if xt and xLimit > 0 then xTat = rescale(tonumber(xt), tonumber(xl), xLimit) end
+    for id, tokens, untilAt in string.gmatch(rest, '|([^,|]+),(%d+),(%d+)') do
       if tonumber(untilAt) > now then
         lent[#lent + 1] = {id, tonumber(tokens), tonumber(untilAt)}
         lentTokens = lentTokens + tonumber(tokens)
       end
     end
-    tat = tonumber(t)
-    local stored = tonumber(l)
-    -- A changed limit keeps the permits used, not the time owed; stored at once (even by a rejection, which
-    -- takes nothing) so that later calls see one state, not a rescaling that depends on when they look.
-    if stored ~= eff and tat > now then
-      tat = math.ceil(now + (tat - now) * stored / eff)
-      rescaled = true
-    end
   end
 end
 
-local function store(newTat)
-  local parts = {string.format('%.0f:%.0f', newTat, eff)}
-  local last = newTat
+local function store()
+  local parts = {string.format('%.0f:%.0f', tat, limit)}
+  if xLimit > 0 then parts[#parts + 1] = string.format(':%.0f:%.0f', xTat, xLimit) end
+  local last = math.max(tat, xTat)
   for _, e in ipairs(lent) do
     parts[#parts + 1] = string.format('|%s,%.0f,%.0f', e[1], e[2], e[3])
     last = math.max(last, e[3])
   end
-  redis.call('SET', KEYS[1], table.concat(parts),
-    'PX', math.max(0, math.ceil((last - now) / 1000)) + SLACK_MS)
+  redis.call('SET', KEYS[1], table.concat(parts), 'PX', math.max(0, math.ceil((last - now) / 1000)) + SLACK_MS)
 end
 -- The stock lent under id, by its place in lent (nil when none).
 local function stockOf(id)
@@ -60,6 +79,10 @@ local function stockOf(id)
     if e[1] == id then return i end
   end
   return nil
+end
+-- Where the bucket's next token is owed from: its TAT, or later while tokens are lent out (not in the bucket).
+local function base()
+  return math.max(tat, now + lentTokens * interval)
 end
 
 -- ARGV[9] a prefetch: up to this many requests (0: not one), decided as a run that stops at its first rejection
@@ -83,21 +106,27 @@ if ARGV[8] == '1' and stockId ~= '' then
   if i and lent[i][2] == 0 then
     -- A tombstone already (a hand-back sent twice): it stays until its own end.
   elseif i then
-    local base = math.max(tat, now + lentTokens * interval)
+    local from = base()
     local e = table.remove(lent, i)
     lentTokens = lentTokens - e[2]
-    tat = math.max(now, math.ceil(base - math.min(cost, e[2]) * interval))
+    tat = math.max(now, math.ceil(from - math.min(cost, e[2]) * interval))
   else
     lent[#lent + 1] = {stockId, 0, now + lendMicros}
   end
-  store(tat)
+  store()
   return {1, 0, 0, 0, 0, 0}
 end
 
 if ARGV[8] == '1' then
   if state then
-    for _ = 1, count do tat = math.max(now, math.ceil(math.max(tat, now) - cost * interval)) end
-    store(tat)
+    for _ = 1, count do
+      if xLimit > 0 then
+        xTat = math.max(now, math.ceil(math.max(xTat, now) - cost * xInterval))
+      else
+        tat = math.max(now, math.ceil(math.max(tat, now) - cost * interval))
+      end
+    end
+    store()
   end
   for _ = 1, count do
     for _, v in ipairs({1, 0, 0, 0, 0, 0}) do answers[#answers + 1] = v end
@@ -106,35 +135,46 @@ if ARGV[8] == '1' then
 end
 
 local dirty = rescaled
--- One decision on the state so far: whether it is admitted (and the state moves), its TAT after, its retry-after.
+-- One decision on the state so far: whether it is admitted (and the state moves), the bucket's TAT after, its
+-- retry-after, and whether the overage's bucket paid for it.
 local function decide()
-  -- Tokens lent out are not in the bucket however long it refills.
-  local base = math.max(tat, now + lentTokens * interval)
-  if cost > effBurst then return 0, base, -1 end
-  local newTat = math.ceil(base + cost * interval)
-  local allowAt = newTat - tau
-  if now >= allowAt then
-    tat = newTat
-    dirty = true
-    return 1, newTat, 0
+  local from = base()
+  local fitsOverage = xLimit > 0 and cost <= xBurst
+  if cost > burst and not fitsOverage then return 0, from, -1, 0 end
+  local retry = nil
+  if cost <= burst then
+    local newTat = math.ceil(from + cost * interval)
+    local allowAt = newTat - tau
+    if now >= allowAt then
+      tat = newTat
+      dirty = true
+      return 1, newTat, 0, 0
+    end
+    retry = math.ceil((allowAt - now) / 1000)
   end
-  return 0, base, math.ceil((allowAt - now) / 1000)
+  if fitsOverage then
+    local xNew = math.ceil(math.max(xTat, now) + cost * xInterval)
+    local xAllowAt = xNew - xTau
+    if now >= xAllowAt then
+      xTat = xNew
+      dirty = true
+      return 1, from, 0, 1
+    end
+    local xRetry = math.ceil((xAllowAt - now) / 1000)
+    if retry == nil or xRetry < retry then retry = xRetry end
+  end
+  return 0, from, retry, 0
 end
--- What a decision that left TAT tatF answers.
-local function answer(allowed, tatF, retry)
-  local remEff = effBurst
+-- What a decision that left the bucket's TAT at tatF answers: the bucket's tokens and when its next one arrives.
+local function answer(tatF)
+  local remaining = burst
   if tatF > now then
-    remEff = math.floor((now - (tatF - tau)) / interval)
-    if remEff < 0 then remEff = 0 end
+    remaining = math.floor((now - (tatF - tau)) / interval)
+    if remaining < 0 then remaining = 0 end
   end
-  local extra = effBurst - burst
-  local remaining = remEff - extra
-  if remaining < 0 then remaining = 0 end
-  local over = 0
-  if allowed == 1 and remEff < extra then over = 1 end
   local reset = 0
-  if tatF > now then reset = math.ceil((tatF - tau + (remEff + 1) * interval - now) / 1000) end
-  return remaining, reset, over
+  if tatF > now then reset = math.ceil((tatF - tau + (remaining + 1) * interval - now) / 1000) end
+  return remaining, reset
 end
 
 if upTo > 0 then
@@ -146,7 +186,7 @@ if upTo > 0 then
   if gone then
     table.remove(lent, gone)
     dirty = true
-    allowed, tatF, retry = 0, math.max(tat, now + lentTokens * interval), 0
+    allowed, tatF, retry = 0, base(), 0
   else
     repeat
       allowed, tatF, retry = decide()
@@ -157,12 +197,12 @@ if upTo > 0 then
       lentTokens = lentTokens + admitted
     end
   end
-  local remaining, reset = answer(allowed, tatF, retry)
+  local remaining, reset = answer(tatF)
   answers = {admitted, remaining, reset, retry, 0, 0}
 else
   for _ = 1, count do
-    local allowed, tatF, retry = decide()
-    local remaining, reset, over = answer(allowed, tatF, retry)
+    local allowed, tatF, retry, over = decide()
+    local remaining, reset = answer(tatF)
     answers[#answers + 1] = allowed
     answers[#answers + 1] = remaining
     answers[#answers + 1] = reset
@@ -172,5 +212,5 @@ else
   end
 end
 -- A rescaled state is stored even by a rejection (see above); an admission always.
-if dirty then store(tat) end
+if dirty then store() end
 return answers

@@ -89,8 +89,8 @@ class DurationsAndRateTest {
     @Test
     void constructorRejectsImpossibleRates() {
         assertThatThrownBy(() -> new Rate(0, Duration.ofSeconds(1)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessage("permits must be at least 1: 0");
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("permits must be from 1 to 1000000000: 0");
         assertThatThrownBy(() -> new Rate(1, Duration.ZERO))
-                .isInstanceOf(IllegalArgumentException.class).hasMessage("period must be at least 1ms: PT0S");
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("period must be from 1ms to 366d: PT0S");
     }
 }

@@ -116,11 +116,13 @@ class PlansParserTest {
                 "sluice.rules.a.plan = \"user\": expected header:<Name>, attribute:<name>, param:<name> or cookie:<name>, "
                         + "such as header:X-Plan",
                 "sluice.rules.a.plans.pro.rate = \"10/1m\": expected unlimited or a rate over the rule's period 1h such as "
-                        + "100/1h (a plan changes how many, not the window, so a key keeps its usage when its plan changes)",
+                        + "100/1h (a plan changes how many, not the window, so a key keeps its usage when its plan changes; "
+                        + "permits from 1 to 1000000000, a period from 1ms to 366d)",
                 "sluice.rules.a.plans.pro.burst = \"20\": expected burst only with algorithm=token-bucket",
                 "sluice.rules.a.plans.pro.concurrency = \"4\": expected a plan concurrency only on a rule with concurrency",
                 "sluice.rules.a.plans.silver.rate = \"lots\": expected unlimited or a rate over the rule's period 1h such as "
-                        + "100/1h (a plan changes how many, not the window, so a key keeps its usage when its plan changes)");
+                        + "100/1h (a plan changes how many, not the window, so a key keeps its usage when its plan changes; "
+                        + "permits from 1 to 1000000000, a period from 1ms to 366d)");
     }
 
     @Test
@@ -139,7 +141,7 @@ class PlansParserTest {
     void aRuleWhoseOwnRateIsBadGetsThatProblemOnly() {
         assertThat(problems("sluice.rules.a.rate", "ten/h", "sluice.rules.a.plan", "header:X-Plan",
                 "sluice.rules.a.plans.pro.rate", "10/1h")).containsExactly(
-                "sluice.rules.a.rate = \"ten/h\": expected <permits>/<period> such as 10/1h, 40/1m, 5/10s, 100/s or 2/500ms");
+                "sluice.rules.a.rate = \"ten/h\": expected <permits>/<period> such as 10/1h, 40/1m, 5/10s, 100/s or 2/500ms (permits from 1 to 1000000000, a period from 1ms to 366d)");
     }
 
     @Test
@@ -188,5 +190,21 @@ class PlansParserTest {
         assertThat(problems("sluice.problem-type", bad, "sluice.rules.a.rate", "3/1h", "sluice.rules.a.problem-type", bad))
                 .containsExactly("sluice.problem-type = \"" + bad + "\": " + PROBLEM_TYPE,
                         "sluice.rules.a.problem-type = \"" + bad + "\": " + PROBLEM_TYPE);
+    }
+
+    /** Issue 21: a plan's burst has the rule's range: at most 100 times the plan rate's permits. */
+    @Test
+    void aPlansBurstIsAtMostAHundredTimesItsRate() {
+        Map<String, String> base = new LinkedHashMap<>();
+        base.put("sluice.rules.api.rate", "3/1h");
+        base.put("sluice.rules.api.algorithm", "token-bucket");
+        base.put("sluice.rules.api.plan", "header:X-Plan");
+        base.put("sluice.rules.api.plans.pro.rate", "10/1h");
+        base.put("sluice.rules.api.plans.pro.burst", "1000");
+        assertThat(RuleParser.parse(base).get("api").orElseThrow().plans().lookup("pro").burst()).isEqualTo(1000);
+        base.put("sluice.rules.api.plans.pro.burst", "1001");
+        ConfigException e = catchThrowableOfType(() -> RuleParser.parse(base), ConfigException.class);
+        assertThat(e.problems()).containsExactly("sluice.rules.api.plans.pro.burst = \"1001\": expected a whole number of"
+                + " requests from 1 to 1000 (100 times the rate's permits, at most 1000000000) such as 20");
     }
 }

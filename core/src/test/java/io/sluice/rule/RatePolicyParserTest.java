@@ -21,7 +21,7 @@ class RatePolicyParserTest {
     private static final String ALGORITHMS =
             "expected one of sliding-log, token-bucket, leaky-bucket, fixed-window, sliding-window";
     private static final String CAPACITY = "expected the name of another rule with key global and a rate";
-    private static final String COSTS = "expected comma-separated <url-pattern>=<cost> such as /api/export/*=10, /api/search=2";
+    private static final String COSTS = "expected comma-separated <url-pattern>=<cost> such as /api/export/*=10, /api/search=2 (each cost from 1 to 1000000000)";
 
     private static Map<String, String> props(String... kv) {
         Map<String, String> m = new LinkedHashMap<>();
@@ -76,7 +76,7 @@ class RatePolicyParserTest {
         assertThat(problems("sluice.rules.a.rate", "10/1m", "sluice.rules.a.algorithm", "fixed-window", "sluice.rules.a.burst", "25"))
                 .containsExactly("sluice.rules.a.burst = \"25\": expected burst only with algorithm=token-bucket");
         assertThat(problems("sluice.rules.a.rate", "10/1m", "sluice.rules.a.algorithm", "token-bucket", "sluice.rules.a.burst", "0"))
-                .containsExactly("sluice.rules.a.burst = \"0\": expected a whole number of requests, at least 1, such as 20");
+                .containsExactly("sluice.rules.a.burst = \"0\": expected a whole number of requests from 1 to 1000 (100 times the rate's permits, at most 1000000000) such as 20");
     }
 
     @Test
@@ -87,7 +87,7 @@ class RatePolicyParserTest {
         assertThat(problems("sluice.rules.a.rate", "10/1s", "sluice.rules.a.algorithm", "token-bucket", "sluice.rules.a.queue", "5"))
                 .containsExactly("sluice.rules.a.queue = \"5\": expected queue only with algorithm=leaky-bucket");
         assertThat(problems("sluice.rules.a.rate", "10/1s", "sluice.rules.a.algorithm", "leaky-bucket", "sluice.rules.a.queue", "-1"))
-                .containsExactly("sluice.rules.a.queue = \"-1\": expected a whole number of waiting requests, 0 or more, such as 5");
+                .containsExactly("sluice.rules.a.queue = \"-1\": expected a whole number of waiting requests from 0 to 1000 (100 times the rate's permits, at most 1000000000) such as 5");
     }
 
     @Test
@@ -142,7 +142,7 @@ class RatePolicyParserTest {
         // A broken capacity rule reports its own problem, not a second one here.
         assertThat(problems("sluice.rules.a.rate", "10/1m", "sluice.rules.a.throttling", "elastic", "sluice.rules.a.capacity", "b",
                 "sluice.rules.b.rate", "lots", "sluice.rules.b.key", "global"))
-                .containsExactly("sluice.rules.b.rate = \"lots\": expected <permits>/<period> such as 10/1h, 40/1m, 5/10s, 100/s or 2/500ms");
+                .containsExactly("sluice.rules.b.rate = \"lots\": expected <permits>/<period> such as 10/1h, 40/1m, 5/10s, 100/s or 2/500ms (permits from 1 to 1000000000, a period from 1ms to 366d)");
     }
 
     @Test
@@ -173,7 +173,7 @@ class RatePolicyParserTest {
                     .as(bad).containsExactly("sluice.rules.a.costs = \"" + bad + "\": " + COSTS);
         }
         assertThat(problems("sluice.rules.a.rate", "100/1m", "sluice.rules.a.cost", "0"))
-                .containsExactly("sluice.rules.a.cost = \"0\": expected a whole number of permits, at least 1, such as 5");
+                .containsExactly("sluice.rules.a.cost = \"0\": expected a whole number of permits from 1 to 1000000000 such as 5");
     }
 
     @Test
@@ -188,9 +188,9 @@ class RatePolicyParserTest {
                 "sluice.rules.a.cost = \"16\": expected a cost of at most 15, the most the rule admits at once (its rate with overage)");
         assertThat(policy("a", "sluice.rules.a.rate", "10/1m", "sluice.rules.a.throttling", "soft", "sluice.rules.a.overage", "50%",
                 "sluice.rules.a.cost", "15").cost()).isEqualTo(15);
-        // A leaky bucket lets any cost through in time: it takes that many slots of the pace.
-        assertThat(policy("a", "sluice.rules.a.rate", "10/1m", "sluice.rules.a.algorithm", "leaky-bucket",
-                "sluice.rules.a.cost", "50").cost()).isEqualTo(50);
+        // A leaky bucket's request takes at most one period of its pace (issue 21: it let any cost through).
+        assertThat(problems("sluice.rules.a.rate", "10/1m", "sluice.rules.a.algorithm", "leaky-bucket", "sluice.rules.a.cost", "50"))
+                .containsExactly("sluice.rules.a.cost = \"50\": expected a cost of at most 10, the most the rule admits at once (its rate)");
     }
 
     @Test
@@ -217,7 +217,8 @@ class RatePolicyParserTest {
         RateRequest r = p.request("k", new Rate(10, Duration.ofMinutes(1)), 2);
         assertThat(r).isEqualTo(new RateRequest("k", Algorithm.TOKEN_BUCKET, 10, Duration.ofMinutes(1), 2, 20, 0, 15));
         assertThat(r.effectiveBurst()).isEqualTo(30);
-        assertThat(Optional.of(p.capacityFor(10))).contains(30L);
+        // The bucket's 20 or the overage's own bucket's 30 - 20: the larger.
+        assertThat(Optional.of(p.capacityFor(10))).contains(20L);
     }
     @Test
     void prefetchTakesPermitsAndAHoldOfAtMostATenthOfThePeriod() {
@@ -234,7 +235,7 @@ class RatePolicyParserTest {
     @Test
     void badPrefetchesAreErrorsNamingWhatIsExpected() {
         assertThat(problems("sluice.rules.a.rate", "1000/1m", "sluice.rules.a.prefetch", "0"))
-                .containsExactly("sluice.rules.a.prefetch = \"0\": expected a whole number of permits, at least 1, such as 100");
+                .containsExactly("sluice.rules.a.prefetch = \"0\": expected a whole number of permits from 1 to 1000000000, fewer than the rate's, such as 100");
         assertThat(problems("sluice.rules.a.rate", "100/1m", "sluice.rules.a.prefetch", "100"))
                 .containsExactly("sluice.rules.a.prefetch = \"100\": expected fewer permits than the rate's 100");
         assertThat(problems("sluice.rules.a.rate", "1000/1m", "sluice.rules.a.algorithm", "fixed-window", "sluice.rules.a.prefetch", "10"))
@@ -247,5 +248,83 @@ class RatePolicyParserTest {
                 .containsExactly("sluice.rules.a.prefetch-hold = \"1s\": expected prefetch-hold only with prefetch");
         assertThat(problems("sluice.rules.a.concurrency", "3", "sluice.rules.a.prefetch", "10"))
                 .containsExactly("sluice.rules.a.prefetch = \"10\": expected prefetch only on a rule with rate");
+    }
+
+    /** Issue 21: every number has its range, stated in the message, at and past each bound. */
+    @Test
+    void aRatesPermitsAndPeriodHaveTheirRange() {
+        String expected = "expected <permits>/<period> such as 10/1h, 40/1m, 5/10s, 100/s or 2/500ms"
+                + " (permits from 1 to 1000000000, a period from 1ms to 366d)";
+        assertThat(policy("a", "sluice.rules.a.rate", "1000000000/1h").cost()).isEqualTo(1);
+        assertThat(RuleParser.parse(props("sluice.rules.a.rate", "1/366d")).get("a").orElseThrow().rate().orElseThrow().period())
+                .isEqualTo(Duration.ofDays(366));
+        for (String bad : List.of("1000000001/1h", "999999999999999999/1h", "1/367d", "1/8785h")) {
+            assertThat(problems("sluice.rules.a.rate", bad)).containsExactly("sluice.rules.a.rate = \"" + bad + "\": " + expected);
+        }
+        // Issue 21: this threw a NullPointerException (the effective limit overflowed a long).
+        assertThat(problems("sluice.rules.a.rate", "999999999999999999/1h", "sluice.rules.a.throttling", "soft",
+                "sluice.rules.a.overage", "1000%")).containsExactly("sluice.rules.a.rate = \"999999999999999999/1h\": " + expected);
+        RatePolicy most = policy("a", "sluice.rules.a.rate", "1000000000/1h", "sluice.rules.a.throttling", "soft",
+                "sluice.rules.a.overage", "1000%");
+        assertThat(most.effectiveLimit(1_000_000_000)).isEqualTo(11_000_000_000L);
+    }
+
+    @Test
+    void aCostHasItsRange() {
+        String expected = "expected a whole number of permits from 1 to 1000000000 such as 5";
+        assertThat(policy("a", "sluice.rules.a.rate", "1000000000/1h", "sluice.rules.a.cost", "1000000000").cost()).isEqualTo(1_000_000_000);
+        for (String bad : List.of("1000000001", "5000000000", "0")) {
+            assertThat(problems("sluice.rules.a.rate", "1000000000/1h", "sluice.rules.a.cost", bad))
+                    .containsExactly("sluice.rules.a.cost = \"" + bad + "\": " + expected);
+        }
+        assertThat(policy("a", "sluice.rules.a.rate", "1000000000/1h", "sluice.rules.a.costs", "/x=1000000000").costs().get(0).cost())
+                .isEqualTo(1_000_000_000);
+        assertThat(problems("sluice.rules.a.rate", "1000000000/1h", "sluice.rules.a.costs", "/x=1000000001"))
+                .containsExactly("sluice.rules.a.costs = \"/x=1000000001\": " + COSTS);
+    }
+
+    /** Issue 21: a leaky bucket's request takes at most one period of its pace; the issue's costs entry is refused. */
+    @Test
+    void aLeakyBucketsCostIsAtMostItsRate() {
+        assertThat(policy("a", "sluice.rules.a.rate", "10/1s", "sluice.rules.a.algorithm", "leaky-bucket", "sluice.rules.a.cost", "10")
+                .cost()).isEqualTo(10);
+        assertThat(problems("sluice.rules.a.rate", "10/1s", "sluice.rules.a.algorithm", "leaky-bucket", "sluice.rules.a.cost", "11"))
+                .containsExactly("sluice.rules.a.cost = \"11\": expected a cost of at most 10, the most the rule admits at once (its rate)");
+        assertThat(problems("sluice.rules.export.rate", "1/30d", "sluice.rules.export.algorithm", "leaky-bucket",
+                "sluice.rules.export.costs", "/export/full=100000000")).containsExactly("sluice.rules.export.costs = "
+                + "\"/export/full=100000000\": expected costs of at most 1, the most the rule admits at once (its rate)");
+    }
+
+    @Test
+    void aBurstAndAQueueAreAtMostAHundredPeriods() {
+        assertThat(policy("a", "sluice.rules.a.rate", "10/1m", "sluice.rules.a.algorithm", "token-bucket", "sluice.rules.a.burst", "1000")
+                .burst()).isEqualTo(1000);
+        assertThat(problems("sluice.rules.a.rate", "10/1m", "sluice.rules.a.algorithm", "token-bucket", "sluice.rules.a.burst", "1001"))
+                .containsExactly("sluice.rules.a.burst = \"1001\": expected a whole number of requests from 1 to 1000 (100 times"
+                        + " the rate's permits, at most 1000000000) such as 20");
+        assertThat(problems("sluice.rules.a.rate", "100000000/1m", "sluice.rules.a.algorithm", "token-bucket",
+                "sluice.rules.a.burst", "1000000001")).containsExactly("sluice.rules.a.burst = \"1000000001\": expected a whole"
+                + " number of requests from 1 to 1000000000 (100 times the rate's permits, at most 1000000000) such as 20");
+        assertThat(policy("a", "sluice.rules.a.rate", "1/1s", "sluice.rules.a.algorithm", "leaky-bucket", "sluice.rules.a.queue", "100")
+                .queue()).isEqualTo(100);
+        assertThat(problems("sluice.rules.a.rate", "1/1s", "sluice.rules.a.algorithm", "leaky-bucket", "sluice.rules.a.queue", "101"))
+                .containsExactly("sluice.rules.a.queue = \"101\": expected a whole number of waiting requests from 0 to 100 (100"
+                        + " times the rate's permits, at most 1000000000) such as 5");
+    }
+
+    @Test
+    void anOverageIsAtMostAThousandPercent() {
+        assertThat(policy("a", "sluice.rules.a.rate", "10/1m", "sluice.rules.a.throttling", "soft", "sluice.rules.a.overage", "1000%")
+                .overagePercent()).isEqualTo(1000);
+        assertThat(problems("sluice.rules.a.rate", "10/1m", "sluice.rules.a.throttling", "soft", "sluice.rules.a.overage", "1001%"))
+                .containsExactly("sluice.rules.a.overage = \"1001%\": expected a percentage from 1% to 1000% such as 20%");
+    }
+
+    /** With an overage, a token bucket's costliest request is the larger of its burst and the overage's own bucket. */
+    @Test
+    void anElasticTokenBucketsCostliestRequestFitsOneOfItsTwoBuckets() {
+        RatePolicy p = policy("a", "sluice.rules.a.rate", "10/1m", "sluice.rules.a.algorithm", "token-bucket",
+                "sluice.rules.a.throttling", "soft", "sluice.rules.a.overage", "300%");
+        assertThat(p.capacityFor(10)).as("burst 10, the overage's bucket 30").isEqualTo(30);
     }
 }

@@ -121,8 +121,10 @@ public final class AlgorithmCases {
             return switch (algorithm) {
                 // The oldest permit leaves the window a period after the first request.
                 case "sliding-log" -> t.since(0, PERIOD_MILLIS, now);
-                // The next token (GCRA at the enforced pace), counted from the first request.
-                case "token-bucket", "leaky-bucket" -> t.since(0, PERIOD_MILLIS / enforced(), now);
+                // The bucket's next token (at the nominal rate: an overage refills a bucket of its own), counted from
+                // the first request; a leaky bucket's next place, at the enforced pace.
+                case "token-bucket" -> t.since(0, PERIOD_MILLIS / LIMIT, now);
+                case "leaky-bucket" -> t.since(0, PERIOD_MILLIS / enforced(), now);
                 case "fixed-window" -> t.window(0, now);
                 case "sliding-window" -> t.window(slidingWait(k, LIMIT, Math.max(0, LIMIT - k) + 1), now);
                 default -> throw new IllegalArgumentException(algorithm);
@@ -139,7 +141,9 @@ public final class AlgorithmCases {
             }
             return switch (algorithm) {
                 case "sliding-log" -> t.since(0, PERIOD_MILLIS, now);
-                case "token-bucket", "leaky-bucket" -> t.since(0, PERIOD_MILLIS / enforced(), now);
+                // The bucket's next token comes before the overage bucket's (half its rate here, taken later).
+                case "token-bucket" -> t.since(0, PERIOD_MILLIS / LIMIT, now);
+                case "leaky-bucket" -> t.since(0, PERIOD_MILLIS / enforced(), now);
                 case "fixed-window" -> t.window(0, now);
                 // Until one more fits under the enforced limit, never before the nominal reset.
                 case "sliding-window" -> t.window(slidingWait(admitted(), enforced(), 1), now)
