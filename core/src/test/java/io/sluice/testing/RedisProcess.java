@@ -135,6 +135,28 @@ public final class RedisProcess implements AutoCloseable {
         RUNNING.remove(this);
     }
 
+    /** SIGSTOP: the process stops where it is, its sockets open, answering nothing until {@link #thaw}. */
+    public void freeze() {
+        signal("-STOP");
+    }
+
+    /** SIGCONT after {@link #freeze}. */
+    public void thaw() {
+        signal("-CONT");
+    }
+
+    private void signal(String which) {
+        try {
+            Process kill = new ProcessBuilder("kill", which, Long.toString(process.pid())).inheritIO().start();
+            if (kill.waitFor() != 0) throw new IllegalStateException("kill " + which + " failed for port " + port);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** Starts the process again on the same port with the same configuration (data survives only if persisted). */
     public void restart() {
         kill();
