@@ -1,5 +1,6 @@
 package io.sluice;
 
+import io.sluice.internal.Deadlines;
 import io.sluice.internal.DecisionListener;
 import io.sluice.internal.DecisionListeners;
 import io.sluice.internal.Log;
@@ -589,7 +590,11 @@ public final class Sluice implements AutoCloseable {
             return this;
         }
 
-        /** The monotonic time of everything measured locally; for tests (package-private: not an API). */
+        /**
+         * The monotonic time of everything measured locally; for tests (package-private: not an API). On a ticker of
+         * a test's own, deadlines pass exactly when the test moves it: the allowances for a busy server (time the
+         * deadline sweep did not see, a saturated CPU) read real time and apply to the system ticker only.
+         */
         Builder ticker(Ticker ticker) {
             this.ticker = Objects.requireNonNull(ticker);
             return this;
@@ -638,10 +643,11 @@ public final class Sluice implements AutoCloseable {
             Optional<DecisionListener> meters = Micrometer.listener(meterRegistry);
             LimiterBackend b = backend;
             if (inMemory) b = new InMemoryBackend(clock);
-            if (redisson != null) b = new RedissonBackend(redisson, false, clock, rules.settings().backendTimeout());
+            // Sluice's own deadline decides when a call is late; the client's timeout only backs it up.
+            Duration clientTimeout = Deadlines.clientTimeout(rules.settings().backendTimeout());
+            if (redisson != null) b = new RedissonBackend(redisson, false, clock, clientTimeout);
             if (b == null) {
-                b = new RedissonBackend(RedissonClients.create(rules.settings(), classLoader), true, clock,
-                        rules.settings().backendTimeout());
+                b = new RedissonBackend(RedissonClients.create(rules.settings(), classLoader), true, clock, clientTimeout);
             }
             Sluice sluice = new Sluice(rules, from, loaded, b, clock, ticker, meters, backend == null && !inMemory);
             sluice.awaitBackend(rules.settings().awaitBackend());

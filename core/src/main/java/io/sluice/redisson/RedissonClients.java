@@ -1,6 +1,7 @@
 package io.sluice.redisson;
 
 import io.sluice.ConfigException;
+import io.sluice.internal.Deadlines;
 import io.sluice.rule.RuleParser;
 import io.sluice.rule.Settings;
 import org.redisson.Redisson;
@@ -30,7 +31,9 @@ public final class RedissonClients {
             config = yaml(settings.redisConfig().get(), loader);
         } else {
             config = new Config();
-            int timeout = (int) Math.max(1, settings.backendTimeout().toMillis());
+            // Past Sluice's own deadline and its patience with a busy server (Deadlines.hardBound): a client timeout
+            // at the deadline fails calls whose answer a starved I/O thread has not read yet.
+            int timeout = (int) Math.max(1, Deadlines.clientTimeout(settings.backendTimeout()).toMillis());
             config.useSingleServer()
                     .setAddress(settings.redisAddress().orElse(Settings.DEFAULT_REDIS_ADDRESS))
                     .setTimeout(timeout)
