@@ -79,6 +79,8 @@ final class EngineScenarioRun implements AutoCloseable {
     private final FaultInjector faults;
     private int step;
     private boolean stateLost;
+    /** Ids of the requests made during freezes (negative: no step names them). */
+    private int frozenIds = -1;
     private int decisions;
 
     /** A request whose admission has not completed: it waits for a concurrency permit. */
@@ -232,7 +234,8 @@ final class EngineScenarioRun implements AutoCloseable {
 
     /**
      * Redis stops answering while requests arrive at engine 0 and the ticker passes their deadline: each is decided
-     * by {@code on-backend-failure=deny} in bounded time, and takes nothing. Redis then runs what it had queued;
+     * in bounded time, by {@code on-backend-failure=deny} (taking nothing), or from a prefetched stock as the model
+     * decides. Redis then runs what it had queued;
      * within {@link #RECOVERY_MILLIS} the engines have undone it (a permit granted late is released, a stock taken
      * late handed back), so the run goes on comparing with the model, which saw none of these requests.
      */
@@ -240,25 +243,34 @@ final class EngineScenarioRun implements AutoCloseable {
         settlePrefetches();
         List<Rule> applicable = model.applicable(EngineScenario.PATH);
         long longestWait = applicable.stream().mapToLong(rule -> rule.waitTime().toMillis()).max().orElse(0);
+        List<Request> asked = new ArrayList<>();
         List<CompletableFuture<Admission>> during = new ArrayList<>();
+        long at = clock.millis();
         faults.freeze();
         try {
             for (int i = 0; i < f.requests(); i++) {
-                Request r = new Request(-1 - i, 0, EngineScenario.KEYS.get(i % EngineScenario.KEYS.size()), null, EngineScenario.PATH);
+                Request r = new Request(frozenIds--, 0, EngineScenario.KEYS.get(i % EngineScenario.KEYS.size()), null, EngineScenario.PATH);
+                asked.add(r);
                 during.add(engines.get(0).admit(engineRules(engines.get(0), applicable), keysOf(r)).toCompletableFuture());
             }
             clock.advance(FAULT_DEADLINE.plusMillis(longestWait + 1));
-            for (CompletableFuture<Admission> d : during) {
+            for (int i = 0; i < during.size(); i++) {
                 Admission a;
                 try {
-                    a = d.get(ANSWER_SECONDS, TimeUnit.SECONDS);
+                    a = during.get(i).get(ANSWER_SECONDS, TimeUnit.SECONDS);
                 } catch (TimeoutException e) {
                     return new Failure("fault", step, "a request while Redis was frozen had no answer in " + ANSWER_SECONDS + " s");
                 }
-                if (a.allowed()) {
+                if (!a.allowed()) continue;
+                // Admitted without Redis (a prefetched stock): a request the model must admit too, at the time it came.
+                Request r = asked.get(i);
+                EngineModel.Verdict v = model.request(r.id(), r.key(), r.plan(), r.path(), at);
+                if (v.outcome() != EngineModel.Outcome.ADMITTED) {
                     a.close();
-                    return new Failure("fault", step, "a request while Redis was frozen was admitted under on-backend-failure=deny");
+                    return new Failure("fault", step, r + " admitted while Redis was frozen, the model " + v.outcome() + " by " + v.by());
                 }
+                Failure settled = settle(r, at, a);
+                if (settled != null) return settled;
             }
         } finally {
             faults.thaw();
