@@ -1,0 +1,299 @@
+package io.sluice;
+
+import io.sluice.rule.Durations;
+import io.sluice.rule.RuleParser;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/**
+ * One randomized run of {@link EngineMatchesModelTest}: a rule set drawn from what the parser accepts, the rule sets
+ * a reload may put in effect, how many engines share the Redis, and the timed steps: requests (which engine, key,
+ * plan and path), releases, clock advances, reloads and (in the {@code it} profile) faults. Printed so that a
+ * person can replay it by reading.
+ */
+record EngineScenario(long seed, int engines, Map<String, String> rules, List<Map<String, String>> reloads,
+                      List<Step> steps) {
+
+    static final String PATH = "/api/item";
+    static final String BIG = "/api/big";
+    static final List<String> KEYS = List.of("alice", "bob");
+    static final String WAIT = "30s";
+    /** Longer than any run's time: a permit held by a request that runs never expires (renewals run on real time). */
+    static final String LEASE = "1d";
+    /** The most time a run moves its clock by, well inside {@link #LEASE}. */
+    static final long MAX_ADVANCE_MILLIS = 12 * 3_600_000L;
+
+    /** One step of a run. */
+    sealed interface Step permits Request, Release, Advance, Reload, Freeze, Restart {
+    }
+
+    /** Request {@code id} on engine {@code engine}. */
+    record Request(int id, int engine, String key, String plan, String path) implements Step {
+        @Override
+        public String toString() {
+            return "request #" + id + " on engine " + engine + ": key " + key + (plan == null ? "" : ", plan " + plan) + ", path " + path;
+        }
+    }
+
+    /** Request {@code id} ends (its admission is closed). */
+    record Release(int id) implements Step {
+        @Override
+        public String toString() {
+            return "request #" + id + " ends";
+        }
+    }
+
+    record Advance(long millis) implements Step {
+        @Override
+        public String toString() {
+            return "+" + millis + " ms";
+        }
+    }
+
+    /** Every engine reloads rule set {@code index} of {@link #reloads}. */
+    record Reload(int index) implements Step {
+        @Override
+        public String toString() {
+            return "reload #" + index;
+        }
+    }
+
+    /** Redis stops answering while requests arrive, for longer than the deadline. */
+    record Freeze(int requests) implements Step {
+        @Override
+        public String toString() {
+            return "Redis frozen past the deadline during " + requests + " requests";
+        }
+    }
+
+    /** Redis restarts with empty state. */
+    record Restart() implements Step {
+        @Override
+        public String toString() {
+            return "Redis restarts empty";
+        }
+    }
+
+    EngineScenario withSteps(List<Step> fewer) {
+        return new EngineScenario(seed, engines, rules, reloads, fewer);
+    }
+
+    /**
+     * Whether the contract promises exactly the model's decisions: one engine, until Redis loses its state (a freeze
+     * is decided by {@code on-backend-failure=deny}, which takes nothing, and what Redis did late is undone). An
+     * elastic token bucket is held to its bounds only: the contract says what it may borrow, not which of its
+     * requests go over.
+     */
+    boolean exact() {
+        boolean elasticBucket = rules.entrySet().stream().anyMatch(e -> e.getKey().endsWith(".throttling") && e.getValue().equals("elastic")
+                && "token-bucket".equals(rules.get(e.getKey().replace(".throttling", ".algorithm"))));
+        return engines == 1 && !elasticBucket;
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder b = new StringBuilder("seed " + seed + ", " + engines + " engine(s) on one Redis, rules:\n");
+        new TreeMap<>(rules).forEach((k, v) -> b.append("  ").append(k).append('=').append(v).append('\n'));
+        for (int i = 0; i < reloads.size(); i++) {
+            b.append("reload #").append(i).append(" changes: ").append(new TreeMap<>(reloads.get(i)).entrySet().stream()
+                    .filter(e -> !e.getValue().equals(rules.get(e.getKey()))).map(Map.Entry::toString)
+                    .collect(Collectors.joining(", "))).append('\n');
+        }
+        b.append("steps (").append(steps.size()).append("):\n");
+        for (int i = 0; i < steps.size(); i++) b.append(String.format("  %3d  %s%n", i, steps.get(i)));
+        return b.toString();
+    }
+
+    /** What a seed draws; {@code faults} adds Redis freezes and restarts (the {@code it} profile). */
+    static EngineScenario draw(long seed, int length, boolean faults) {
+        SplittableRandom random = new SplittableRandom(seed);
+        Theme theme = Theme.values()[(int) Math.floorMod(seed, (long) Theme.values().length)];
+        Map<String, String> rules = RuleDraw.valid(random, theme);
+        List<Map<String, String>> reloads = new ArrayList<>();
+        for (int i = 0, n = random.nextInt(3); i < n; i++) RuleDraw.reloaded(random, rules).ifPresent(reloads::add);
+        int engines = theme == Theme.SEVERAL_ENGINES || random.nextInt(4) == 0 ? 3 : 1;
+        List<Step> steps = new ArrayList<>();
+        int id = 0;
+        List<Integer> open = new ArrayList<>();
+        long advanced = 0;
+        boolean plans = rules.keySet().stream().anyMatch(k -> k.contains(".plans."));
+        List<Long> periods = rules.entrySet().stream().filter(e -> e.getKey().matches("sluice\\.rules\\.[^.]+\\.rate"))
+                .map(e -> Durations.parse(e.getValue().split("/")[1]).orElseThrow().toMillis()).toList();
+        while (steps.size() < length) {
+            int r = random.nextInt(100);
+            if (r < 30) {
+                long millis = advance(random, periods);
+                if (advanced + millis > MAX_ADVANCE_MILLIS) continue;
+                advanced += millis;
+                steps.add(new Advance(millis));
+            } else if (r < 42 && !open.isEmpty()) {
+                steps.add(new Release(open.remove(random.nextInt(open.size()))));
+            } else if (r < 45 && !reloads.isEmpty()) {
+                steps.add(new Reload(random.nextInt(reloads.size())));
+            } else if (r < 47 && faults) {
+                steps.add(random.nextInt(4) > 0 ? new Freeze(1 + random.nextInt(3)) : new Restart());
+            } else {
+                // A burst: several requests of one key at one instant, as in the issue's over-admissions.
+                int burst = random.nextInt(5) == 0 ? 5 + random.nextInt(20) : 1;
+                String key = KEYS.get(random.nextInt(KEYS.size()));
+                int engine = random.nextInt(engines);
+                for (int i = 0; i < burst; i++) {
+                    String plan = plans ? plan(random) : null;
+                    String path = random.nextInt(3) == 0 ? BIG : PATH;
+                    steps.add(new Request(id, engine, key, plan, path));
+                    open.add(id++);
+                }
+            }
+        }
+        return new EngineScenario(seed, engines, rules, reloads, steps);
+    }
+
+    private static String plan(SplittableRandom random) {
+        return switch (random.nextInt(6)) {
+            case 0, 1 -> null;
+            case 2, 3 -> "free";
+            case 4 -> "pro";
+            default -> random.nextBoolean() ? "vip" : "unknown";
+        };
+    }
+
+    /** A step of time: a fraction of a rule's period (so that every rule's windows are crossed), or a millisecond. */
+    private static long advance(SplittableRandom random, List<Long> periods) {
+        if (periods.isEmpty() || random.nextInt(6) == 0) return 1;
+        double[] fractions = {0.001, 0.01, 0.095, 0.25, 0.5, 0.999, 1, 2};
+        long period = periods.get(random.nextInt(periods.size()));
+        return Math.max(1, Math.round(period * fractions[random.nextInt(fractions.length)]));
+    }
+
+    /** What a seed stresses most (its number modulo the themes), so that a handful of seeds covers every feature. */
+    enum Theme { ANY, PREFETCH, ELASTIC, CONCURRENCY_PLANS, SEVERAL_RATE_RULES, SEVERAL_ENGINES }
+
+    /** Rule sets as properties, kept only when the real parser accepts them. */
+    static final class RuleDraw {
+        private RuleDraw() {
+        }
+
+        static Map<String, String> valid(SplittableRandom random, Theme theme) {
+            for (int attempt = 0; ; attempt++) {
+                Map<String, String> p = draw(random, theme);
+                if (parses(p)) return p;
+                if (attempt > 1000) throw new IllegalStateException("no valid rule set drawn: " + p);
+            }
+        }
+
+        static boolean parses(Map<String, String> p) {
+            try {
+                RuleParser.parse(p);
+                return true;
+            } catch (ConfigException e) {
+                return false;
+            }
+        }
+
+        /** The same rules with other limits: each rate's permits halved or doubled, each concurrency one more or less. */
+        static Optional<Map<String, String>> reloaded(SplittableRandom random, Map<String, String> rules) {
+            Map<String, String> p = new TreeMap<>(rules);
+            p.replaceAll((k, v) -> {
+                if (k.matches("sluice\\.rules\\.[^.]+\\.rate") && random.nextBoolean()) {
+                    String[] parts = v.split("/");
+                    long permits = Long.parseLong(parts[0]);
+                    permits = random.nextBoolean() ? Math.max(1, permits / 2) : permits * 2;
+                    return permits + "/" + parts[1];
+                }
+                if (k.matches("sluice\\.rules\\.[^.]+\\.concurrency") && random.nextBoolean()) {
+                    return String.valueOf(Math.max(1, Integer.parseInt(v) + (random.nextBoolean() ? 1 : -1)));
+                }
+                return v;
+            });
+            return parses(p) && !p.equals(rules) ? Optional.of(p) : Optional.empty();
+        }
+
+        private static Map<String, String> draw(SplittableRandom random, Theme theme) {
+            Map<String, String> p = new TreeMap<>();
+            int rates = theme == Theme.SEVERAL_RATE_RULES ? 2 + random.nextInt(2)
+                    : theme == Theme.PREFETCH || theme == Theme.ELASTIC ? 1 : 1 + random.nextInt(2);
+            boolean concurrency = theme == Theme.CONCURRENCY_PLANS || theme != Theme.ELASTIC && random.nextInt(10) < (theme == Theme.PREFETCH ? 2 : 4);
+            boolean capacity = false;
+            for (int i = 1; i <= rates; i++) {
+                boolean last = i == rates && !concurrency;
+                capacity |= rateRule(p, "r" + i, random, theme, last);
+            }
+            if (concurrency) concurrencyRule(p, "rc", random, theme);
+            if (capacity) {
+                String base = "sluice.rules.cap.";
+                p.put(base + "key", "global");
+                p.put(base + "rate", pick(random, "1", "2", "5") + "/" + pick(random, "10s", "1h"));
+                p.put(base + "algorithm", pick(random, "sliding-log", "fixed-window", "token-bucket"));
+            }
+            return p;
+        }
+
+        /** A rate rule; whether it is elastic (and so needs the capacity rule). */
+        private static boolean rateRule(Map<String, String> p, String name, SplittableRandom random, Theme theme, boolean last) {
+            String base = "sluice.rules." + name + ".";
+            p.put(base + "paths", "/api/*");
+            p.put(base + "key", random.nextInt(10) == 0 ? "global" : "user");
+            String algorithm = theme == Theme.PREFETCH ? pick(random, "sliding-log", "token-bucket", "token-bucket")
+                    : pick(random, "sliding-log", "sliding-log", "token-bucket", "token-bucket", "fixed-window", "sliding-window",
+                    last ? "leaky-bucket" : "token-bucket");
+            p.put(base + "algorithm", algorithm);
+            long permits = Long.parseLong(pick(random, "2", "3", "5", "8", "10", "20"));
+            String period = pick(random, "1s", "10s", "1m", "1h");
+            if (algorithm.equals("leaky-bucket")) {
+                // Its admitted requests wait for their slot in real time: a pace of at most 250 ms.
+                permits = 4 + random.nextInt(7);
+                period = "1s";
+                if (random.nextBoolean()) p.put(base + "queue", String.valueOf(random.nextInt(3)));
+            }
+            p.put(base + "rate", permits + "/" + period);
+            if (algorithm.equals("token-bucket") && random.nextBoolean()) p.put(base + "burst", String.valueOf(1 + random.nextInt((int) permits * 2)));
+            int t = random.nextInt(100);
+            boolean elastic = !algorithm.equals("leaky-bucket") && (theme == Theme.ELASTIC || theme != Theme.PREFETCH && t < 12);
+            boolean soft = !elastic && theme != Theme.PREFETCH && t >= 85;
+            if (elastic || soft) {
+                p.put(base + "throttling", elastic ? "elastic" : "soft");
+                if (random.nextBoolean()) p.put(base + "overage", pick(random, "20%", "50%", "100%"));
+                if (elastic) p.put(base + "capacity", "cap");
+            }
+            boolean prefetch = !elastic && !soft && (algorithm.equals("sliding-log") || algorithm.equals("token-bucket"))
+                    && permits >= 3 && random.nextInt(10) < (theme == Theme.PREFETCH ? 9 : 3);
+            if (prefetch) p.put(base + "prefetch", String.valueOf(1 + random.nextInt((int) permits - 1)));
+            if (random.nextInt(7) == 0) p.put(base + "cost", "2");
+            if (random.nextInt(4) == 0) p.put(base + "costs", BIG + "=" + (2 + random.nextInt(3)));
+            if (random.nextInt(10) < (theme == Theme.CONCURRENCY_PLANS || theme == Theme.PREFETCH ? 5 : 2)) {
+                p.put(base + "plan", "header:X-Plan");
+                p.put(base + "plans.free.rate", Math.max(1, permits / 2) + "/" + period);
+                p.put(base + "plans.pro.rate", permits * 2 + "/" + period);
+                if (algorithm.equals("token-bucket") && random.nextBoolean()) p.put(base + "plans.pro.burst", String.valueOf(permits * 3));
+                if (random.nextBoolean()) p.put(base + "plans.vip.rate", "unlimited");
+            }
+            return elastic;
+        }
+
+        private static void concurrencyRule(Map<String, String> p, String name, SplittableRandom random, Theme theme) {
+            String base = "sluice.rules." + name + ".";
+            p.put(base + "paths", "/api/*");
+            p.put(base + "key", random.nextInt(5) == 0 ? "global" : "user");
+            int limit = 1 + random.nextInt(4);
+            p.put(base + "concurrency", String.valueOf(limit));
+            p.put(base + "lease", LEASE);
+            if (random.nextInt(10) < (theme == Theme.CONCURRENCY_PLANS ? 7 : 4)) p.put(base + "wait", WAIT);
+            if (random.nextInt(10) < (theme == Theme.CONCURRENCY_PLANS ? 8 : 3)) {
+                p.put(base + "plan", "header:X-Plan");
+                p.put(base + "plans.free.concurrency", "1");
+                p.put(base + "plans.pro.concurrency", String.valueOf(limit + 2));
+                if (random.nextBoolean()) p.put(base + "plans.vip.concurrency", "unlimited");
+            }
+        }
+
+        private static String pick(SplittableRandom random, String... values) {
+            return values[random.nextInt(values.length)];
+        }
+    }
+}

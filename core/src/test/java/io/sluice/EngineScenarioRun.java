@@ -1,0 +1,476 @@
+package io.sluice;
+
+import io.sluice.EngineScenario.Advance;
+import io.sluice.EngineScenario.Freeze;
+import io.sluice.EngineScenario.Release;
+import io.sluice.EngineScenario.Reload;
+import io.sluice.EngineScenario.Request;
+import io.sluice.EngineScenario.Restart;
+import io.sluice.EngineScenario.Step;
+import io.sluice.key.KeyResolver;
+import io.sluice.model.ConcurrencyModel;
+import io.sluice.model.EngineModel;
+import io.sluice.model.WindowBounds;
+import io.sluice.redisson.CallerClockBackends;
+import io.sluice.rule.Durations;
+import io.sluice.rule.PlanLimits;
+import io.sluice.rule.Rule;
+import io.sluice.rule.RuleParser;
+import io.sluice.testing.MutableClock;
+import org.redisson.api.RedissonClient;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Drives {@link EngineScenario#engines()} real engines on one real Redis and the {@link EngineModel} with the same
+ * steps and the same injected time (the engines' clock and ticker, and the Redis scripts' time through
+ * {@code onCallerClock}), and checks at every step what the contract promises: exactly the model's decisions where
+ * it promises exactness (one engine, no fault), never more admitted in a window than the rule allows across the
+ * engines together ({@link WindowBounds}), never more in flight than the admitted request's plan allows, a waiter
+ * admitted once a permit it may take is free, and every concurrency permit free once every request has ended.
+ */
+final class EngineScenarioRun implements AutoCloseable {
+    /** What went wrong, and at which step (the kind keeps the shrinking on one defect). */
+    record Failure(String kind, int step, String message) {
+        @Override
+        public String toString() {
+            return kind + " at step " + step + ": " + message;
+        }
+    }
+
+    /** A real-time bound on an answer that has no reason to wait (a leaky bucket's slot is at most about a second). */
+    private static final long ANSWER_SECONDS = 10;
+    /** How long a waiter that the model says must wait is watched before the run goes on with it pending. */
+    private static final long WAITING_MILLIS = 300;
+    /** How long a waiter may take to be admitted once a permit it may take is free (its wait is 30 s). */
+    private static final long WAKE_SECONDS = 5;
+    /**
+     * How long a release with waiters none of which may go in is watched for a waiter admitted anyway. Detection
+     * only: a slower wrong wake-up is caught at a later step, and never is a correct run failed by it.
+     */
+    private static final long WRONG_WAKE_MILLIS = 300;
+
+    /** The deadline of a decision in runs with faults (on the injected ticker). */
+    private static final Duration FAULT_DEADLINE = Duration.ofMillis(500);
+    /** What the contract allows for what Redis did after Sluice stopped waiting to be undone (real time). */
+    private static final long RECOVERY_MILLIS = 1_000;
+
+    private static final long WAIT_MILLIS = Durations.parse(EngineScenario.WAIT).orElseThrow().toMillis();
+
+    private final EngineScenario scenario;
+    private final MutableClock clock = MutableClock.startingNow();
+    private final String prefix = "model-" + UUID.randomUUID().toString().substring(0, 8);
+    private final List<Sluice> engines = new ArrayList<>();
+    private final EngineModel model;
+    private final WindowBounds bounds = new WindowBounds();
+    private final Map<Integer, Admission> admitted = new LinkedHashMap<>();
+    private final Map<Integer, Pending> pending = new LinkedHashMap<>();
+    private final Map<String, Rule> concurrencyKeys = new LinkedHashMap<>();
+    private final FaultInjector faults;
+    private int step;
+    private boolean stateLost;
+    /** Ids of the requests made during freezes (negative: no step names them). */
+    private int frozenIds = -1;
+    private int decisions;
+
+    /** A request whose admission has not completed: it waits for a concurrency permit. */
+    private record Pending(Request request, long at, CompletableFuture<Admission> admission, long since) {
+    }
+
+    /** Redis freezes and restarts, for the runs with faults. */
+    interface FaultInjector {
+        void freeze();
+
+        void thaw();
+
+        void restartEmpty();
+    }
+
+    EngineScenarioRun(EngineScenario scenario, RedissonClient redis, FaultInjector faults) {
+        this.scenario = scenario;
+        this.faults = faults;
+        Map<String, String> props = withSettings(scenario.rules());
+        model = new EngineModel(RuleParser.parse(props));
+        for (int i = 0; i < scenario.engines(); i++) {
+            engines.add(Sluice.builder().properties(props)
+                    .backend(CallerClockBackends.on(redis, clock, Duration.ofSeconds(ANSWER_SECONDS)))
+                    .clock(clock).ticker(clock).build());
+        }
+    }
+
+    private Map<String, String> withSettings(Map<String, String> rules) {
+        Map<String, String> p = new HashMap<>(rules);
+        p.put("sluice.key-prefix", prefix);
+        // Deadlines run on the injected ticker: only a fault step passes one. A decision of a frozen Redis is a
+        // rejection, which takes nothing, so the model still knows every counter.
+        p.put("sluice.backend-timeout", faults == null ? "1d" : FAULT_DEADLINE.toMillis() + "ms");
+        if (faults != null) p.put("sluice.on-backend-failure", "deny");
+        return p;
+    }
+
+    int decisions() {
+        return decisions;
+    }
+
+    /** Runs every step, then ends every request; the first failure, or empty. */
+    Optional<Failure> run() {
+        try {
+            for (step = 0; step < scenario.steps().size(); step++) {
+                Failure f = apply(scenario.steps().get(step));
+                if (f == null) f = collectWaiters(false);
+                if (f != null) return Optional.of(f);
+            }
+            return Optional.ofNullable(endEverything());
+        } catch (Exception e) {
+            return Optional.of(new Failure("error", step, e.toString()));
+        }
+    }
+
+    private Failure apply(Step s) throws Exception {
+        if (s instanceof Advance a) {
+            settlePrefetches();
+            clock.advance(Duration.ofMillis(a.millis()));
+            return null;
+        }
+        if (s instanceof Freeze f) return freeze(f);
+        if (s instanceof Restart) {
+            faults.restartEmpty();
+            // The contract promises nothing exact across lost state: bounds and peaks from here, on the new state.
+            stateLost = true;
+            model.stateLost();
+            bounds.newEpoch();
+            return null;
+        }
+        if (s instanceof Release r) return release(r.id());
+        if (s instanceof Reload r) {
+            Map<String, String> props = withSettings(scenario.reloads().get(r.index()));
+            for (Sluice e : engines) e.reload(props);
+            model.reload(RuleParser.parse(props));
+            bounds.newEpoch();
+            return null;
+        }
+        if (s instanceof Request r) return request(r);
+        throw new IllegalArgumentException(String.valueOf(s));
+    }
+
+    private Failure request(Request r) throws Exception {
+        Sluice engine = engines.get(r.engine());
+        long now = clock.millis();
+        EngineModel.Verdict expected = model.request(r.id(), r.key(), r.plan(), r.path(), now);
+        List<Rule> applicable = model.applicable(r.path());
+        CompletableFuture<Admission> future = engine.admit(engineRules(engine, applicable), keysOf(r)).toCompletableFuture();
+        Admission a;
+        try {
+            a = expected.outcome() == EngineModel.Outcome.WAITING
+                    ? future.get(WAITING_MILLIS, TimeUnit.MILLISECONDS) : future.get(ANSWER_SECONDS, TimeUnit.SECONDS);
+        } catch (TimeoutException waiting) {
+            a = null;
+        }
+        decisions++;
+        if (a == null && !waits(applicable)) {
+            return new Failure("no answer", step, r + ": no answer in " + ANSWER_SECONDS + " s, and no rule may make it wait");
+        }
+        if (scenario.exact() && !stateLost) {
+            Failure f = compare(r, expected, a);
+            if (f != null) return f;
+        }
+        if (a == null) {
+            pending.put(r.id(), new Pending(r, now, future, System.nanoTime()));
+            concurrency(r).ifPresent(c -> {
+                ConcurrencyModel m = model.concurrency(c.rule().name(), c.key());
+                if (m.holds(r.id())) m.release(r.id());
+                m.await(r.id(), c.limit());
+            });
+            return null;
+        }
+        return settle(r, now, a);
+    }
+
+    /** The request's key for every rule ({@code global} rules stay global), its path's cost and its plan. */
+    private static KeySource keysOf(Request r) {
+        return new KeySource() {
+            @Override
+            public String keyFor(Rule rule) {
+                return rule.key().global() ? KeyResolver.GLOBAL : r.key();
+            }
+
+            @Override
+            public long costFor(Rule rule) {
+                return rule.ratePolicy().costFor(r.path());
+            }
+
+            @Override
+            public String planFor(Rule rule) {
+                return r.plan();
+            }
+        };
+    }
+
+    /**
+     * Waits for the refills the engines' prefetchers have sent, so that a clock step never passes the deadline of
+     * a call in flight (which a fault step alone may do).
+     */
+    private void settlePrefetches() {
+        for (Sluice engine : engines) {
+            for (Rule rule : engine.rules().all()) {
+                if (!rule.limitsRate() || !rule.ratePolicy().prefetches()) continue;
+                for (String key : EngineScenario.KEYS) {
+                    String raw = rule.key().global() ? KeyResolver.GLOBAL : key;
+                    engine.rateDecider().prefetcher().settled(engine.rateDecider().keyOf(rule, raw)).join();
+                }
+            }
+        }
+    }
+
+    /**
+     * Redis stops answering while requests arrive at engine 0 and the ticker passes their deadline: each is decided
+     * in bounded time, by {@code on-backend-failure=deny} (taking nothing), or from a prefetched stock as the model
+     * decides. Redis then runs what it had queued;
+     * within {@link #RECOVERY_MILLIS} the engines have undone it (a permit granted late is released, a stock taken
+     * late handed back), so the run goes on comparing with the model, which saw none of these requests.
+     */
+    private Failure freeze(Freeze f) throws Exception {
+        settlePrefetches();
+        List<Rule> applicable = model.applicable(EngineScenario.PATH);
+        long longestWait = applicable.stream().mapToLong(rule -> rule.waitTime().toMillis()).max().orElse(0);
+        List<Request> asked = new ArrayList<>();
+        List<CompletableFuture<Admission>> during = new ArrayList<>();
+        long at = clock.millis();
+        faults.freeze();
+        try {
+            for (int i = 0; i < f.requests(); i++) {
+                Request r = new Request(frozenIds--, 0, EngineScenario.KEYS.get(i % EngineScenario.KEYS.size()), null, EngineScenario.PATH);
+                asked.add(r);
+                during.add(engines.get(0).admit(engineRules(engines.get(0), applicable), keysOf(r)).toCompletableFuture());
+            }
+            clock.advance(FAULT_DEADLINE.plusMillis(longestWait + 1));
+            for (int i = 0; i < during.size(); i++) {
+                Admission a;
+                try {
+                    a = during.get(i).get(ANSWER_SECONDS, TimeUnit.SECONDS);
+                } catch (TimeoutException e) {
+                    return new Failure("fault", step, "a request while Redis was frozen had no answer in " + ANSWER_SECONDS + " s");
+                }
+                if (!a.allowed()) continue;
+                // Admitted without Redis (a prefetched stock): a request the model must admit too, at the time it came.
+                Request r = asked.get(i);
+                EngineModel.Verdict v = model.request(r.id(), r.key(), r.plan(), r.path(), at);
+                if (v.outcome() != EngineModel.Outcome.ADMITTED) {
+                    a.close();
+                    return new Failure("fault", step, r + " admitted while Redis was frozen, the model " + v.outcome() + " by " + v.by());
+                }
+                Failure settled = settle(r, at, a);
+                if (settled != null) return settled;
+            }
+        } finally {
+            faults.thaw();
+        }
+        // Failed calls may have opened the circuit breaker: its cool-down passes (on the ticker, as everything else).
+        clock.advance(Duration.ofMillis(BackendGuard.COOL_DOWN_MILLIS + 1));
+        Thread.sleep(RECOVERY_MILLIS);
+        return permitsBack();
+    }
+
+    /** Every concurrency permit not held by a request the model has in flight is free (rules without plans). */
+    private Failure permitsBack() throws Exception {
+        for (Map.Entry<String, Rule> e : concurrencyKeys.entrySet()) {
+            Optional<Rule> now = engines.get(0).rules().get(e.getValue().name());
+            if (now.isEmpty() || now.get().plans().any()) continue;
+            String[] rk = e.getKey().split("\\|", 2);
+            // Each engine's answer waits for the releases it has sent; the last one has seen them all.
+            for (Sluice engine : engines) engine.availablePermits(now.get(), rk[1]).toCompletableFuture().get(ANSWER_SECONDS, TimeUnit.SECONDS);
+            int free = engines.get(0).availablePermits(now.get(), rk[1]).toCompletableFuture().get(ANSWER_SECONDS, TimeUnit.SECONDS);
+            int expected = Math.max(0, now.get().concurrency() - model.concurrency(rk[0], rk[1]).inFlight());
+            if (free != expected) {
+                return new Failure("stranded", step, e.getKey() + ": " + free + " of " + now.get().concurrency()
+                        + " permits free with " + model.concurrency(rk[0], rk[1]).inFlight() + " requests in flight, " + expected + " expected");
+            }
+        }
+        return null;
+    }
+
+    /** The engine's own rule objects for the names the model applies (a reload gives each engine its own). */
+    private static List<Rule> engineRules(Sluice engine, List<Rule> applicable) {
+        List<Rule> out = new ArrayList<>();
+        for (Rule rule : applicable) out.add(engine.rules().get(rule.name()).orElseThrow());
+        return out;
+    }
+
+    private static boolean waits(List<Rule> applicable) {
+        return applicable.stream().anyMatch(rule -> rule.limitsConcurrency() && !rule.waitTime().isZero());
+    }
+
+    /** Exactly the model's decisions: the outcome, the rule that rejected, each rate rule's decision and Remaining. */
+    private Failure compare(Request r, EngineModel.Verdict expected, Admission a) {
+        String actual;
+        if (a == null) actual = "WAITING";
+        else if (a.allowed()) actual = "ADMITTED";
+        else actual = "REJECTED by " + a.rejection().orElseThrow().ruleName();
+        String wanted = expected.outcome() + (expected.outcome() == EngineModel.Outcome.REJECTED ? " by " + expected.by() : "");
+        List<String> got = new ArrayList<>();
+        if (a != null) {
+            for (Decision d : a.decisions()) {
+                if (d.outcome() != Decision.Outcome.DECIDED) {
+                    return new Failure("not decided", step, r + ": " + d.ruleName() + " decided by " + d.outcome() + " with no fault");
+                }
+                got.add(d.kind() == Decision.Kind.RATE
+                        ? new EngineModel.RuleVerdict(d.ruleName(), true, d.allowed(), d.remaining()).toString()
+                        : new EngineModel.RuleVerdict(d.ruleName(), false, d.allowed(), 0).toString());
+            }
+        }
+        List<String> want = new ArrayList<>();
+        for (EngineModel.RuleVerdict v : expected.rules()) {
+            want.add((v.rate() ? v : new EngineModel.RuleVerdict(v.rule(), false, v.allowed(), 0)).toString());
+        }
+        if (a == null) want.clear();
+        if (!actual.equals(wanted) || !got.equals(want)) {
+            return new Failure("exact", step, r + " at " + (clock.millis()) + " ms: engine " + actual + " " + got
+                    + ", the model " + wanted + " " + want);
+        }
+        return null;
+    }
+
+    /** A concurrency rule that applies to the request under its plan: the counted key and the plan's limit. */
+    private record Limited(Rule rule, String key, int limit) {
+    }
+
+    private Optional<Limited> concurrency(Request r) {
+        for (Rule rule : model.applicable(r.path())) {
+            if (!rule.limitsConcurrency()) continue;
+            PlanLimits p = rule.plans().lookup(r.plan());
+            if (p != null && p.concurrencyUnlimited()) continue;
+            int limit = (p == null ? rule : p.applyTo(rule)).concurrency();
+            String key = EngineModel.keyOf(rule, r.key());
+            concurrencyKeys.put(rule.name() + "|" + key, rule);
+            return Optional.of(new Limited(rule, key, limit));
+        }
+        return Optional.empty();
+    }
+
+    /** Takes a completed admission into the model's concurrency and the window bounds. */
+    private Failure settle(Request r, long at, Admission a) {
+        Optional<Limited> c = concurrency(r);
+        if (!a.allowed()) {
+            c.ifPresent(l -> model.concurrency(l.rule().name(), l.key()).release(r.id()));
+            return null;
+        }
+        admitted.put(r.id(), a);
+        if (c.isPresent()) {
+            ConcurrencyModel m = model.concurrency(c.get().rule().name(), c.get().key());
+            if (!m.holds(r.id())) {
+                if (!m.fits(c.get().limit())) {
+                    return new Failure("peak", step, r + " admitted by " + c.get().rule().name() + " with " + m.inFlight()
+                            + " in flight already, its plan's limit " + c.get().limit() + " (waiting, id=limit: " + m.waiting() + ")");
+                }
+                m.hold(r.id());
+            }
+        }
+        for (Decision d : a.decisions()) {
+            if (d.kind() != Decision.Kind.RATE || !d.allowed() || d.outcome() != Decision.Outcome.DECIDED) continue;
+            Rule rule = model.rules().get(d.ruleName()).orElseThrow();
+            Optional<Rule> capacity = rule.ratePolicy().capacity().flatMap(model.rules()::get);
+            String exceeded = bounds.admitted(rule, EngineModel.keyOf(rule, r.key()), rule.ratePolicy().costFor(r.path()), at, capacity);
+            if (exceeded != null) return new Failure("bound", step, r + ": " + exceeded);
+        }
+        return null;
+    }
+
+    private Failure release(int id) throws Exception {
+        Admission a = admitted.remove(id);
+        if (a == null) return null;
+        a.close();
+        model.release(id);
+        return collectWaiters(true);
+    }
+
+    /**
+     * Takes in the waiters the engines have admitted; with {@code wake}, while a waiter may take a free permit,
+     * waits for the engines to admit one.
+     */
+    private Failure collectWaiters(boolean wake) throws Exception {
+        while (true) {
+            for (Pending p : List.copyOf(pending.values())) {
+                if (!p.admission().isDone()) continue;
+                pending.remove(p.request().id());
+                Admission a = p.admission().join();
+                long waited = clock.millis() - p.at();
+                if (!a.allowed() && waited < WAIT_MILLIS && System.nanoTime() - p.since() < TimeUnit.MILLISECONDS.toNanos(WAIT_MILLIS) * 2 / 3) {
+                    return new Failure("waiter", step, p.request() + " rejected while it waited (its wait is " + EngineScenario.WAIT + "): "
+                            + a.rejection().orElseThrow());
+                }
+                Failure f = settle(p.request(), p.at(), a);
+                if (f != null) return f;
+            }
+            if (!wake) return null;
+            Optional<String> fits = concurrencyKeys.keySet().stream().filter(k -> {
+                String[] rk = k.split("\\|", 2);
+                return model.concurrency(rk[0], rk[1]).aWaiterFits();
+            }).findFirst();
+            if (pending.isEmpty()) return null;
+            if (fits.isEmpty()) {
+                // No waiter may go in: give a wrong wake-up (a waiter over its own plan's limit) time to show.
+                try {
+                    CompletableFuture.anyOf(pending.values().stream().map(Pending::admission).toArray(CompletableFuture[]::new))
+                            .get(WRONG_WAKE_MILLIS, TimeUnit.MILLISECONDS);
+                } catch (TimeoutException e) {
+                    return null;
+                }
+                wake = false;
+                continue;
+            }
+            try {
+                CompletableFuture.anyOf(pending.values().stream().map(Pending::admission).toArray(CompletableFuture[]::new))
+                        .get(WAKE_SECONDS, TimeUnit.SECONDS);
+            } catch (TimeoutException e) {
+                String[] rk = fits.get().split("\\|", 2);
+                ConcurrencyModel m = model.concurrency(rk[0], rk[1]);
+                return new Failure("wake", step, "no waiter of " + fits.get() + " admitted within " + WAKE_SECONDS
+                        + " s though a permit one may take is free: " + m.inFlight() + " in flight, waiting (id=plan limit) " + m.waiting());
+            }
+        }
+    }
+
+    /** Ends every request (waiters are admitted as permits free), then every permit must be free. */
+    private Failure endEverything() throws Exception {
+        step = scenario.steps().size();
+        while (!admitted.isEmpty() || !pending.isEmpty()) {
+            if (admitted.isEmpty()) {
+                Failure f = collectWaiters(true);
+                if (f != null) return f;
+                if (admitted.isEmpty()) return new Failure("wake", step, "waiters left with nothing in flight: " + pending.keySet());
+            }
+            Failure f = release(admitted.keySet().iterator().next());
+            if (f != null) return f;
+        }
+        for (Map.Entry<String, Rule> e : concurrencyKeys.entrySet()) {
+            Optional<Rule> now = engines.get(0).rules().get(e.getValue().name());
+            if (now.isEmpty()) continue;
+            String key = e.getKey().split("\\|", 2)[1];
+            // Each engine's answer waits for the releases it has sent; the last one has seen them all.
+            for (Sluice engine : engines) engine.availablePermits(now.get(), key).toCompletableFuture().get(ANSWER_SECONDS, TimeUnit.SECONDS);
+            int free = engines.get(0).availablePermits(now.get(), key).toCompletableFuture().get(ANSWER_SECONDS, TimeUnit.SECONDS);
+            if (free != now.get().concurrency()) {
+                return new Failure("stranded", step, e.getKey() + ": " + free + " of " + now.get().concurrency()
+                        + " permits free once every request has ended");
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public void close() {
+        pending.values().forEach(p -> p.admission().thenAccept(Admission::close));
+        admitted.values().forEach(Admission::close);
+        engines.forEach(Sluice::close);
+    }
+}

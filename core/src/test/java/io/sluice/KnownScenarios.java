@@ -1,0 +1,134 @@
+package io.sluice;
+
+import io.sluice.EngineScenario.Advance;
+import io.sluice.EngineScenario.Release;
+import io.sluice.EngineScenario.Request;
+import io.sluice.EngineScenario.Step;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The combinations of issue 21, written as scenarios of the engine model: each is a case where two features meet
+ * (prefetch and the token bucket, elastic throttling and the token bucket, plans and {@code wait}, prefetch and
+ * costs or plans, a rejection after another rule allowed). The model knows none of them: it decides each as the
+ * contract says, and the run compares.
+ */
+final class KnownScenarios {
+    private KnownScenarios() {
+    }
+
+    static Map<String, EngineScenario> all() {
+        Map<String, EngineScenario> all = new TreeMap<>();
+        all.put("token bucket with prefetch: a pause, then a burst", tokenBucketPrefetchBurst());
+        EngineScenario burst = tokenBucketPrefetchBurst();
+        all.put("token bucket with prefetch: a pause, then a burst, held to its bound only",
+                new EngineScenario(0, 2, burst.rules(), burst.reloads(), burst.steps()));
+        all.put("elastic token bucket, its capacity used up", elasticTokenBucket());
+        all.put("plans and wait: waiters judged by their own plan", plansAndWaitPeak());
+        all.put("plans and wait: a waiter woken when a permit it may take frees", plansAndWaitWake());
+        all.put("prefetch and mixed costs: Remaining", prefetchMixedCosts());
+        all.put("prefetch and plans: free and pro alternating", prefetchPlans());
+        all.put("a rejection gives back what other rules took", rejectionGivesBack());
+        return all;
+    }
+
+    private static Map<String, String> rule(String name, String... properties) {
+        Map<String, String> p = new TreeMap<>();
+        p.put("sluice.rules." + name + ".paths", "/api/*");
+        p.put("sluice.rules." + name + ".key", "user");
+        for (int i = 0; i < properties.length; i += 2) p.put("sluice.rules." + name + "." + properties[i], properties[i + 1]);
+        return p;
+    }
+
+    private static EngineScenario scenario(Map<String, String> rules, List<Step> steps) {
+        if (!EngineScenario.RuleDraw.parses(rules)) throw new IllegalStateException("rules refused: " + rules);
+        return new EngineScenario(0, 1, rules, List.of(), steps);
+    }
+
+    /** Issue 21, 1: one request takes its token and a stock of 9, a 95 ms pause, then 38 at one instant. */
+    private static EngineScenario tokenBucketPrefetchBurst() {
+        List<Step> steps = new ArrayList<>();
+        int id = 0;
+        steps.add(new Request(id++, 0, "alice", null, EngineScenario.PATH));
+        steps.add(new Advance(95));
+        for (int i = 0; i < 38; i++) steps.add(new Request(id++, 0, "alice", null, EngineScenario.PATH));
+        return scenario(rule("r1", "rate", "100/1s", "algorithm", "token-bucket", "burst", "10", "prefetch", "9"), steps);
+    }
+
+    /** Issue 21, 1: 4/4s elastic, its capacity rule (1/1h) used up by the first loan; 8 requests a second for 12 s. */
+    private static EngineScenario elasticTokenBucket() {
+        Map<String, String> rules = rule("r1", "rate", "4/4s", "algorithm", "token-bucket", "throttling", "elastic", "capacity", "cap");
+        rules.put("sluice.rules.cap.key", "global");
+        rules.put("sluice.rules.cap.rate", "1/1h");
+        List<Step> steps = new ArrayList<>();
+        int id = 0;
+        for (int s = 0; s < 12 * 8; s++) {
+            steps.add(new Request(id++, 0, "alice", null, EngineScenario.PATH));
+            steps.add(new Advance(125));
+        }
+        return scenario(rules, steps);
+    }
+
+    /** Issue 21, 1: concurrency 4, free 1; a free request and two without a plan run, three free wait, the two end. */
+    private static EngineScenario plansAndWaitPeak() {
+        Map<String, String> rules = rule("rc", "concurrency", "4", "wait", EngineScenario.WAIT, "lease", EngineScenario.LEASE,
+                "plan", "header:X-Plan", "plans.free.concurrency", "1");
+        List<Step> steps = List.of(
+                new Request(0, 0, "alice", "free", EngineScenario.PATH),
+                new Request(1, 0, "alice", null, EngineScenario.PATH),
+                new Request(2, 0, "alice", null, EngineScenario.PATH),
+                new Request(3, 0, "alice", "free", EngineScenario.PATH),
+                new Request(4, 0, "alice", "free", EngineScenario.PATH),
+                new Request(5, 0, "alice", "free", EngineScenario.PATH),
+                new Release(1),
+                new Release(2));
+        return scenario(rules, steps);
+    }
+
+    /** Issue 21, 1: concurrency 1, pro 6; six pro run, a seventh waits, one ends: the seventh must go in. */
+    private static EngineScenario plansAndWaitWake() {
+        Map<String, String> rules = rule("rc", "concurrency", "1", "wait", EngineScenario.WAIT, "lease", EngineScenario.LEASE,
+                "plan", "header:X-Plan", "plans.pro.concurrency", "6");
+        List<Step> steps = new ArrayList<>();
+        for (int i = 0; i < 7; i++) steps.add(new Request(i, 0, "alice", "pro", EngineScenario.PATH));
+        steps.add(new Release(0));
+        return scenario(rules, steps);
+    }
+
+    /** Issue 21, 4: 100/1m, prefetch 10, /big costs 7: Remaining as without prefetch. */
+    private static EngineScenario prefetchMixedCosts() {
+        Map<String, String> rules = rule("r1", "rate", "100/1m", "prefetch", "10", "costs", EngineScenario.BIG + "=7");
+        List<Step> steps = new ArrayList<>();
+        int id = 0;
+        for (int i = 0; i < 6; i++) {
+            steps.add(new Request(id++, 0, "alice", null, EngineScenario.PATH));
+            steps.add(new Request(id++, 0, "alice", null, EngineScenario.BIG));
+            steps.add(new Advance(10));
+        }
+        return scenario(rules, steps);
+    }
+
+    /** Issue 21, 4: 20/1h, prefetch 5, pro 40/1h; free and pro alternate on one key. */
+    private static EngineScenario prefetchPlans() {
+        Map<String, String> rules = rule("r1", "rate", "20/1h", "prefetch", "5", "plan", "header:X-Plan",
+                "plans.free.rate", "20/1h", "plans.pro.rate", "40/1h");
+        List<Step> steps = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            steps.add(new Request(i, 0, "alice", i % 2 == 0 ? "free" : "pro", EngineScenario.PATH));
+            steps.add(new Advance(10));
+        }
+        return scenario(rules, steps);
+    }
+
+    /** CONTRACT.md, Evaluation: an hourly rule's rejection spends nothing of a per-second rule on the same path. */
+    private static EngineScenario rejectionGivesBack() {
+        Map<String, String> rules = rule("a-second", "rate", "5/1s");
+        rules.putAll(rule("b-hour", "rate", "2/1h"));
+        List<Step> steps = new ArrayList<>();
+        for (int i = 0; i < 6; i++) steps.add(new Request(i, 0, "alice", null, EngineScenario.PATH));
+        return scenario(rules, steps);
+    }
+}

@@ -1,0 +1,200 @@
+package io.sluice.model;
+
+import io.sluice.memory.RateModel;
+import io.sluice.rule.PlanLimits;
+import io.sluice.rule.Rule;
+import io.sluice.rule.RuleSet;
+import io.sluice.rule.Throttling;
+import io.sluice.spi.Algorithm;
+import io.sluice.spi.RateOutcome;
+import io.sluice.spi.RateRequest;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * A pure-Java reference of the whole engine as CONTRACT.md describes it, for one rule set that a reload may
+ * replace, with time as a parameter (milliseconds). It knows nothing of Redis, prefetch (which the contract says
+ * has no effect on decisions), deadlines or servers: it is what one engine must decide.
+ *
+ * <p>Evaluation: the rules matching the path, rate rules in name order, then concurrency rules in name order; a
+ * request's plan selects each rule's limits (an {@code unlimited} plan skips the limit); the first rejection ends
+ * the request, and the permits the request took from other rules, rate and concurrency, are given back. Rate
+ * rules: the algorithms' reference models ({@link RateModel}) and {@link SlidingLogModel}; soft throttling
+ * counts up to the effective limit; elastic throttling admits over the nominal limit only what its capacity
+ * rule's {@code global} key pays for. Concurrency: a permit per request in flight whatever its plan; a request
+ * over its plan's limit waits when the rule has {@code wait} (and is admitted once a permit it may take is free),
+ * else is rejected. A reload keeps every counter: a changed limit applies to the current usage.
+ */
+public final class EngineModel {
+    /** What the model decided for a whole request. */
+    public enum Outcome { ADMITTED, REJECTED, WAITING }
+
+    /** One rule's decision, as the engine reports it in {@code Admission.decisions()}. */
+    public record RuleVerdict(String rule, boolean rate, boolean allowed, long remaining) {
+        @Override
+        public String toString() {
+            return rule + (rate ? " rate " : " concurrency ") + (allowed ? "allowed" : "rejected") + (rate ? " remaining=" + remaining : "");
+        }
+    }
+
+    /** The model's answer to a request: the outcome, the rule that rejected or holds it waiting, and each rule's decision. */
+    public record Verdict(Outcome outcome, String by, List<RuleVerdict> rules) {
+    }
+
+    private RuleSet rules;
+    private final Map<String, RateModel> buckets = new HashMap<>();
+    private final Map<String, SlidingLogModel> logs = new HashMap<>();
+    private final Map<String, ConcurrencyModel> concurrency = new HashMap<>();
+
+    public EngineModel(RuleSet rules) {
+        this.rules = rules;
+    }
+
+    /** Puts new rules in effect; every counter stays. */
+    public void reload(RuleSet newRules) {
+        this.rules = newRules;
+    }
+
+    public RuleSet rules() {
+        return rules;
+    }
+
+    /** The rules that apply to a request of {@code path}, in name order, as the engine gets them. */
+    public List<Rule> applicable(String path) {
+        List<Rule> out = new ArrayList<>(rules.matching("GET", path));
+        out.sort(Comparator.comparing(Rule::name));
+        return out;
+    }
+
+    /**
+     * Decides request {@code id} of key {@code key} on {@code plan} (null: none) for {@code path} at {@code now}.
+     * A request that waits is admitted later through {@link #admitWaiter}.
+     */
+    public Verdict request(int id, String key, String plan, String path, long now) {
+        List<Rule> applicable = applicable(path);
+        List<RuleVerdict> verdicts = new ArrayList<>();
+        List<Runnable> giveBack = new ArrayList<>();
+        for (Rule rule : applicable) {
+            if (!rule.limitsRate()) continue;
+            PlanLimits p = rule.plans().lookup(plan);
+            if (p != null && p.rateUnlimited()) continue;
+            Rule limits = p == null ? rule : p.applyTo(rule);
+            long cost = rule.ratePolicy().costFor(path);
+            RateVerdict v = rate(limits, keyOf(rule, key), cost, now);
+            verdicts.add(new RuleVerdict(rule.name(), true, v.allowed, v.remaining));
+            if (!v.allowed) {
+                giveBack.forEach(Runnable::run);
+                return new Verdict(Outcome.REJECTED, rule.name(), verdicts);
+            }
+            if (v.giveBack != null) giveBack.add(v.giveBack);
+        }
+        List<ConcurrencyModel> taken = new ArrayList<>();
+        for (Rule rule : applicable) {
+            if (!rule.limitsConcurrency()) continue;
+            PlanLimits p = rule.plans().lookup(plan);
+            if (p != null && p.concurrencyUnlimited()) continue;
+            int limit = (p == null ? rule : p.applyTo(rule)).concurrency();
+            ConcurrencyModel c = concurrencyOf(rule, key);
+            if (c.fits(limit)) {
+                c.hold(id);
+                taken.add(c);
+                verdicts.add(new RuleVerdict(rule.name(), false, true, limit - c.inFlight()));
+                continue;
+            }
+            if (!rule.waitTime().isZero()) {
+                c.await(id, limit);
+                return new Verdict(Outcome.WAITING, rule.name(), verdicts);
+            }
+            verdicts.add(new RuleVerdict(rule.name(), false, false, 0));
+            taken.forEach(t -> t.release(id));
+            giveBack.forEach(Runnable::run);
+            return new Verdict(Outcome.REJECTED, rule.name(), verdicts);
+        }
+        return new Verdict(Outcome.ADMITTED, null, verdicts);
+    }
+
+    /**
+     * Redis lost its state (a restart without persistence): every counter starts again, and the permits of requests
+     * still running are no longer counted (their releases find nothing).
+     */
+    public void stateLost() {
+        buckets.clear();
+        logs.clear();
+        concurrency.values().forEach(ConcurrencyModel::forgetHeld);
+    }
+
+    /** The request ended: its concurrency permits (or its wait) are given back. */
+    public void release(int id) {
+        concurrency.values().forEach(c -> c.release(id));
+    }
+
+    /** The concurrency state of a rule and key, for the test to check waiters and peaks against. */
+    public ConcurrencyModel concurrency(String rule, String key) {
+        return concurrency.computeIfAbsent(rule + "|" + key, k -> new ConcurrencyModel());
+    }
+
+    /** The raw key a rule counts a request's key under: a {@code global} rule counts everyone under one. */
+    public static String keyOf(Rule rule, String key) {
+        return rule.key().global() ? "*" : key;
+    }
+
+    private ConcurrencyModel concurrencyOf(Rule rule, String key) {
+        return concurrency(rule.name(), keyOf(rule, key));
+    }
+
+    private record RateVerdict(boolean allowed, long remaining, Runnable giveBack) {
+    }
+
+    private RateVerdict rate(Rule limits, String key, long cost, long now) {
+        String counter = limits.name() + "|" + key;
+        RateRequest request = limits.ratePolicy().request(counter, limits.rate().orElseThrow(), cost);
+        if (limits.ratePolicy().throttling() == Throttling.ELASTIC) return elastic(limits, request, now);
+        return consume(request, now);
+    }
+
+    /** A hard or soft decision: the key counts up to the effective limit; Remaining speaks of the nominal one. */
+    private RateVerdict consume(RateRequest r, long now) {
+        long micros = now * 1000;
+        if (r.algorithm() == Algorithm.SLIDING_LOG) {
+            SlidingLogModel log = logs.computeIfAbsent(r.key() + "|" + r.period().toMillis(), k -> new SlidingLogModel());
+            long period = r.period().toMillis();
+            boolean allowed = log.consume(r.cost(), r.effectiveLimit(), period, now);
+            long remaining = Math.max(0, r.limit() - log.used(period, now));
+            return new RateVerdict(allowed, remaining, allowed ? () -> log.refund(r.cost()) : null);
+        }
+        RateModel m = buckets.computeIfAbsent(r.key() + "|" + r.algorithm(), k -> RateModel.of(r.algorithm()));
+        RateOutcome o = m.consume(r, micros);
+        Runnable giveBack = o.allowed() && r.algorithm().refundable() ? () -> m.refund(r, micros) : null;
+        return new RateVerdict(o.allowed(), o.remaining(), giveBack);
+    }
+
+    /**
+     * Elastic: within the nominal limit as a hard rule; over it, up to the overage, only when the capacity rule's
+     * {@code global} key pays the same cost. A token bucket keeps its nominal refill: its overage is a deeper
+     * bucket, never a faster one.
+     */
+    private RateVerdict elastic(Rule limits, RateRequest own, long now) {
+        RateRequest nominal = own.withEffectiveLimit(own.limit());
+        RateVerdict within = consume(nominal, now);
+        if (within.allowed) return within;
+        RateRequest deeper = own.algorithm() == Algorithm.TOKEN_BUCKET ? nominal.withBurst(own.effectiveBurst()) : own;
+        RateVerdict over = consume(deeper, now);
+        if (!over.allowed) return new RateVerdict(false, 0, null);
+        Optional<Rule> capacity = limits.ratePolicy().capacity().flatMap(rules::get);
+        RateVerdict paid = capacity.isEmpty() ? null : rate(capacity.get(), "*", own.cost(), now);
+        if (paid == null || !paid.allowed) {
+            if (over.giveBack != null) over.giveBack.run();
+            return new RateVerdict(false, 0, null);
+        }
+        Runnable both = () -> {
+            if (over.giveBack != null) over.giveBack.run();
+            if (paid.giveBack != null) paid.giveBack.run();
+        };
+        return new RateVerdict(true, 0, both);
+    }
+}

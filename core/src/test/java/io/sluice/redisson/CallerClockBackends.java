@@ -1,0 +1,16 @@
+package io.sluice.redisson;
+
+import org.redisson.api.RedissonClient;
+
+import java.time.Clock;
+import java.time.Duration;
+
+/** For tests of other packages: a Redis backend whose scripts take the test's clock instead of Redis {@code TIME}. */
+public final class CallerClockBackends {
+    private CallerClockBackends() {
+    }
+
+    public static RedissonBackend on(RedissonClient redisson, Clock clock, Duration timeout) {
+        return RedissonBackend.onCallerClock(redisson, clock, timeout);
+    }
+}
