@@ -91,7 +91,8 @@ final class Leases {
     /** One acquire under a deadline; a permit granted after the deadline must not stay taken until its lease ends. */
     private CompletableFuture<LeaseOutcome> bounded(LeaseRequest request, Duration limit, boolean judged) {
         CompletionStage<LeaseOutcome> acquiring = backend.tryAcquire(request);
-        CompletableFuture<LeaseOutcome> bounded = judged ? guard.call(acquiring, limit) : guard.unjudged(acquiring, limit);
+        CompletableFuture<LeaseOutcome> bounded = judged ? guard.call(acquiring, limit, BackendGuard.Path.LEASE)
+                : guard.unjudged(acquiring, limit, BackendGuard.Path.LEASE);
         // Sluice gave up (deadline) on a permit the backend grants, before or after: return it. Conditioned on both
         // outcomes, not on which callback runs first.
         bounded.whenComplete((ignored, failure) -> {
