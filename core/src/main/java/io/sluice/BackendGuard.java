@@ -20,7 +20,7 @@ import java.util.concurrent.TimeoutException;
  * Everything between a decision and a backend that may be down or slow: Sluice's own deadline on each call
  * (swept by the engine's scheduler, see {@link Deadlines}), a circuit breaker in front of the backend, and the
  * rule's {@code on-backend-failure} once a call has failed or was skipped. Until the backend has answered a call of
- * its {@link Path}, a call may take until the end of the start-up wait ({@code sluice.await-backend}) instead of its
+ * its {@link Path} within the usual deadline, a call may take until the end of the start-up wait ({@code sluice.await-backend}) instead of its
  * deadline: the first decisions of a fresh JVM (classes loading, code not yet compiled) take longer than a deadline
  * meant for a warm one, and a user's first request should be decided by the backend, not by
  * {@code on-backend-failure}. Thread-safe.
@@ -48,7 +48,7 @@ final class BackendGuard {
     /** When the start-up wait ends, on {@link #ticker}; calls before it and before a first answer are not cut short. */
     private final long startUpEndsNanos;
     private final boolean startUpWait;
-    /** The paths the backend has answered a call of: their calls have their usual deadline. */
+    /** The paths the backend has answered a call of within its deadline: their calls have their usual deadline. */
     private final Set<Path> answered = ConcurrentHashMap.newKeySet();
 
     /** Calls that run different code (and a different script) in the backend: each is slow the first time. */
@@ -113,7 +113,9 @@ final class BackendGuard {
         long started = ticker.nanos();
         // The stage returned runs after the report, so whoever sees the decision sees the call's duration counted.
         return deadlines.bound(stage, atStartUp(limit, path)).whenComplete((v, e) -> {
-            if (e == null && startUpWait) answered.add(path);
+            // Only an answer within the usual deadline shows the path warm: a cold one may be followed by other cold
+            // code (a batch of the burst queued behind it, another script).
+            if (e == null && startUpWait && ticker.nanos() - started <= limit.toNanos()) answered.add(path);
             listener.backendAnswered(e == null
                     ? DecisionListener.CallOutcome.SUCCESS
                     : unwrap(e) instanceof TimeoutException ? DecisionListener.CallOutcome.TIMEOUT
