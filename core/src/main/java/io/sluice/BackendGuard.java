@@ -11,18 +11,21 @@ import io.sluice.rule.Rule;
 import io.sluice.spi.RequestRefusedException;
 
 import java.time.Duration;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
 
 /**
  * Everything between a decision and a backend that may be down or slow: Sluice's own deadline on each call
  * (swept by the engine's scheduler, see {@link Deadlines}), a circuit breaker in front of the backend, and the
- * rule's {@code on-backend-failure} once a call has failed or was skipped. Until the backend has answered once, a
- * call may take until the end of the start-up wait ({@code sluice.await-backend}) instead of its deadline: the first
- * decisions of a fresh JVM (classes loading, code not yet compiled) take longer than a deadline meant for a warm one,
- * and a user's first request should be decided by the backend, not by {@code on-backend-failure}. Thread-safe.
+ * rule's {@code on-backend-failure} once a call has failed or was skipped. Until the backend has answered a call of
+ * its {@link Path} within the usual deadline, a call may take until the end of the start-up wait ({@code sluice.await-backend}) instead of its
+ * deadline: the first decisions of a fresh JVM (classes loading, code not yet compiled) take longer than a deadline
+ * meant for a warm one, and a user's first request should be decided by the backend, not by
+ * {@code on-backend-failure}. Thread-safe.
  */
 final class BackendGuard {
     /** Consecutive failures that open the circuit. */
@@ -46,7 +49,12 @@ final class BackendGuard {
     private final ThrottledLog log;
     /** When the start-up wait ends, on {@link #ticker}; calls before it and before a first answer are not cut short. */
     private final long startUpEndsNanos;
-    private volatile boolean answeredOnce;
+    private final boolean startUpWait;
+    /** The paths the backend has answered a call of within its deadline: their calls have their usual deadline. */
+    private final Set<Path> answered = ConcurrentHashMap.newKeySet();
+
+    /** Calls that run different code (and a different script) in the backend: each is slow the first time. */
+    enum Path { RATE, LEASE }
 
     BackendGuard(Duration timeout, Ticker ticker, DecisionListener listener, ThrottledLog log) {
         this(timeout, Duration.ZERO, ticker, listener, log);
@@ -59,7 +67,7 @@ final class BackendGuard {
     BackendGuard(Duration timeout, Duration startUp, Ticker ticker, DecisionListener listener, ThrottledLog log) {
         this.timeout = timeout;
         this.startUpEndsNanos = ticker.nanos() + startUp.toNanos();
-        this.answeredOnce = startUp.isZero();
+        this.startUpWait = !startUp.isZero();
         this.ticker = ticker;
         // A test's ticker jumps on purpose: only real time tells a busy server from a slow store.
         this.deadlines = ticker == Ticker.SYSTEM ? new Deadlines(ticker, new CpuSaturation(ticker)) : Deadlines.onTestTime(ticker);
@@ -86,7 +94,12 @@ final class BackendGuard {
      * probe.
      */
     <T> CompletableFuture<T> call(CompletionStage<T> stage, Duration limit) {
-        return unjudged(stage, limit).whenComplete((v, e) -> {
+        return call(stage, limit, Path.RATE);
+    }
+
+    /** As {@link #call(CompletionStage, Duration)}, for a call of the given path. */
+    <T> CompletableFuture<T> call(CompletionStage<T> stage, Duration limit, Path path) {
+        return unjudged(stage, limit, path).whenComplete((v, e) -> {
             // A request the backend refused was answered: the backend is as healthy as after any answer.
             if (e == null || causedByRequest(e)) breaker.onSuccess();
             else breaker.onFailure();
@@ -95,11 +108,18 @@ final class BackendGuard {
 
     /** A backend call under the deadline whose outcome the caller reports ({@link #succeeded}, {@link #failed}). */
     <T> CompletableFuture<T> unjudged(CompletionStage<T> stage, Duration limit) {
+        return unjudged(stage, limit, Path.RATE);
+    }
+
+    /** As {@link #unjudged(CompletionStage, Duration)}, for a call of the given path. */
+    <T> CompletableFuture<T> unjudged(CompletionStage<T> stage, Duration limit, Path path) {
         listener.backendCalled();
         long started = ticker.nanos();
         // The stage returned runs after the report, so whoever sees the decision sees the call's duration counted.
-        return deadlines.bound(stage, atStartUp(limit)).whenComplete((v, e) -> {
-            if (e == null) answeredOnce = true;
+        return deadlines.bound(stage, atStartUp(limit, path)).whenComplete((v, e) -> {
+            // Only an answer within the usual deadline shows the path warm: a cold one may be followed by other cold
+            // code (a batch of the burst queued behind it, another script).
+            if (e == null && startUpWait && ticker.nanos() - started <= limit.toNanos()) answered.add(path);
             listener.backendAnswered(e == null
                     ? DecisionListener.CallOutcome.SUCCESS
                     : unwrap(e) instanceof TimeoutException ? DecisionListener.CallOutcome.TIMEOUT
@@ -109,12 +129,12 @@ final class BackendGuard {
 
     /** A wait for something else's call (not a call of its own: nothing counted), failed past the deadline. */
     <T> CompletableFuture<T> bounded(CompletionStage<T> stage, Duration limit) {
-        return deadlines.bound(stage, atStartUp(limit));
+        return deadlines.bound(stage, atStartUp(limit, Path.RATE));
     }
 
-    /** The deadline, or the rest of the start-up wait when that is longer and the backend has never answered. */
-    private Duration atStartUp(Duration limit) {
-        if (answeredOnce) return limit;
+    /** The deadline, or the rest of the start-up wait when that is longer and no call of the path was answered yet. */
+    private Duration atStartUp(Duration limit, Path path) {
+        if (!startUpWait || answered.contains(path)) return limit;
         long left = startUpEndsNanos - ticker.nanos();
         return left > limit.toNanos() ? Duration.ofNanos(left) : limit;
     }

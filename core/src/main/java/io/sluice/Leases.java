@@ -103,7 +103,8 @@ final class Leases {
         } catch (RuntimeException e) {
             acquiring = CompletableFuture.failedFuture(e);
         }
-        CompletableFuture<LeaseOutcome> bounded = judged ? guard.call(acquiring, limit) : guard.unjudged(acquiring, limit);
+        CompletableFuture<LeaseOutcome> bounded = judged ? guard.call(acquiring, limit, BackendGuard.Path.LEASE)
+                : guard.unjudged(acquiring, limit, BackendGuard.Path.LEASE);
         bounded.whenComplete((ignored, failure) -> {
             if (failure != null) giveUp(request, 0);
         });

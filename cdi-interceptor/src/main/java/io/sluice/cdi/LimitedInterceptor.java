@@ -88,6 +88,8 @@ public class LimitedInterceptor implements Serializable {
         List<Rule> rules = plan.rules(s.rules());
         // A rule the filter applied to this request already counted it: one request, one count.
         if (SERVLET_PRESENT) rules = HttpRequests.notAppliedByFilter(rules);
+        // A rule an outer @Limited call on this thread was admitted by covers this nested call: one chain, one count.
+        rules = CallChain.notHeld(rules);
         if (rules.isEmpty()) return ctx.proceed();
         KeySource keys = plan.keyIndex >= 0 ? KeySource.fixed(text(ctx.getParameters()[plan.keyIndex]))
                 : s.keysOf(new CallView(this::userName, this::httpRequest));
@@ -96,16 +98,21 @@ public class LimitedInterceptor implements Serializable {
                 () -> s.keysOf(new CallView(this::userName, this::httpRequest)));
         if (plan.costIndex >= 0) keys = keys.withCost(plan.cost(ctx));
         CompletableFuture<Admission> admitted = s.admit(rules, keys).toCompletableFuture();
-        if (plan.nonBlocking && !admitted.isDone()) return proceedWhenAdmitted(ctx, admitted, requestContexts.get());
+        if (plan.nonBlocking && !admitted.isDone()) {
+            return proceedWhenAdmitted(ctx, admitted, requestContexts.get(), rules);
+        }
         Admission admission = admitted.join();
         admission.orThrow();
 
         Object result;
+        Runnable leaveChain = CallChain.enter(rules);
         try {
             result = ctx.proceed();
         } catch (Exception | Error e) {
             admission.close();
             throw e;
+        } finally {
+            leaveChain.run();
         }
         if (plan.async && result instanceof CompletionStage<?> stage) {
             stage.whenComplete((v, e) -> admission.close());
@@ -122,7 +129,7 @@ public class LimitedInterceptor implements Serializable {
      * stage completes with the method's own, or with the rejection.
      */
     private static CompletableFuture<Object> proceedWhenAdmitted(InvocationContext ctx, CompletableFuture<Admission> admitted,
-                                                                 RequestContextController requestContext) {
+                                                                 RequestContextController requestContext, List<Rule> rules) {
         CompletableFuture<Object> result = new CompletableFuture<>();
         admitted.whenCompleteAsync((admission, failure) -> {
             if (failure != null) {
@@ -137,6 +144,7 @@ public class LimitedInterceptor implements Serializable {
                 return;
             }
             boolean activated = requestContext.activate();
+            Runnable leaveChain = CallChain.enter(rules);
             try {
                 if (ctx.proceed() instanceof CompletionStage<?> stage) {
                     stage.whenComplete((value, error) -> {
@@ -152,6 +160,7 @@ public class LimitedInterceptor implements Serializable {
                 admission.close();
                 result.completeExceptionally(e);
             } finally {
+                leaveChain.run();
                 if (activated) requestContext.deactivate();
             }
         });

@@ -4,6 +4,7 @@ import io.sluice.key.PlanSource;
 import io.sluice.spi.Algorithm;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -24,6 +25,8 @@ final class PlanParser {
     }
 
     static final String UNLIMITED = "unlimited";
+    /** What a plan may override: {@code plans.<plan>.rate|burst|concurrency}. */
+    static final List<String> PLAN_PROPERTIES = List.of("rate", "burst", "concurrency");
     private static final Pattern PLAN_PROPERTY = Pattern.compile("plans\\.([^.]*)\\.(.+)");
     private static final Pattern PLAN_NAME = Pattern.compile("[A-Za-z0-9_-]+");
     private static final String SUB_PROPERTIES = "plans.<plan>.rate, plans.<plan>.burst or plans.<plan>.concurrency";
@@ -51,7 +54,7 @@ final class PlanParser {
             } else if (!PLAN_NAME.matcher(m.group(1)).matches()) {
                 problem.report(base + property, value, "a plan name of letters, digits, '_' and '-' such as "
                         + base + "plans.pro.rate");
-            } else if (!m.group(2).equals("rate") && !m.group(2).equals("burst") && !m.group(2).equals("concurrency")) {
+            } else if (!PLAN_PROPERTIES.contains(m.group(2))) {
                 problem.report(base + property, value, SUB_PROPERTIES);
             } else {
                 byPlan.computeIfAbsent(m.group(1), n -> new TreeMap<>()).put(m.group(2), value);

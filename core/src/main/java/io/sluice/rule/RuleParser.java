@@ -35,11 +35,13 @@ public final class RuleParser {
     private static final Pattern RULE_NAME = Pattern.compile("[A-Za-z0-9_-]+");
     private static final Pattern KEY_PREFIX = Pattern.compile("[A-Za-z0-9_.:-]{1,64}");
     private static final Pattern METHOD = Pattern.compile("[A-Za-z]{1,20}");
-    private static final Set<String> GLOBALS = Set.of(
+    /** Every global property; docs/rules.md lists each (RulesReferenceTest). */
+    static final Set<String> GLOBALS = Set.of(
             "sluice.redis.address", "sluice.redis.config", "sluice.key-prefix", "sluice.on-backend-failure",
             "sluice.trusted-proxies", "sluice.client-address-header", "sluice.headers", "sluice.backend-timeout", "sluice.max-clock-skew",
             "sluice.await-backend", "sluice.reload", "sluice.problem-type", "sluice.allow-no-rules");
-    private static final Set<String> RULE_PROPERTIES = Set.of(
+    /** Every rule property but the plans' ({@link PlanParser}); docs/rules.md lists each (RulesReferenceTest). */
+    static final Set<String> RULE_PROPERTIES = Set.of(
             "rate", "concurrency", "lease", "wait", "paths", "methods", "key", "on-missing-key", "status", "mode",
             "on-backend-failure", "algorithm", "burst", "queue", "throttling", "overage", "capacity", "cost", "costs", "plan",
             "problem-type", "prefetch", "prefetch-hold");

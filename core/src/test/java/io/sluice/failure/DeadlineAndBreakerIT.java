@@ -76,6 +76,8 @@ class DeadlineAndBreakerIT {
     private static Map<String, String> rules(String address) {
         Map<String, String> p = new LinkedHashMap<>();
         p.put("sluice.redis.address", address);
+        // The deadline from the first decision on is the subject: no start-up wait stretches it.
+        p.put("sluice.await-backend", "0s");
         RateRules.addAll(p, "r", "10/1d", 0, Map.of());
         RateRules.addAll(p, "big", "1000000/1m", Map.of());
         return p;

@@ -3,6 +3,7 @@ package io.sluice.examples;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.sluice.filter.SluiceFilter;
+import io.sluice.rule.ConfigLoader;
 import jakarta.servlet.DispatcherType;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
@@ -18,6 +19,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 
 /**
  * The Sluice filter on an embedded Jetty 12 (ee10), with three limited endpoints:
@@ -31,7 +33,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * </ul>
  * {@code GET /metrics} serves Sluice's meters in Prometheus text format: the filter finds the app's
  * {@link PrometheusMeterRegistry} in the servlet context attribute {@link SluiceFilter#METER_REGISTRY_ATTRIBUTE}.
- * The rules are in {@code sluice-example.properties}. Redis is {@code REDIS_URL} when set, otherwise an
+ * The rules are in {@code sluice-example.properties}, unless {@code -Dsluice.config} or {@code SLUICE_CONFIG} names
+ * another rules file. Redis is {@code REDIS_URL} when set, otherwise an
  * embedded Redis on a free port; the HTTP port is {@code PORT} (default 8080).
  */
 public final class ExampleApp {
@@ -95,7 +98,7 @@ public final class ExampleApp {
 
             FilterHolder sluice = new FilterHolder(SluiceFilter.class);
             sluice.setName("sluice");
-            sluice.setInitParameter("config", RULES);
+            sluice.setInitParameter("config", rulesLocation(System::getProperty, System::getenv));
             settings.forEach(sluice::setInitParameter);
             sluice.setInitParameter("sluice.redis.address", address);
             sluice.setAsyncSupported(true);
@@ -120,6 +123,18 @@ public final class ExampleApp {
             meters.close();
             throw e;
         }
+    }
+
+    /**
+     * Your own rules file when you name one ({@code -Dsluice.config=...}, else {@code SLUICE_CONFIG}), else the
+     * example's: the filter's init-param would otherwise win over both.
+     */
+    static String rulesLocation(Function<String, String> systemProperties, Function<String, String> environment) {
+        for (String location : new String[]{systemProperties.apply(ConfigLoader.SYSTEM_PROPERTY),
+                environment.apply(ConfigLoader.ENVIRONMENT_VARIABLE)}) {
+            if (location != null && !location.isBlank()) return location.trim();
+        }
+        return RULES;
     }
 
     static String banner(Running app) {
