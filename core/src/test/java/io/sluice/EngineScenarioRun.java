@@ -145,7 +145,7 @@ final class EngineScenarioRun implements AutoCloseable {
         if (s instanceof Freeze f) return freeze(f);
         if (s instanceof Restart) {
             faults.restartEmpty();
-            // The contract promises nothing exact across lost state: bounds and peaks from here, on the new state.
+            // The contract promises no count across lost state: from here, peaks, waiters and free permits only.
             stateLost = true;
             model.stateLost();
             bounds.newEpoch();
@@ -265,7 +265,7 @@ final class EngineScenarioRun implements AutoCloseable {
                 // Admitted without Redis (a prefetched stock): a request the model must admit too, at the time it came.
                 Request r = asked.get(i);
                 EngineModel.Verdict v = model.request(r.id(), r.key(), r.plan(), r.path(), at);
-                if (v.outcome() != EngineModel.Outcome.ADMITTED) {
+                if (v.outcome() != EngineModel.Outcome.ADMITTED && !stateLost) {
                     a.close();
                     return new Failure("fault", step, r + " admitted while Redis was frozen, the model " + v.outcome() + " by " + v.by());
                 }
@@ -375,6 +375,8 @@ final class EngineScenarioRun implements AutoCloseable {
                 m.hold(r.id());
             }
         }
+        // Stocks prefetched before Redis lost its state are still spent after it: no bound holds across the loss.
+        if (stateLost) return null;
         for (Decision d : a.decisions()) {
             if (d.kind() != Decision.Kind.RATE || !d.allowed() || d.outcome() != Decision.Outcome.DECIDED) continue;
             Rule rule = model.rules().get(d.ruleName()).orElseThrow();
