@@ -19,7 +19,8 @@ import java.util.concurrent.CompletionStage;
 /**
  * Applies the rules that match one request, as the contract's Evaluation says: rate rules first, then
  * concurrency rules, each group in the order given (name order); the first rejection ends the request and
- * returns the concurrency permits already taken for it; permits of rate rules that allowed it stay consumed.
+ * returns the concurrency permits already taken for it, and the rate permits other rules took for it
+ * ({@link RateDecider#giveBack}): a request one rule rejects spends nothing of the others.
  * Thread-safe; each admission's own state is confined to its chain of stages.
  */
 final class Admitter {
@@ -84,12 +85,18 @@ final class Admitter {
         else steps.add(new Step(rule, plan.applyTo(rule), kind));
     }
 
+    /** The rate permits a decision took: {@code cost} of {@code limits} (the rule as the request's plan limits it). */
+    private record Taken(Rule limits, String raw, long cost) {
+    }
+
     /** What one admission has decided and taken so far. Confined to one admission's chain of stages. */
     private static final class Progress {
         private static final String UNRESOLVED = new String("unresolved");
         final KeySource keys;
         final List<Decision> decisions = new ArrayList<>(2);
         final List<Leases.Lease> held = new ArrayList<>(1);
+        /** Rate permits admitted decisions took for this request, given back if a later rule rejects it. */
+        final List<Taken> taken = new ArrayList<>(1);
         private final Map<Rule, String> resolved = new IdentityHashMap<>(2);
 
         Progress(KeySource keys) {
@@ -117,7 +124,7 @@ final class Admitter {
                 }
                 Decision d = missingKey(step);
                 p.decisions.add(d);
-                if (d.rejects()) return CompletableFuture.completedFuture(finish(p, d));
+                if (d.rejects()) return rejected(p, d);
                 continue;
             }
             CompletableFuture<Decision> decided = (step.kind() == Decision.Kind.RATE
@@ -125,25 +132,36 @@ final class Admitter {
             // Answered already (the attack shield, an in-memory backend): go on without another stage.
             if (decided.isDone() && !decided.isCompletedExceptionally()) {
                 Decision d = decided.join();
-                if (record(p, d)) return CompletableFuture.completedFuture(finish(p, d));
+                if (record(p, step, raw, d)) return rejected(p, d);
                 continue;
             }
             int next = i + 1;
-            return decided.thenCompose(d -> record(p, d)
-                    ? CompletableFuture.completedFuture(finish(p, d)) : run(steps, next, p));
+            return decided.thenCompose(d -> record(p, step, raw, d) ? rejected(p, d) : run(steps, next, p));
         }
         return CompletableFuture.completedFuture(finish(p, null));
     }
 
-    /** Adds a decision to the request's; whether it rejects the request. */
-    private boolean record(Progress p, Decision d) {
+    /** Adds a decision to the request's, and what it took; whether it rejects the request. */
+    private boolean record(Progress p, Step step, String raw, Decision d) {
         p.decisions.add(d);
         if (d.rejects()) return true;
+        if (step.kind() == Decision.Kind.RATE && d.allowed() && d.hasCounts()) p.taken.add(new Taken(step.limits(), raw, d.cost()));
         if (d.dryRunRejection()) {
             log.warn("dry-run:" + d.ruleName(), "Dry-run rule '" + d.ruleName() + "' would have rejected a request ("
                     + d.kind().name().toLowerCase(Locale.ROOT) + " limit " + d.limit() + ")");
         }
         return false;
+    }
+
+    /** The request is rejected: what other rules took for it goes back first (at most a deadline), then the answer. */
+    private CompletionStage<Admission> rejected(Progress p, Decision rejection) {
+        if (p.taken.isEmpty()) return CompletableFuture.completedFuture(finish(p, rejection));
+        CompletableFuture<?>[] back = new CompletableFuture<?>[p.taken.size()];
+        for (int i = 0; i < back.length; i++) {
+            Taken t = p.taken.get(i);
+            back[i] = rates.giveBack(t.limits(), t.raw(), t.cost()).toCompletableFuture();
+        }
+        return CompletableFuture.allOf(back).handle((v, e) -> finish(p, rejection));
     }
 
     private Admission finish(Progress p, Decision rejection) {

@@ -118,6 +118,30 @@ final class RateDecider {
         denied.clear();
     }
 
+    /**
+     * Hands back the {@code cost} permits an admitted decision of {@code rule} took for a request that another rule
+     * then rejected (the contract's Evaluation: a rejected request spends nothing of the other rules), and completes
+     * once the backend has them back or the deadline has passed, so that the key's next decision counts them as free.
+     * Refundable algorithms under hard or soft throttling only: a leaky bucket's slot cannot be given back, and an
+     * elastic decision may have borrowed from its capacity rule, which its answer does not say; both keep what they
+     * took. A failed hand-back leaves the permits counted: the safe side.
+     */
+    CompletionStage<Void> giveBack(Rule rule, String raw, long cost) {
+        if (rule.ratePolicy().throttling() == Throttling.ELASTIC || !rule.ratePolicy().algorithm().refundable()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        String key = naming.rate(rule, raw);
+        // What the shield knew of the key counted these permits as taken.
+        denied.forget(key);
+        CompletionStage<Void> refund;
+        try {
+            refund = backend.refund(rule.ratePolicy().request(key, rule.rate().orElseThrow(), cost));
+        } catch (RuntimeException e) {
+            refund = CompletableFuture.failedFuture(e);
+        }
+        return guard.bounded(refund, guard.timeout()).handle((v, e) -> null);
+    }
+
     CompletionStage<Decision> decide(Rule rule, String raw, long cost) {
         long limit = rule.rate().orElseThrow().permits();
         String key = naming.rate(rule, raw);

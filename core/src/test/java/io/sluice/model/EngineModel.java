@@ -23,7 +23,9 @@ import java.util.Optional;
  *
  * <p>Evaluation: the rules matching the path, rate rules in name order, then concurrency rules in name order; a
  * request's plan selects each rule's limits (an {@code unlimited} plan skips the limit); the first rejection ends
- * the request, and the permits the request took from other rules, rate and concurrency, are given back. Rate
+ * the request, and the permits the request took from other rules, rate and concurrency, are given back (an
+ * elastic rule's and a leaky bucket's rate permits stay taken: the engine cannot tell what an elastic decision
+ * borrowed, and a slot passed cannot be given back). Rate
  * rules: the algorithms' reference models ({@link RateModel}) and {@link SlidingLogModel}; soft throttling
  * counts up to the effective limit; elastic throttling admits over the nominal limit only what its capacity
  * rule's {@code global} key pays for. Concurrency: a permit per request in flight whatever its plan; a request
@@ -181,7 +183,7 @@ public final class EngineModel {
     private RateVerdict elastic(Rule limits, RateRequest own, long now) {
         RateRequest nominal = own.withEffectiveLimit(own.limit());
         RateVerdict within = consume(nominal, now);
-        if (within.allowed) return within;
+        if (within.allowed) return new RateVerdict(true, within.remaining, null);
         RateRequest deeper = own.algorithm() == Algorithm.TOKEN_BUCKET ? nominal.withBurst(own.effectiveBurst()) : own;
         RateVerdict over = consume(deeper, now);
         if (!over.allowed) return new RateVerdict(false, 0, null);
@@ -191,10 +193,8 @@ public final class EngineModel {
             if (over.giveBack != null) over.giveBack.run();
             return new RateVerdict(false, 0, null);
         }
-        Runnable both = () -> {
-            if (over.giveBack != null) over.giveBack.run();
-            if (paid.giveBack != null) paid.giveBack.run();
-        };
-        return new RateVerdict(true, 0, both);
+        // What an elastic decision took stays taken when another rule rejects the request (its answer does not say
+        // whether it borrowed), as the engine does.
+        return new RateVerdict(true, 0, null);
     }
 }
