@@ -2,6 +2,7 @@ package io.sluice;
 
 import io.sluice.internal.Ticker;
 import io.sluice.rule.Rule;
+import io.sluice.spi.Algorithm;
 import io.sluice.spi.LimiterBackend;
 import io.sluice.spi.Prefetch;
 import io.sluice.spi.RateOutcome;
@@ -132,6 +133,16 @@ final class Prefetcher {
          * of the key, and the stocks it has handed back since): with the stocks' rest, the key's remaining permits.
          */
         long backendLeft;
+        /** When the backend said {@link #backendLeft} (this server's ticker), and how long until its next permit freed. */
+        long backendAt;
+        long backendResetMillis;
+
+        /** What the backend said the key had left besides this server's stocks, at {@code at}. */
+        void heard(long left, long at, long resetMillis) {
+            backendLeft = left;
+            backendAt = at;
+            backendResetMillis = resetMillis;
+        }
         /** Completes when the call in flight has been answered and its stock put in place. */
         CompletableFuture<Void> call = CompletableFuture.completedFuture(null);
 
@@ -179,7 +190,7 @@ final class Prefetcher {
             Stock n = slot.next;
             // The key's remaining permits as without prefetch: what the backend has, and what this server holds.
             if (spent != null) slot.backendLeft += spent.left;
-            remaining = slot.backendLeft + s.left + (n != null ? n.left : 0);
+            remaining = backendNow(slot, request, now) + s.left + (n != null ? n.left : 0);
             reset = Math.max(0, s.prefetch.outcome().resetMillis() - (now - s.fetchedAt));
             if (n == null && !slot.asking && !slot.dry && !slot.dead && s.low(now)) {
                 slot.asking();
@@ -211,7 +222,7 @@ final class Prefetcher {
                 if (arrived != null && !slot.dead) {
                     back = slot.next;
                     slot.next = arrived;
-                    slot.backendLeft = p.remaining() + (back != null ? back.left : 0);
+                    slot.heard(p.remaining() + (back != null ? back.left : 0), sent, p.outcome().resetMillis());
                 }
             }
             if (arrived != null && back != arrived) track(request.key(), slot, arrived);
@@ -283,11 +294,11 @@ final class Prefetcher {
                     if (slot.next != null) back.add(slot.next);
                     slot.current = arrived;
                     slot.next = null;
-                    slot.backendLeft = p.remaining();
+                    slot.heard(p.remaining(), sent, p.outcome().resetMillis());
                     for (Stock old : back) slot.backendLeft += old.left;
                     for (Stock old : back) besides += old.left;
                 } else {
-                    slot.backendLeft = p.remaining();
+                    slot.heard(p.remaining(), sent, p.outcome().resetMillis());
                     if (slot.current != null) besides += slot.current.left;
                     if (slot.next != null) besides += slot.next.left;
                 }
@@ -306,6 +317,21 @@ final class Prefetcher {
         });
     }
 
+    /**
+     * What the key has left besides this server's stocks now: what the backend last said, and for a token bucket the
+     * tokens it has gained since (its first at the reset the backend gave, then one an interval), up to its capacity
+     * less the tokens this server has lent (which are out of the bucket and of its room until handed back). Exact
+     * with one server; with several, other servers' stocks may keep the bucket lower than this says.
+     */
+    private static long backendNow(Slot slot, RateRequest r, long now) {
+        long elapsed = now - slot.backendAt;
+        if (r.algorithm() != Algorithm.TOKEN_BUCKET || elapsed < slot.backendResetMillis) return slot.backendLeft;
+        double intervalMillis = (double) r.period().toMillis() / r.limit();
+        long gained = 1 + (long) Math.floor((elapsed - slot.backendResetMillis) / intervalMillis);
+        long lent = (slot.current != null ? slot.current.prefetch.taken() : 0) + (slot.next != null ? slot.next.prefetch.taken() : 0);
+        return Math.max(slot.backendLeft, Math.min(slot.backendLeft + gained, r.burst() - lent));
+    }
+
     /** {@code o} with {@code more} permits remaining. */
     private static RateOutcome plus(RateOutcome o, long more) {
         return new RateOutcome(o.allowed(), o.remaining() + more, o.resetMillis(), o.retryAfterMillis(), o.delayMillis(), o.overLimit());
@@ -315,11 +341,11 @@ final class Prefetcher {
      * The key's remaining permits after a decision the backend made, which left it {@code backendRemaining}: those,
      * and the permits this server holds for the key's limit, as without prefetch.
      */
-    long remaining(RateRequest request, long backendRemaining) {
+    long remaining(RateRequest request, long backendRemaining, long resetMillis) {
         Slot slot = slots.get(request.key());
         if (slot == null) return backendRemaining;
         synchronized (slot) {
-            slot.backendLeft = backendRemaining;
+            slot.heard(backendRemaining, ticker.millis(), resetMillis);
             long held = 0;
             if (slot.current != null && slot.current.forLimitOf(request)) held += slot.current.left;
             if (slot.next != null && slot.next.forLimitOf(request)) held += slot.next.left;

@@ -279,7 +279,7 @@ final class RateDecider {
             }
             if (rule.ratePolicy().prefetches()) {
                 // This server's stock of the key is the key's: remaining counts it, as without prefetch.
-                o = new RateOutcome(o.allowed(), prefetcher.remaining(request, o.remaining()), o.resetMillis(),
+                o = new RateOutcome(o.allowed(), prefetcher.remaining(request, o.remaining(), o.resetMillis()), o.resetMillis(),
                         o.retryAfterMillis(), o.delayMillis(), o.overLimit());
             }
             Decision d = decision(rule, limit, cost, o);
