@@ -1,5 +1,6 @@
 package io.sluice;
 
+import io.sluice.testing.RedisCluster;
 import io.sluice.testing.RedisProcess;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -17,12 +18,14 @@ import java.util.stream.LongStream;
 /**
  * The longer random run of {@link EngineMatchesModelTest}: more seeds (random ones unless {@code -Dsluice.seed=N}),
  * longer sequences, and Redis faults on a Redis of its own: a freeze (SIGSTOP) past the deadline while requests
- * arrive, and a restart with empty state.
+ * arrive, and a restart with empty state; and some of the seeds on a Redis Cluster.
  */
 @Timeout(3600)
 class EngineMatchesModelIT {
     static final int SEEDS = 40;
     static final int STEPS = 200;
+    /** Seeds run on the Redis Cluster as well (the first of {@link #seeds}). */
+    static final int CLUSTER_SEEDS = 10;
     private static RedisProcess redisProcess;
     private static RedissonClient redis;
 
@@ -53,40 +56,41 @@ class EngineMatchesModelIT {
         EngineMatchesModelTest.check(redis, EngineScenario.draw(seed, STEPS, true), new Faults());
     }
 
+    /**
+     * The same model on a 3-master Redis Cluster, without faults: every rule's keys, with their hash tags, spread
+     * over the masters, so a script that touched keys of two slots (CROSSSLOT) or a layout that split one counter
+     * would depart from the model.
+     */
+    @ParameterizedTest(name = "seed {0} on a Redis Cluster")
+    @MethodSource("clusterSeeds")
+    void engineDecidesAsTheModelOnACluster(long seed) throws IOException {
+        RedissonClient onCluster = Redisson.create(Config.fromYAML(RedisCluster.shared().yaml()));
+        try {
+            EngineMatchesModelTest.check(onCluster, EngineScenario.draw(seed, STEPS, false), null);
+        } finally {
+            onCluster.shutdown();
+        }
+    }
+
+    static LongStream clusterSeeds() {
+        return seeds().limit(CLUSTER_SEEDS);
+    }
+
     /** SIGSTOP and SIGCONT of the Redis process, and its restart without persistence. */
     private static final class Faults implements EngineScenarioRun.FaultInjector {
         @Override
         public void freeze() {
-            signal("-STOP");
+            redisProcess.freeze();
         }
 
         @Override
         public void thaw() {
-            signal("-CONT");
+            redisProcess.thaw();
         }
 
         @Override
         public void restartEmpty() {
             redisProcess.restart();
         }
-
-        /** Signals the server; the process id is read before a stop (a stopped server answers nothing). */
-        private static void signal(String signal) {
-            try {
-                if (signal.equals("-STOP")) {
-                    String info = String.valueOf(redisProcess.command("INFO", "server"));
-                    lastPid = info.replaceAll("(?s).*process_id:(\\d+).*", "$1");
-                }
-                Process kill = new ProcessBuilder("kill", signal, lastPid).inheritIO().start();
-                if (kill.waitFor() != 0) throw new IllegalStateException("kill " + signal + " " + lastPid + " failed");
-            } catch (IOException e) {
-                throw new IllegalStateException(e);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
-        }
-
-        private static String lastPid;
     }
 }

@@ -69,7 +69,8 @@ class RulesReferenceTest {
         assertThat(e.problems().get(0)).startsWith("sluice.colour = \"blue\": expected a known property: one of [")
                 .endsWith("] or sluice.rules.<name>.<property>");
         assertThat(e.problems().get(1)).isEqualTo(
-                "sluice.rules.posts.rate = \"ten/h\": expected <permits>/<period> such as 10/1h, 40/1m, 5/10s, 100/s or 2/500ms");
+                "sluice.rules.posts.rate = \"ten/h\": expected <permits>/<period> such as 10/1h, 40/1m, 5/10s, 100/s or 2/500ms"
+                        + " (permits from 1 to 1000000000, a period from 1ms to 366d)");
         String page = RepositoryFiles.read(RULES_PAGE);
         assertThat(page).contains("Invalid Sluice configuration (2 problems):\n  - sluice.colour = \"blue\"");
         assertThat(page.indexOf("  - sluice.colour")).isLessThan(page.indexOf("  - " + e.problems().get(1)));
