@@ -129,6 +129,13 @@ public final class RedissonBackend implements LimiterBackend {
     /** {@code rate.lua}'s offset for an entry logged now; the scripts' prefetch size of a decision that is none. */
     private static final String LOGGED_NOW = "0";
     private static final String NO_PREFETCH = "0";
+    /**
+     * How much longer than its window a sliding log lives in Redis under a test's clock ({@link #onCallerClock}), as
+     * {@code redis-time.lua}'s slack does for the scripts on Redis time: Redis expires keys on its own real time, which
+     * a test's clock does not follow (a run may spend seconds of real time at one instant of its own, and a log that
+     * expired meanwhile would forget permits its window still counts).
+     */
+    static final long CALLER_TIME_KEEP_ALIVE_MILLIS = 60_000;
     /** The scripts' "use Redis TIME" argument: production never passes a time. */
     private static final String REDIS_TIME = "";
     private static final String CONSUME = "0";
@@ -578,10 +585,11 @@ public final class RedissonBackend implements LimiterBackend {
     private void arguments(RateRequest r, String mode, String now, Object[] argv, int at) {
         if (r.algorithm() == Algorithm.SLIDING_LOG) {
             long interval = r.period().toMillis();
+            long keepAlive = callerTime ? interval + CALLER_TIME_KEEP_ALIVE_MILLIS : interval;
             // Soft or elastic: the log counts up to the effective limit; the answer speaks of the nominal one.
             long limit = r.overage() ? r.effectiveLimit() : r.limit();
             put(argv, at, Long.toString(r.cost()), now, randomId(),
-                    Long.toString(limit), Long.toString(interval), Long.toString(interval), LOGGED_NOW, NO_PREFETCH);
+                    Long.toString(limit), Long.toString(interval), Long.toString(keepAlive), LOGGED_NOW, NO_PREFETCH);
             return;
         }
         argv[at] = callerTime ? now : REDIS_TIME;
