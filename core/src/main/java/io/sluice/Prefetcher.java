@@ -58,6 +58,11 @@ final class Prefetcher {
     /** Every stock taken, by the end of its hold: the sweep visits only those that have ended. */
     private final PriorityBlockingQueue<Held> holds = new PriorityBlockingQueue<>();
     private final AtomicLong order = new AtomicLong();
+    /**
+     * Hand-backs sent and not yet answered, by key: the key's next backend call waits for them, since on another
+     * connection it could overtake them and find their permits still taken.
+     */
+    private final ConcurrentHashMap<String, CompletableFuture<Void>> returningTo = new ConcurrentHashMap<>();
     /** Hand-backs sent and not yet answered (a test's sweep waits for them). */
     private final Set<CompletableFuture<Void>> returning = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean sweeping = new AtomicBoolean();
@@ -359,6 +364,12 @@ final class Prefetcher {
      *
      * @return completes once they are back; null when there were none
      */
+    /** The key's hand-backs sent and not yet answered; null when none are. */
+    CompletableFuture<Void> handBacksInFlight(String key) {
+        CompletableFuture<Void> pending = returningTo.get(key);
+        return pending == null || pending.isDone() ? null : pending;
+    }
+
     CompletableFuture<Void> handBackOtherLimits(RateRequest request) {
         Slot slot = slots.get(request.key());
         if (slot == null) return null;
@@ -457,9 +468,11 @@ final class Prefetcher {
         }
         returning.add(back);
         String key = s.prefetch.request().key();
+        returningTo.compute(key, (k, before) -> before == null || before.isDone() ? back : CompletableFuture.allOf(before, back));
         back.whenComplete((v, e) -> {
             handedBack.accept(key);
             returning.remove(back);
+            returningTo.computeIfPresent(key, (k, pending) -> pending.isDone() ? null : pending);
         });
         return back;
     }

@@ -162,8 +162,10 @@ final class RateDecider {
                 listener.decided(local, DecisionListener.Source.PREFETCH);
                 return CompletableFuture.completedFuture(local);
             }
-            // A stock of another limit (a plan, a reload) is the key's permits: back before this request is decided.
-            CompletableFuture<Void> back = prefetcher.handBackOtherLimits(request);
+            // A stock of another limit (a plan, a reload) is the key's permits: back before this request is decided, as
+            // is every stock this server is handing back (the backend would count its permits as still taken).
+            prefetcher.handBackOtherLimits(request);
+            CompletableFuture<Void> back = prefetcher.handBacksInFlight(key);
             if (back != null) {
                 return guard.bounded(back, guard.timeout()).handle((v, e) -> e)
                         .thenCompose(ignored -> notFromStock(rule, request, limit, key, shield));
