@@ -44,8 +44,11 @@ class StallAccountingIT {
 
     /** Algorithms whose state counts the permits taken, read back below (a leaky bucket's pace keeps no count). */
     private static final List<Algorithm> COUNTED = List.of(Algorithm.TOKEN_BUCKET, Algorithm.FIXED_WINDOW, Algorithm.SLIDING_WINDOW);
-    /** So long that no token comes back and no window ends while the test runs: what was taken stays taken. */
-    private static final String NEVER_REFILLED = "1000000/3650d";
+    /** So long that nothing comes back while the test runs (a token every 316 s): what was taken stays taken. */
+    private static final String NEVER_REFILLED = "100000/366d";
+    /** The permits of {@link #NEVER_REFILLED}. */
+    private static final long LIMIT = 100_000;
+    /** The sliding log's permits an hour. */
     private static final long MILLION = 1_000_000;
 
     private static long zcard(RedisProcess redis, String key) {
@@ -54,7 +57,7 @@ class StallAccountingIT {
 
     /**
      * The counting engine's rules: {@code count}, the sliding log of old (a million an hour), read back from its log;
-     * {@code count-<algorithm>} for the algorithms on Redis TIME that keep a count, a million in ten years; and a
+     * {@code count-<algorithm>} for the algorithms on Redis TIME that keep a count, a hundred thousand a year (periods stop at 366 days); and a
      * leaky bucket fast enough never to make a request wait, which shares the stall but keeps no count to read.
      */
     private static Map<String, String> countingRules(String address) {
@@ -140,7 +143,7 @@ class StallAccountingIT {
                     String name = RateRules.name("count", a);
                     Decision d = Probe.admit(reader, name, "k0").decisions().get(0);
                     assertThat(d.outcome()).as(name).isEqualTo(Decision.Outcome.DECIDED);
-                    long taken = MILLION - 1 - d.remaining();
+                    long taken = LIMIT - 1 - d.remaining();
                     System.out.println("stall: " + name + ": " + counted.allowed(name) + " allowed by Redis, "
                             + counted.backendFailures(name) + " failure decisions; permits consumed " + taken);
                     assertThat(taken).as(name + ": permits consumed").isBetween(counted.allowed(name),
