@@ -18,7 +18,15 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -129,10 +137,47 @@ class PlansInterceptorTest {
     }
 
     @Test
-    void aConcurrencyPlanHoldsItsLimit() {
+    void aConcurrencyPlanHoldsItsLimit() throws Exception {
         Reports reports = container.select(Reports.class).get();
-        assertThat(reports.nested(null, 5)).isEqualTo(1);
-        assertThat(reports.nested("pro", 5)).isEqualTo(2);
+        assertThat(heldAtOnce(reports, null, 5)).isEqualTo(1);
+        assertThat(heldAtOnce(reports, "pro", 5)).isEqualTo(2);
+    }
+
+    /**
+     * {@code callers} calls on threads of their own (a nested call on one thread is one call chain, counted once),
+     * each holding its permit until every call has been decided: how many were admitted at once.
+     */
+    private static int heldAtOnce(Reports reports, String plan, int callers) throws Exception {
+        CountDownLatch decided = new CountDownLatch(callers);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger admitted = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(callers);
+        try {
+            List<Future<?>> calls = new ArrayList<>();
+            for (int i = 0; i < callers; i++) {
+                calls.add(pool.submit(() -> {
+                    try {
+                        reports.hold(plan, () -> {
+                            admitted.incrementAndGet();
+                            decided.countDown();
+                            try {
+                                release.await(30, TimeUnit.SECONDS);
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            }
+                        });
+                    } catch (LimitExceededException e) {
+                        decided.countDown();
+                    }
+                }));
+            }
+            assertThat(decided.await(30, TimeUnit.SECONDS)).as("every call decided").isTrue();
+            release.countDown();
+            for (Future<?> call : calls) call.get(30, TimeUnit.SECONDS);
+        } finally {
+            pool.shutdownNow();
+        }
+        return admitted.get();
     }
 
     @Test
@@ -189,15 +234,10 @@ class PlansInterceptorTest {
             return "export";
         }
 
-        /** Enters {@code jobs} recursively, {@code depth} deep at most: how many nested calls it admitted. */
+        /** Runs {@code whileHeld} holding a permit of {@code jobs}. */
         @Limited("jobs")
-        public int nested(@LimitPlan String plan, int depth) {
-            if (depth == 1) return 1;
-            try {
-                return 1 + CDI.current().select(Reports.class).get().nested(plan, depth - 1);
-            } catch (LimitExceededException e) {
-                return 1;
-            }
+        public void hold(@LimitPlan String plan, Runnable whileHeld) {
+            whileHeld.run();
         }
     }
 
