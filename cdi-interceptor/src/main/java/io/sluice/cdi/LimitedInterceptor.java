@@ -2,6 +2,7 @@ package io.sluice.cdi;
 
 import io.sluice.Admission;
 import io.sluice.KeySource;
+import io.sluice.LimitExceededException;
 import io.sluice.Sluice;
 import io.sluice.rule.Rule;
 import io.sluice.rule.RuleSet;
@@ -102,6 +103,15 @@ public class LimitedInterceptor implements Serializable {
             return proceedWhenAdmitted(ctx, admitted, requestContexts.get(), rules);
         }
         Admission admission = admitted.join();
+        if (plan.nonBlocking && admission.rejection().isPresent()) {
+            // A method that returns a stage reports its rejection in the stage, however soon the answer came (the
+            // attack shield answers at once): its caller handles one failure path, not a throw and a failed stage.
+            try {
+                admission.orThrow();
+            } catch (LimitExceededException rejected) {
+                return CompletableFuture.failedFuture(rejected);
+            }
+        }
         admission.orThrow();
 
         Object result;
