@@ -14,6 +14,7 @@ import org.redisson.config.Config;
 
 import java.io.IOException;
 import java.util.Arrays;
+import java.util.Optional;
 import java.util.stream.LongStream;
 
 /**
@@ -50,8 +51,8 @@ class EngineMatchesModelIT {
             476439894L, 476439900L, 476439902L, 476439905L, 476439906L, 476439908L};
 
     static LongStream seeds() {
-        String chosen = System.getProperty("sluice.seed");
-        if (chosen != null) return Arrays.stream(chosen.split(",")).mapToLong(s -> Long.parseLong(s.trim()));
+        Optional<LongStream> chosen = EngineMatchesModelTest.chosenSeeds();
+        if (chosen.isPresent()) return chosen.get();
         Long random = Long.getLong("sluice.seeds");
         if (random == null) return Arrays.stream(PASSING);
         long first = System.nanoTime() & 0xffff_ffffL;
