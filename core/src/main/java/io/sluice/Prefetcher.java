@@ -194,7 +194,10 @@ final class Prefetcher {
             s.left -= request.cost();
             Stock n = slot.next;
             // The key's remaining permits as without prefetch: what the backend has, and what this server holds.
-            if (spent != null) slot.backendLeft += spent.left;
+            if (spent != null) {
+                slot.backendLeft += spent.left;
+                giveBack(spent);
+            }
             remaining = backendNow(slot, request, now) + s.left + (n != null ? n.left : 0);
             reset = Math.max(0, s.prefetch.outcome().resetMillis() - (now - s.fetchedAt));
             if (n == null && !slot.asking && !slot.dry && !slot.dead && s.low(now)) {
@@ -202,7 +205,6 @@ final class Prefetcher {
                 refill = true;
             }
         }
-        if (spent != null) giveBack(spent);
         if (refill) refill(request, slot, rule);
         return Decision.allowed(rule, Decision.Kind.RATE, request.limit(), remaining, Duration.ofMillis(reset))
                 .withCost(request.cost());
@@ -229,10 +231,10 @@ final class Prefetcher {
                     slot.next = arrived;
                     slot.heard(p.remaining() + (back != null ? back.left : 0), sent, p.outcome().resetMillis());
                 }
+                if (back != null) giveBack(back);
             }
             if (arrived != null && back != arrived) track(request.key(), slot, arrived);
             slot.landed();
-            if (back != null) giveBack(back);
             if (arrived == null || back == arrived) forgetIfEmpty(request.key(), slot);
         });
     }
@@ -307,10 +309,10 @@ final class Prefetcher {
                     if (slot.current != null) besides += slot.current.left;
                     if (slot.next != null) besides += slot.next.left;
                 }
+                for (Stock s : back) giveBack(s);
             }
             if (arrived != null && !back.contains(arrived)) track(request.key(), slot, arrived);
             slot.landed();
-            for (Stock s : back) giveBack(s);
             if (arrived == null || back.contains(arrived)) forgetIfEmpty(request.key(), slot);
             return besides == 0 ? p : new Prefetch(plus(p.outcome(), besides), p.request(), p.taken(), p.remaining(), p.receipt());
         }).whenComplete((p, e) -> {
@@ -358,18 +360,49 @@ final class Prefetcher {
         }
     }
 
-    /**
-     * Hands back the key's stocks taken for another limit than {@code request}'s (another plan, a reload): their
-     * permits are the key's, which the request is to be decided against, not a stock it may spend.
-     *
-     * @return completes once they are back; null when there were none
-     */
     /** The key's hand-backs sent and not yet answered; null when none are. */
     CompletableFuture<Void> handBacksInFlight(String key) {
         CompletableFuture<Void> pending = returningTo.get(key);
         return pending == null || pending.isDone() ? null : pending;
     }
 
+    /**
+     * Puts back into the key's stock the permits of a request another rule rejected, without a round trip, when the
+     * stock in use is of the request's limit and has room for them (it never holds more than it took, so its
+     * hand-back never returns more than the backend lent it).
+     *
+     * @return whether the stock took them; if not, they go back to the backend ({@link #refunded})
+     */
+    boolean putBack(RateRequest request) {
+        Slot slot = slots.get(request.key());
+        if (slot == null) return false;
+        long now = ticker.millis();
+        synchronized (slot) {
+            Stock s = slot.current;
+            if (slot.dead || s == null || now >= s.until || !s.forLimitOf(request)
+                    || s.left + request.cost() > s.prefetch.taken()) {
+                return false;
+            }
+            s.left += request.cost();
+            return true;
+        }
+    }
+
+    /** The backend took back a request's permits: the key has that many more besides this server's stocks. */
+    void refunded(RateRequest request) {
+        Slot slot = slots.get(request.key());
+        if (slot == null) return;
+        synchronized (slot) {
+            slot.backendLeft += request.cost();
+        }
+    }
+
+    /**
+     * Hands back the key's stocks taken for another limit than {@code request}'s (another plan, a reload): their
+     * permits are the key's, which the request is to be decided against, not a stock it may spend.
+     *
+     * @return completes once they are back; null when there were none
+     */
     CompletableFuture<Void> handBackOtherLimits(RateRequest request) {
         Slot slot = slots.get(request.key());
         if (slot == null) return null;
@@ -387,11 +420,11 @@ final class Prefetcher {
                 slot.current = slot.next;
                 slot.next = null;
             }
+            if (back.isEmpty()) return null;
+            List<CompletableFuture<Void>> returns = new ArrayList<>(back.size());
+            for (Stock s : back) returns.add(giveBack(s).toCompletableFuture());
+            return CompletableFuture.allOf(returns.toArray(new CompletableFuture<?>[0]));
         }
-        if (back.isEmpty()) return null;
-        List<CompletableFuture<Void>> returns = new ArrayList<>(back.size());
-        for (Stock s : back) returns.add(giveBack(s).toCompletableFuture());
-        return CompletableFuture.allOf(returns.toArray(new CompletableFuture<?>[0]));
     }
 
     private void sweepSoon() {
@@ -412,6 +445,7 @@ final class Prefetcher {
      */
     CompletableFuture<Void> sweep() {
         long now = ticker.millis();
+        List<Held> later = new ArrayList<>();
         for (Held h = holds.peek(); h != null && h.until() <= now; h = holds.peek()) {
             h = holds.poll();
             if (h == null) break;
@@ -424,6 +458,13 @@ final class Prefetcher {
             boolean ended = false;
             boolean empty;
             synchronized (slot) {
+                if (slot.asking && (slot.current == h.stock() || slot.next == h.stock())) {
+                    // The key's call in flight may reach the backend before or after a hand-back sent now, so what
+                    // it says the key has left would be off by the stock: its answer hands the stock back itself,
+                    // or the next sweep does.
+                    later.add(h);
+                    continue;
+                }
                 if (slot.current == h.stock()) {
                     slot.current = slot.next;
                     slot.next = null;
@@ -432,14 +473,17 @@ final class Prefetcher {
                     slot.next = null;
                     ended = true;
                 }
-                if (ended) slot.backendLeft += h.stock().left;
+                if (ended) {
+                    slot.backendLeft += h.stock().left;
+                    giveBack(h.stock());
+                }
                 empty = slot.current == null && slot.next == null && !slot.asking;
                 if (empty) slot.dead = true;
             }
-            if (empty) slots.remove(h.key(), slot);
             // A stock already replaced was handed back when it was.
-            if (ended) giveBack(h.stock());
+            if (empty) slots.remove(h.key(), slot);
         }
+        holds.addAll(later);
         return CompletableFuture.allOf(returning.toArray(new CompletableFuture<?>[0]));
     }
 
@@ -453,7 +497,10 @@ final class Prefetcher {
         if (empty) slots.remove(key, slot);
     }
 
-    /** Hands back what is left of {@code s}, which no request uses any more. */
+    /**
+     * Hands back what is left of {@code s}, which no request uses any more. Called under the lock of the slot it
+     * was taken out of, so that a request that finds the stock gone finds its hand-back in {@link #returningTo}.
+     */
     private CompletionStage<Void> giveBack(Stock s) {
         // Read by the thread that took the stock out of its slot, under the slot's lock: no request uses it now.
         long rest = s.left;

@@ -124,7 +124,8 @@ final class RateDecider {
      * once the backend has them back or the deadline has passed, so that the key's next decision counts them as free.
      * Refundable algorithms under hard or soft throttling only: a leaky bucket's slot cannot be given back, and an
      * elastic decision may have borrowed from its capacity rule, which its answer does not say; both keep what they
-     * took. A failed hand-back leaves the permits counted: the safe side.
+     * took. A failed hand-back leaves the permits counted: the safe side. A prefetching rule puts them back into the
+     * key's stock when it can take them, else tells its prefetcher what the backend has back (the key's Remaining).
      */
     CompletionStage<Void> giveBack(Rule rule, String raw, long cost) {
         if (rule.ratePolicy().throttling() == Throttling.ELASTIC || !rule.ratePolicy().algorithm().refundable()) {
@@ -133,12 +134,16 @@ final class RateDecider {
         String key = naming.rate(rule, raw);
         // What the shield knew of the key counted these permits as taken.
         denied.forget(key);
+        RateRequest request = rule.ratePolicy().request(key, rule.rate().orElseThrow(), cost);
+        boolean prefetches = rule.ratePolicy().prefetches();
+        if (prefetches && prefetcher.putBack(request)) return CompletableFuture.completedFuture(null);
         CompletionStage<Void> refund;
         try {
-            refund = backend.refund(rule.ratePolicy().request(key, rule.rate().orElseThrow(), cost));
+            refund = backend.refund(request);
         } catch (RuntimeException e) {
             refund = CompletableFuture.failedFuture(e);
         }
+        if (prefetches) refund = refund.thenRun(() -> prefetcher.refunded(request));
         return guard.bounded(refund, guard.timeout()).handle((v, e) -> null);
     }
 
