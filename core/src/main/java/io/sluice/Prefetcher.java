@@ -524,6 +524,12 @@ final class Prefetcher {
         return back;
     }
 
+    /** When the first hold still queued for the sweep ends, on the ticker; {@link Long#MAX_VALUE} when none is (for tests). */
+    long nextHoldEnd() {
+        Held h = holds.peek();
+        return h == null ? Long.MAX_VALUE : h.until();
+    }
+
     /** Prefetched permits not yet used on this server (for tests and monitoring). */
     long held() {
         long held = 0;

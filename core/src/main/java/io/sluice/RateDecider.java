@@ -102,6 +102,8 @@ final class RateDecider {
         final long shieldCapMillis;
         /** What the backend answered, {@link #SCREENED}, or the failure the rule's failure policy decides. */
         final CompletableFuture<RateOutcome> outcome = new CompletableFuture<>();
+        /** The backend's own answer whenever it comes, after the deadline too; never, when the call was not sent. */
+        final CompletableFuture<RateOutcome> answered = new CompletableFuture<>();
         /** Set before {@link #outcome} completes with {@link #SCREENED}. */
         long screenedMillis;
         long screenedRemaining;
@@ -128,15 +130,25 @@ final class RateDecider {
      * key's stock when it can take them, else tells its prefetcher what the backend has back (the key's Remaining).
      */
     CompletionStage<Void> giveBack(Rule rule, String raw, long cost) {
-        if (rule.ratePolicy().throttling() == Throttling.ELASTIC || !rule.ratePolicy().algorithm().refundable()) {
+        if (!refundable(rule)) return CompletableFuture.completedFuture(null);
+        RateRequest request = rule.ratePolicy().request(naming.rate(rule, raw), rule.rate().orElseThrow(), cost);
+        if (rule.ratePolicy().prefetches() && prefetcher.putBack(request)) {
+            denied.forget(request.key());
             return CompletableFuture.completedFuture(null);
         }
-        String key = naming.rate(rule, raw);
+        return refund(rule, request);
+    }
+
+    /** Whether what a decision of {@code rule} admitted can be given back (see {@link #giveBack}). */
+    private static boolean refundable(Rule rule) {
+        return rule.ratePolicy().throttling() != Throttling.ELASTIC && rule.ratePolicy().algorithm().refundable();
+    }
+
+    /** Gives {@code request}'s permits back to the backend, within the deadline; a prefetcher learns the key has them. */
+    private CompletionStage<Void> refund(Rule rule, RateRequest request) {
         // What the shield knew of the key counted these permits as taken.
-        denied.forget(key);
-        RateRequest request = rule.ratePolicy().request(key, rule.rate().orElseThrow(), cost);
+        denied.forget(request.key());
         boolean prefetches = rule.ratePolicy().prefetches();
-        if (prefetches && prefetcher.putBack(request)) return CompletableFuture.completedFuture(null);
         CompletionStage<Void> refund;
         try {
             refund = backend.refund(request);
@@ -172,8 +184,10 @@ final class RateDecider {
             prefetcher.handBackOtherLimits(request);
             CompletableFuture<Void> back = prefetcher.handBacksInFlight(key);
             if (back != null) {
-                return guard.bounded(back, guard.timeout()).handle((v, e) -> e)
-                        .thenCompose(ignored -> notFromStock(rule, request, limit, key, shield));
+                // One deadline for the decision: a backend too slow to take the hand-backs decides it by the failure policy.
+                return guard.bounded(back, guard.timeout()).handle((v, e) -> e).thenCompose(late -> late == null
+                        ? notFromStock(rule, request, limit, key, shield)
+                        : CompletableFuture.completedFuture(guard.failure(rule, Decision.Kind.RATE, limit, late)));
             }
         }
         return notFromStock(rule, request, limit, key, shield);
@@ -225,7 +239,11 @@ final class RateDecider {
         long now = ticker.millis();
         CompletionStage<Prefetch> call = prefetcher.fetch(request, rule.ratePolicy().prefetch(), rule.ratePolicy().prefetchHold());
         return guard.call(call, guard.timeout()).handle((p, e) -> {
-            if (e != null) return failure(rule, limit, request.cost(), e);
+            if (e != null) {
+                Decision d = failure(rule, limit, request.cost(), e);
+                call.thenAccept(late -> undoIfDenied(rule, request, d, late.outcome()));
+                return d;
+            }
             // Nothing taken ahead: the key is near its limit, which the shield keeps to itself as after any call.
             if (shield && p.taken() == 0 && shieldable(request) && p.remaining() < (long) MAX_BATCH * shieldCost(request)) {
                 denied.remember(request.key(), now, Math.min(p.outcome().resetMillis(), shieldFor(rule)), p.remaining(),
@@ -267,18 +285,25 @@ final class RateDecider {
     private CompletionStage<Decision> ask(Rule rule, RateRequest request, long limit, boolean shield) {
         if (!guard.allows()) return CompletableFuture.completedFuture(guard.circuitOpen(rule, Decision.Kind.RATE, limit));
         CompletionStage<RateOutcome> outcome;
+        CompletionStage<RateOutcome> answered;
         Pending p = null;
         if (rule.ratePolicy().throttling() == Throttling.ELASTIC) {
-            outcome = guard.call(elastic(rule, request), guard.timeout());
+            answered = elastic(rule, request);
+            outcome = guard.call(answered, guard.timeout());
         } else {
             p = new Pending(request, shield, shieldFor(rule));
             lanes.submit(request.key(), p);
             outcome = p.outcome;
+            answered = p.answered;
         }
         Pending queued = p;
         long cost = request.cost();
         return outcome.handle((RateOutcome o, Throwable e) -> {
-            if (e != null) return CompletableFuture.completedFuture(failure(rule, limit, cost, e));
+            if (e != null) {
+                Decision d = failure(rule, limit, cost, e);
+                answered.thenAccept(late -> undoIfDenied(rule, request, d, late));
+                return CompletableFuture.completedFuture(d);
+            }
             if (o == SCREENED) {
                 Decision d = shielded(rule, limit, queued.screenedRemaining, queued.screenedMillis);
                 listener.decided(d, DecisionListener.Source.SHIELD);
@@ -293,6 +318,19 @@ final class RateDecider {
             listener.decided(d, DecisionListener.Source.BACKEND);
             return o.allowed() && o.delayMillis() > 0 ? atSlot(d, o.delayMillis()) : CompletableFuture.completedFuture(d);
         }).thenCompose(decided -> decided);
+    }
+
+    /**
+     * What Redis did late is undone: a call answered after its deadline, whose request {@code on-backend-failure}
+     * denied meanwhile, gave back what it admitted (a permit the request never used). Failed open, the request went
+     * on: its permit is its own. Not undone where a rejection's are not either (see {@link #giveBack}), except an
+     * elastic decision the answer shows within the nominal limit (nothing borrowed) of a counting algorithm.
+     */
+    private void undoIfDenied(Rule rule, RateRequest request, Decision failed, RateOutcome late) {
+        if (!late.allowed() || !failed.rejects()) return;
+        boolean withinLimit = rule.ratePolicy().throttling() == Throttling.ELASTIC && !late.overLimit()
+                && rule.ratePolicy().algorithm().refundable() && request.algorithm() != Algorithm.TOKEN_BUCKET;
+        if (refundable(rule) || withinLimit) refund(rule, request);
     }
 
     /** A failed call's decision: the rule's rejection when the request itself was refused, else on-backend-failure. */
@@ -386,6 +424,9 @@ final class RateDecider {
             } catch (RuntimeException e) {
                 one = CompletableFuture.failedFuture(e);
             }
+            one.whenComplete((o, e) -> {
+                if (e == null) p.answered.complete(o);
+            });
             return guard.call(one, guard.timeout()).handle((o, e) -> {
                 if (e != null) {
                     p.outcome.completeExceptionally(e);
@@ -423,7 +464,10 @@ final class RateDecider {
                 return;
             }
             learn(key, now, sent.get(sent.size() - 1), outcomes.get(outcomes.size() - 1), shieldCost);
-            for (int i = 0; i < answers.size(); i++) answers.get(i).complete(outcomes.get(i));
+            for (int i = 0; i < answers.size(); i++) {
+                sent.get(i).answered.complete(outcomes.get(i));
+                answers.get(i).complete(outcomes.get(i));
+            }
         });
         // The key's next batch goes once every decision of this one has its answer or has given up at its
         // deadline: a call stuck on a frozen Redis (until the client's own, maybe longer, timeout) holds up no

@@ -65,6 +65,9 @@ final class EngineScenarioRun implements AutoCloseable {
     /** What the contract allows for what Redis did after Sluice stopped waiting to be undone (real time). */
     private static final long RECOVERY_MILLIS = 1_000;
 
+    /** Bounds the hold ends one clock step visits (each sweep ends at least one hold, unless a call defers it). */
+    private static final int MAX_SWEEP_ROUNDS = 10_000;
+
     private static final long WAIT_MILLIS = Durations.parse(EngineScenario.WAIT).orElseThrow().toMillis();
 
     private final EngineScenario scenario;
@@ -138,8 +141,7 @@ final class EngineScenarioRun implements AutoCloseable {
 
     private Failure apply(Step s) throws Exception {
         if (s instanceof Advance a) {
-            settlePrefetches();
-            clock.advance(Duration.ofMillis(a.millis()));
+            advanceAsARunningServer(a.millis());
             return null;
         }
         if (s instanceof Freeze f) return freeze(f);
@@ -214,6 +216,24 @@ final class EngineScenarioRun implements AutoCloseable {
                 return r.plan();
             }
         };
+    }
+
+    /**
+     * Moves the clock as it passes on a server that runs: each prefetched stock's hold ends, and the engine's sweep
+     * hands it back, before the clock goes on (a step of an hour would otherwise pass the loan's grace too, which
+     * only a server stopped that long would do: its stock then counts as used).
+     */
+    private void advanceAsARunningServer(long millis) {
+        settlePrefetches();
+        long target = clock.millis() + millis;
+        for (int round = 0; round < MAX_SWEEP_ROUNDS; round++) {
+            long next = engines.stream().mapToLong(e -> e.rateDecider().prefetcher().nextHoldEnd()).min().orElse(Long.MAX_VALUE);
+            if (next > target) break;
+            if (next > clock.millis()) clock.advance(Duration.ofMillis(next - clock.millis()));
+            for (Sluice e : engines) e.rateDecider().prefetcher().sweep().join();
+            settlePrefetches();
+        }
+        clock.advance(Duration.ofMillis(target - clock.millis()));
     }
 
     /**

@@ -32,6 +32,8 @@ final class KnownScenarios {
         all.put("prefetch and mixed costs: Remaining", prefetchMixedCosts());
         all.put("prefetch and plans: free and pro alternating", prefetchPlans());
         all.put("a rejection gives back what other rules took", rejectionGivesBack());
+        all.put("seed 476439880: a prefetching rule's permit given back after its hold", givenBackAfterHold());
+        all.put("seed 476439901: a plan's prefetched stock, then another limit an hour later", planStockThenDefault());
         return all;
     }
 
@@ -129,6 +131,45 @@ final class KnownScenarios {
         rules.putAll(rule("b-hour", "rate", "2/1h"));
         List<Step> steps = new ArrayList<>();
         for (int i = 0; i < 6; i++) steps.add(new Request(i, 0, "alice", null, EngineScenario.PATH));
+        return scenario(rules, steps);
+    }
+
+    /**
+     * Found by seed 476439880: a prefetching sliding log, its stock used up and its hold over; a request a
+     * concurrency rule then rejects gives its permit back, and the key's Remaining counts it.
+     */
+    private static EngineScenario givenBackAfterHold() {
+        Map<String, String> rules = rule("r1", "rate", "8/1h", "algorithm", "sliding-log");
+        rules.putAll(rule("r2", "rate", "10/1s", "algorithm", "token-bucket", "burst", "11"));
+        rules.putAll(rule("r3", "rate", "8/1h", "algorithm", "sliding-log", "prefetch", "1", "costs", "/api/big=3"));
+        rules.putAll(rule("rc", "concurrency", "4", "lease", "1d"));
+        rules.put("sluice.rules.rc.key", "global");
+        List<Step> steps = new ArrayList<>();
+        int id = 0;
+        for (String key : List.of("alice", "bob", "alice", "bob")) steps.add(new Request(id++, 0, key, null, EngineScenario.PATH));
+        steps.add(new Advance(900_000));
+        steps.add(new Request(id++, 0, "bob", null, EngineScenario.PATH));
+        steps.add(new Request(id++, 0, "bob", null, EngineScenario.PATH));
+        // Then a costly request the stock cannot pay, between cheap ones it can.
+        steps.add(new Request(id++, 0, "alice", null, EngineScenario.PATH));
+        steps.add(new Request(id++, 0, "alice", null, EngineScenario.BIG));
+        steps.add(new Request(id++, 0, "alice", null, EngineScenario.PATH));
+        steps.add(new Request(id++, 0, "alice", null, EngineScenario.PATH));
+        return scenario(rules, steps);
+    }
+
+    /**
+     * Found by seed 476439901: a global token bucket with plans and prefetch; a free request takes its stock, and
+     * a request without a plan comes almost an hour later, when the bucket has refilled.
+     */
+    private static EngineScenario planStockThenDefault() {
+        Map<String, String> rules = rule("r1", "rate", "10/1h", "algorithm", "token-bucket", "burst", "12", "prefetch", "8",
+                "plan", "header:X-Plan", "plans.free.rate", "5/1h", "plans.pro.rate", "20/1h");
+        rules.put("sluice.rules.r1.key", "global");
+        List<Step> steps = new ArrayList<>();
+        steps.add(new Request(1, 0, "bob", "free", EngineScenario.BIG));
+        steps.add(new Advance(3_596_400));
+        steps.add(new Request(2, 0, "bob", null, EngineScenario.PATH));
         return scenario(rules, steps);
     }
 }

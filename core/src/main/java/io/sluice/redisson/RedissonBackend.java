@@ -101,6 +101,8 @@ public final class RedissonBackend implements LimiterBackend {
     private static final int BUCKET_LENT_FOR = 11;
     /** No prefetch id, nothing lent: a token bucket's plain decision. */
     private static final String NO_STOCK = "";
+    /** The first character of a prefetch's id, which a request's (hexadecimal) never has. */
+    static final String STOCK_ID_MARK = "s";
     private static final String NOT_LENT = "0";
     /**
      * How long after its hold a stock still counts as lent (a token bucket's), for its hand-back to arrive: past it,
@@ -292,7 +294,7 @@ public final class RedissonBackend implements LimiterBackend {
         if (!Prefetch.supported(r, ahead)) {
             return LimiterBackend.super.tryConsumeAndPrefetch(r, ahead, hold);
         }
-        return prefetched(List.of(r), r.withCost(1), ahead, hold, randomId());
+        return prefetched(List.of(r), r.withCost(1), ahead, hold, stockId());
     }
 
     /** Permits alone, in the key's lane: the same unit without a request. */
@@ -301,7 +303,7 @@ public final class RedissonBackend implements LimiterBackend {
         if (!Prefetch.supported(permit, ahead)) {
             return LimiterBackend.super.prefetch(permit, ahead, hold);
         }
-        return prefetched(List.of(), permit, ahead, hold, randomId());
+        return prefetched(List.of(), permit, ahead, hold, stockId());
     }
 
     /**
@@ -738,6 +740,11 @@ public final class RedissonBackend implements LimiterBackend {
             return r.getCommandExecutor().getConnectionManager().getSubscribeService().getPublishCommand().toLowerCase(Locale.ROOT);
         }
         return PUBLISH_BOTH;
+    }
+
+    /** A prefetch's id: marked, so that {@code refund-log.lua} never takes a stock's entry for a request's. */
+    static String stockId() {
+        return STOCK_ID_MARK + randomId();
     }
 
     private static String randomId() {
