@@ -65,6 +65,8 @@ final class EngineScenarioRun implements AutoCloseable {
     /** What the contract allows for what Redis did after Sluice stopped waiting to be undone (real time). */
     private static final long RECOVERY_MILLIS = 1_000;
 
+    /** {@code -Dsluice.model.trace=true} prints every compared decision, the engine's beside the model's. */
+    private static final boolean TRACE = Boolean.getBoolean("sluice.model.trace");
     /** Bounds the hold ends one clock step visits (each sweep ends at least one hold, unless a call defers it). */
     private static final int MAX_SWEEP_ROUNDS = 10_000;
 
@@ -353,6 +355,7 @@ final class EngineScenarioRun implements AutoCloseable {
             want.add((v.rate() ? v : new EngineModel.RuleVerdict(v.rule(), false, v.allowed(), 0)).toString());
         }
         if (a == null) want.clear();
+        if (TRACE) System.out.println("step " + step + " " + r + " at " + clock.millis() + ": engine " + actual + " " + got + ", model " + wanted + " " + want);
         if (!actual.equals(wanted) || !got.equals(want)) {
             return new Failure("exact", step, r + " at " + (clock.millis()) + " ms: engine " + actual + " " + got
                     + ", the model " + wanted + " " + want);
@@ -388,9 +391,11 @@ final class EngineScenarioRun implements AutoCloseable {
         if (c.isPresent()) {
             ConcurrencyModel m = model.concurrency(c.get().rule().name(), c.get().key());
             if (!m.holds(r.id())) {
-                if (!m.fits(c.get().limit())) {
+                // A waiter is judged by the limit it started waiting under (docs/reload.md), a reload since or not.
+                int limit = m.waiting().getOrDefault(r.id(), c.get().limit());
+                if (!m.fits(limit)) {
                     return new Failure("peak", step, r + " admitted by " + c.get().rule().name() + " with " + m.inFlight()
-                            + " in flight already, its plan's limit " + c.get().limit() + " (waiting, id=limit: " + m.waiting() + ")");
+                            + " in flight already, its plan's limit " + limit + " (waiting, id=limit: " + m.waiting() + ")");
                 }
                 m.hold(r.id());
             }
