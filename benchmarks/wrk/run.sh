@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The wrk benchmark in one command (BENCHMARKS.md, "Stock Tomcat 11 and embedded Jetty 12 under wrk"):
+# The wrk benchmark in one command (BENCHMARKS.md, "HTTP: stock Tomcat 11 and embedded Jetty 12 under wrk"):
 # finds or installs wrk, builds the benchmarks jar with a stock Tomcat 11 from Maven Central, the WARs' jars
 # and async-profiler (profile -Pwrk), then runs io.sluice.benchmarks.wrk.WrkBenchmark, which starts its own
-# Redis, Tomcat and Jetty on 127.0.0.1, drives them with wrk, stops them all and prints markdown tables.
+# Redis, Tomcat and Jetty on 127.0.0.1, drives them with wrk, stops them all and prints markdown tables. The
+# tables, a CSV of every round and the profile step's flame graphs go to benchmarks/target/wrk/results-<time>/
+# (git-ignored: results are quoted in BENCHMARKS.md and docs/benchmarks/, never committed as files).
 #
 #   benchmarks/wrk/run.sh                          # the short default (about 5 minutes)
 #   benchmarks/wrk/run.sh --seconds 8              # the issue's 3 rounds of 8 s (about 15 minutes)
