@@ -306,8 +306,10 @@ final class Prefetcher {
                     for (Stock old : back) besides += old.left;
                 } else {
                     slot.heard(p.remaining(), sent, p.outcome().resetMillis());
-                    if (slot.current != null) besides += slot.current.left;
-                    if (slot.next != null) besides += slot.next.left;
+                    // Only stocks of the request's limit are its remaining: another limit's (a refill that landed
+                    // after they were handed back) are not spent on it.
+                    if (slot.current != null && slot.current.forLimitOf(request)) besides += slot.current.left;
+                    if (slot.next != null && slot.next.forLimitOf(request)) besides += slot.next.left;
                 }
                 for (Stock s : back) giveBack(s);
             }

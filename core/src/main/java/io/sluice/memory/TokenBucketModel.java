@@ -5,6 +5,7 @@ import io.sluice.spi.RateRequest;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * Reference model of {@code token-bucket.lua}: GCRA, one theoretical arrival time (TAT) per key. The bucket
@@ -21,10 +22,14 @@ import java.util.List;
  * lapses (as used).
  */
 public final class TokenBucketModel implements RateModel {
+    /** What the script's comparisons allow its doubles' last bits (microseconds). */
+    private static final double EPSILON = 0.001;
+    private static final double NANOS_PER_MICRO = 1e9;
     private boolean stored;
-    private double tat;
+    /** The TATs as the script stores them: whole microseconds and nine decimals. */
+    private String tat;
     private double storedLimit;
-    private double overageTat;
+    private String overageTat;
     /** The overage's rate the overage TAT was computed with; 0 when none was stored. */
     private double storedOverageLimit;
     private long idleAt;
@@ -39,7 +44,29 @@ public final class TokenBucketModel implements RateModel {
     public record Taken(long taken, RateOutcome last) {
     }
 
-    /** One request's numbers and the state as the script reads it (rescaled to the request's limits). */
+    /** A stored time relative to {@code now}, as the script reads it. */
+    private static double relative(String stored, double now) {
+        int dot = stored.indexOf('.');
+        double r = Double.parseDouble(dot < 0 ? stored : stored.substring(0, dot)) - now;
+        if (dot >= 0 && dot < stored.length() - 1) r = r + Double.parseDouble("0." + stored.substring(dot + 1));
+        return r;
+    }
+
+    /** A time relative to {@code now} as the script stores it: whole microseconds and nine decimals, rounded up. */
+    private static String absolute(double r, double now) {
+        double whole = Math.floor(r);
+        double fraction = Math.ceil((r - whole) * NANOS_PER_MICRO);
+        if (fraction >= NANOS_PER_MICRO) {
+            whole = whole + 1;
+            fraction = 0;
+        }
+        return String.format(Locale.ROOT, "%.0f.%09d", now + whole, (long) fraction);
+    }
+
+    /**
+     * One request's numbers and the state as the script reads it (rescaled to the request's limits), the TATs
+     * relative to now (to a fraction of a microsecond: an interval is rarely a whole number of them).
+     */
     private static final class Bucket {
         double now;
         double interval;
@@ -67,12 +94,12 @@ public final class TokenBucketModel implements RateModel {
             b.overageInterval = period / b.overageLimit;
             b.overageTau = b.overageInterval * b.overageBurst;
         }
-        b.tat = b.now;
-        b.overageTat = b.now;
+        b.tat = 0;
+        b.overageTat = 0;
         if (stored) {
-            b.tat = rescale(b, tat, storedLimit, limit);
+            b.tat = rescale(b, relative(tat, b.now), storedLimit, limit);
             if (storedOverageLimit > 0 && b.overageLimit > 0) {
-                b.overageTat = rescale(b, overageTat, storedOverageLimit, b.overageLimit);
+                b.overageTat = rescale(b, relative(overageTat, b.now), storedOverageLimit, b.overageLimit);
             }
         }
         return b;
@@ -80,16 +107,16 @@ public final class TokenBucketModel implements RateModel {
 
     /** A changed limit keeps the permits used, not the time owed, as the script rescales. */
     private static double rescale(Bucket b, double t, double storedRate, double rate) {
-        if (storedRate != rate && t > b.now) {
+        if (storedRate != rate && t > 0) {
             b.rescaled = true;
-            return Math.ceil(b.now + (t - b.now) * storedRate / rate);
+            return t * storedRate / rate;
         }
         return t;
     }
 
     /** Where the bucket's next token is owed from: its TAT, or later while tokens are lent out (not in the bucket). */
     private double base(Bucket b) {
-        return Math.max(b.tat, b.now + lentTokens() * b.interval);
+        return Math.max(b.tat, lentTokens() * b.interval);
     }
 
     @Override
@@ -103,7 +130,6 @@ public final class TokenBucketModel implements RateModel {
 
     /** One decision on the state so far; an admission moves {@code b}. */
     private RateOutcome decide(Bucket b, RateRequest r) {
-        double now = b.now;
         double burst = r.burst();
         double cost = r.cost();
         double base = base(b);
@@ -118,25 +144,25 @@ public final class TokenBucketModel implements RateModel {
         } else {
             Double wait = null;
             if (cost <= burst) {
-                double newTat = Math.ceil(base + cost * b.interval);
+                double newTat = base + cost * b.interval;
                 double allowAt = newTat - b.tau;
-                if (now >= allowAt) {
+                if (allowAt <= EPSILON) {
                     allowed = true;
                     tatF = newTat;
                     b.tat = newTat;
                 } else {
-                    wait = (double) RateModel.millis(allowAt - now);
+                    wait = (double) RateModel.millis(allowAt - EPSILON);
                 }
             }
             if (!allowed && fitsOverage) {
-                double overageNew = Math.ceil(Math.max(b.overageTat, now) + cost * b.overageInterval);
+                double overageNew = Math.max(b.overageTat, 0) + cost * b.overageInterval;
                 double overageAllowAt = overageNew - b.overageTau;
-                if (now >= overageAllowAt) {
+                if (overageAllowAt <= EPSILON) {
                     allowed = true;
                     over = true;
                     b.overageTat = overageNew;
                 } else {
-                    double overageWait = RateModel.millis(overageAllowAt - now);
+                    double overageWait = RateModel.millis(overageAllowAt - EPSILON);
                     if (wait == null || overageWait < wait) wait = overageWait;
                 }
             }
@@ -147,13 +173,12 @@ public final class TokenBucketModel implements RateModel {
 
     /** What a decision that left the bucket's TAT at {@code tatF} answers: its tokens and when the next one arrives. */
     private static RateOutcome answer(Bucket b, RateRequest r, boolean allowed, boolean over, double tatF, double retry) {
-        double now = b.now;
         double remaining = r.burst();
-        if (tatF > now) {
-            remaining = Math.floor((now - (tatF - b.tau)) / b.interval);
+        if (tatF > 0) {
+            remaining = Math.floor((b.tau - tatF + EPSILON) / b.interval);
             if (remaining < 0) remaining = 0;
         }
-        long reset = tatF > now ? RateModel.millis(tatF - b.tau + (remaining + 1) * b.interval - now) : 0;
+        long reset = tatF > 0 ? RateModel.millis(tatF - b.tau + (remaining + 1) * b.interval - EPSILON) : 0;
         return new RateOutcome(allowed, (long) remaining, reset, (long) retry, 0, over);
     }
 
@@ -192,7 +217,7 @@ public final class TokenBucketModel implements RateModel {
         } else if (loan.tokens() > 0) {
             double base = base(b);
             lent.remove(loan);
-            b.tat = Math.max(b.now, Math.ceil(base - Math.min(unused, loan.tokens()) * b.interval));
+            b.tat = Math.max(0, base - Math.min(unused, loan.tokens()) * b.interval);
         }
         store(b, permit);
     }
@@ -202,11 +227,10 @@ public final class TokenBucketModel implements RateModel {
     public void refund(RateRequest r, long nowMicros) {
         if (!stored) return;
         Bucket b = load(r, nowMicros);
-        double now = b.now;
         if (b.overageLimit > 0) {
-            b.overageTat = Math.max(now, Math.ceil(Math.max(b.overageTat, now) - r.cost() * b.overageInterval));
+            b.overageTat = Math.max(0, Math.max(b.overageTat, 0) - r.cost() * b.overageInterval);
         } else {
-            b.tat = Math.max(now, Math.ceil(Math.max(b.tat, now) - r.cost() * b.interval));
+            b.tat = Math.max(0, Math.max(b.tat, 0) - r.cost() * b.interval);
         }
         store(b, r);
     }
@@ -229,11 +253,11 @@ public final class TokenBucketModel implements RateModel {
 
     private void store(Bucket b, RateRequest r) {
         stored = true;
-        tat = b.tat;
+        tat = absolute(b.tat, b.now);
         storedLimit = r.limit();
-        overageTat = b.overageTat;
+        overageTat = absolute(b.overageTat, b.now);
         storedOverageLimit = b.overageLimit > 0 ? b.overageLimit : 0;
-        double last = Math.max(Math.max(b.tat, b.overageTat), b.now);
+        double last = b.now + Math.max(b.tat, b.overageTat);
         for (Loan l : lent) last = Math.max(last, l.untilMicros());
         idleAt = (long) last;
     }

@@ -1,5 +1,5 @@
 -- Sluice token bucket as GCRA: one "theoretical arrival time" per key, in one round trip.
--- KEYS[1] state "<tat, us>:<limit it was computed with>", under an overage then ":<overage tat, us>:<its rate>", then
+-- KEYS[1] state "<tat, us, to 9 decimals>:<limit it was computed with>", under an overage then ":<overage tat, us>:<its rate>", then
 -- one "|<id>,<tokens>,<until, us>" per stock of tokens lent to a server (a prefetch) and not yet handed back: while
 -- out, lent tokens are neither in the bucket nor room for its refill (it refills up to burst less them), so the
 -- bucket and every server's stock together never hold more than a bucket without prefetch. A stock lapses at its
@@ -33,27 +33,48 @@ if xLimit > 0 then
   xTau = xInterval * xBurst
 end
 
-local tat = now
-local xTat = now
+-- The TATs are kept relative to now, to a fraction of a microsecond: period / limit is rarely a whole number of
+-- microseconds, and a TAT rounded to one at each decision would lose the bucket's last token of a burst (3/10s
+-- admitting 2 at once). Relative, the doubles stay small and exact enough; EPSILON absorbs their last bits.
+local EPSILON = 0.001
+local tat = 0
+local xTat = 0
+-- A stored time ("<whole us>[.<9 decimals>]") relative to now.
+local function relative(stored)
+  local whole, fraction = string.match(stored, '^(%d+)%.?(%d*)$')
+  local r = tonumber(whole) - now
+  if fraction ~= '' then r = r + tonumber('0.' .. fraction) end
+  return r
+end
+-- A time relative to now as stored: whole microseconds and 9 decimals, rounded up (never earlier than it is).
+local function absolute(r)
+  local whole = math.floor(r)
+  local fraction = math.ceil((r - whole) * 1e9)
+  if fraction >= 1e9 then
+    whole = whole + 1
+    fraction = 0
+  end
+  return string.format('%.0f.%09d', now + whole, fraction)
+end
 local rescaled = false
 local lent = {}
 local lentTokens = 0
 -- A changed limit keeps the permits used, not the time owed; stored at once (even by a rejection, which takes
 -- nothing) so that later calls see one state, not a rescaling that depends on when they look.
 local function rescale(t, stored, rate)
-  if stored ~= rate and t > now then
+  if stored ~= rate and t > 0 then
     rescaled = true
-    return math.ceil(now + (t - now) * stored / rate)
+    return t * stored / rate
   end
   return t
 end
 local state = redis.call('GET', KEYS[1])
 if state then
-  local t, l, rest = string.match(state, '^(%d+):(%d+)(.*)$')
+  local t, l, rest = string.match(state, '^([%d%.]+):(%d+)(.*)$')
   if t then
-    tat = rescale(tonumber(t), tonumber(l), limit)
-    local xt, xl = string.match(rest, '^:(%d+):(%d+)')
-    if xt and xLimit > 0 then xTat = rescale(tonumber(xt), tonumber(xl), xLimit) end
+    tat = rescale(relative(t), tonumber(l), limit)
+    local xt, xl = string.match(rest, '^:([%d%.]+):(%d+)')
+    if xt and xLimit > 0 then xTat = rescale(relative(xt), tonumber(xl), xLimit) end
     for id, tokens, untilAt in string.gmatch(rest, '|([^,|]+),(%d+),(%d+)') do
       if tonumber(untilAt) > now then
         lent[#lent + 1] = {id, tonumber(tokens), tonumber(untilAt)}
@@ -64,9 +85,9 @@ if state then
 end
 
 local function store()
-  local parts = {string.format('%.0f:%.0f', tat, limit)}
-  if xLimit > 0 then parts[#parts + 1] = string.format(':%.0f:%.0f', xTat, xLimit) end
-  local last = math.max(tat, xTat)
+  local parts = {absolute(tat) .. string.format(':%.0f', limit)}
+  if xLimit > 0 then parts[#parts + 1] = ':' .. absolute(xTat) .. string.format(':%.0f', xLimit) end
+  local last = now + math.max(tat, xTat)
   for _, e in ipairs(lent) do
     parts[#parts + 1] = string.format('|%s,%.0f,%.0f', e[1], e[2], e[3])
     last = math.max(last, e[3])
@@ -82,7 +103,7 @@ local function stockOf(id)
 end
 -- Where the bucket's next token is owed from: its TAT, or later while tokens are lent out (not in the bucket).
 local function base()
-  return math.max(tat, now + lentTokens * interval)
+  return math.max(tat, lentTokens * interval)
 end
 
 -- ARGV[9] a prefetch: up to this many requests (0: not one), decided as a run that stops at its first rejection
@@ -109,7 +130,7 @@ if ARGV[8] == '1' and stockId ~= '' then
     local from = base()
     local e = table.remove(lent, i)
     lentTokens = lentTokens - e[2]
-    tat = math.max(now, math.ceil(from - math.min(cost, e[2]) * interval))
+    tat = math.max(0, from - math.min(cost, e[2]) * interval)
   else
     lent[#lent + 1] = {stockId, 0, now + lendMicros}
   end
@@ -121,9 +142,9 @@ if ARGV[8] == '1' then
   if state then
     for _ = 1, count do
       if xLimit > 0 then
-        xTat = math.max(now, math.ceil(math.max(xTat, now) - cost * xInterval))
+        xTat = math.max(0, math.max(xTat, 0) - cost * xInterval)
       else
-        tat = math.max(now, math.ceil(math.max(tat, now) - cost * interval))
+        tat = math.max(0, math.max(tat, 0) - cost * interval)
       end
     end
     store()
@@ -143,24 +164,24 @@ local function decide()
   if cost > burst and not fitsOverage then return 0, from, -1, 0 end
   local retry = nil
   if cost <= burst then
-    local newTat = math.ceil(from + cost * interval)
+    local newTat = from + cost * interval
     local allowAt = newTat - tau
-    if now >= allowAt then
+    if allowAt <= EPSILON then
       tat = newTat
       dirty = true
       return 1, newTat, 0, 0
     end
-    retry = math.ceil((allowAt - now) / 1000)
+    retry = math.ceil((allowAt - EPSILON) / 1000)
   end
   if fitsOverage then
-    local xNew = math.ceil(math.max(xTat, now) + cost * xInterval)
+    local xNew = math.max(xTat, 0) + cost * xInterval
     local xAllowAt = xNew - xTau
-    if now >= xAllowAt then
+    if xAllowAt <= EPSILON then
       xTat = xNew
       dirty = true
       return 1, from, 0, 1
     end
-    local xRetry = math.ceil((xAllowAt - now) / 1000)
+    local xRetry = math.ceil((xAllowAt - EPSILON) / 1000)
     if retry == nil or xRetry < retry then retry = xRetry end
   end
   return 0, from, retry, 0
@@ -168,12 +189,12 @@ end
 -- What a decision that left the bucket's TAT at tatF answers: the bucket's tokens and when its next one arrives.
 local function answer(tatF)
   local remaining = burst
-  if tatF > now then
-    remaining = math.floor((now - (tatF - tau)) / interval)
+  if tatF > 0 then
+    remaining = math.floor((tau - tatF + EPSILON) / interval)
     if remaining < 0 then remaining = 0 end
   end
   local reset = 0
-  if tatF > now then reset = math.ceil((tatF - tau + (remaining + 1) * interval - now) / 1000) end
+  if tatF > 0 then reset = math.ceil((tatF - tau + (remaining + 1) * interval - EPSILON) / 1000) end
   return remaining, reset
 end
 
