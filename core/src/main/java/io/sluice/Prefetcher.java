@@ -354,7 +354,11 @@ final class Prefetcher {
         Slot slot = slots.get(request.key());
         if (slot == null) return backendRemaining;
         synchronized (slot) {
-            slot.heard(backendRemaining, ticker.millis(), resetMillis);
+            // What the backend has left depends on the limit asked: a request of another limit than the stocks' (a
+            // plan the key's stocks are not for) does not tell what those stocks' requests have left besides them.
+            boolean ofTheStocks = (slot.current == null || slot.current.forLimitOf(request))
+                    && (slot.next == null || slot.next.forLimitOf(request));
+            if (ofTheStocks) slot.heard(backendRemaining, ticker.millis(), resetMillis);
             long held = 0;
             if (slot.current != null && slot.current.forLimitOf(request)) held += slot.current.left;
             if (slot.next != null && slot.next.forLimitOf(request)) held += slot.next.left;

@@ -173,24 +173,46 @@ final class RateDecider {
         boolean shield = !rule.dryRun() && rule.ratePolicy().throttling() == Throttling.HARD;
         // The stock first: permits this server holds are not in what the shield last heard the backend had left.
         boolean prefetches = rule.ratePolicy().prefetches();
-        if (prefetches) {
-            Decision local = prefetcher.take(rule, request);
-            if (local != null) {
-                listener.decided(local, DecisionListener.Source.PREFETCH);
-                return CompletableFuture.completedFuture(local);
-            }
-            // A stock of another limit (a plan, a reload) is the key's permits: back before this request is decided, as
-            // is every stock this server is handing back (the backend would count its permits as still taken).
-            prefetcher.handBackOtherLimits(request);
-            CompletableFuture<Void> back = prefetcher.handBacksInFlight(key);
-            if (back != null) {
-                // One deadline for the decision: a backend too slow to take the hand-backs decides it by the failure policy.
-                return guard.bounded(back, guard.timeout()).handle((v, e) -> e).thenCompose(late -> late == null
-                        ? notFromStock(rule, request, limit, key, shield)
-                        : CompletableFuture.completedFuture(guard.failure(rule, Decision.Kind.RATE, limit, late)));
-            }
+        if (prefetches) return fromStockFirst(rule, request, limit, key, shield, ticker.nanos() + guard.timeout().toNanos(), true);
+        return notFromStock(rule, request, limit, key, shield);
+    }
+
+    /**
+     * A prefetching rule's decision: from the key's stock when it can pay; else, once the key's call in flight (a
+     * refill) has landed, from what it brought, or after the key's stocks of another limit are back. Those waits
+     * share one deadline ({@code deadlineNanos}, on the ticker): a backend too slow for them decides the request by
+     * the failure policy.
+     */
+    private CompletionStage<Decision> fromStockFirst(Rule rule, RateRequest request, long limit, String key, boolean shield,
+                                                     long deadlineNanos, boolean mayWait) {
+        Decision local = prefetcher.take(rule, request);
+        if (local != null) {
+            listener.decided(local, DecisionListener.Source.PREFETCH);
+            return CompletableFuture.completedFuture(local);
+        }
+        CompletableFuture<Void> landing = mayWait ? prefetcher.inFlight(key) : null;
+        if (landing != null) {
+            // A hand-back sent while a call of the key is in flight may reach Redis before or after it, and what its
+            // answer says the key has left would be off by the stock: the call lands first (within the deadline).
+            return guard.bounded(landing, left(deadlineNanos)).handle((v, e) -> e).thenCompose(late -> late == null
+                    ? fromStockFirst(rule, request, limit, key, shield, deadlineNanos, false)
+                    : CompletableFuture.completedFuture(guard.failure(rule, Decision.Kind.RATE, limit, late)));
+        }
+        // A stock of another limit (a plan, a reload) is the key's permits: back before this request is decided, as
+        // is every stock this server is handing back (the backend would count its permits as still taken).
+        prefetcher.handBackOtherLimits(request);
+        CompletableFuture<Void> back = prefetcher.handBacksInFlight(key);
+        if (back != null) {
+            return guard.bounded(back, left(deadlineNanos)).handle((v, e) -> e).thenCompose(late -> late == null
+                    ? notFromStock(rule, request, limit, key, shield)
+                    : CompletableFuture.completedFuture(guard.failure(rule, Decision.Kind.RATE, limit, late)));
         }
         return notFromStock(rule, request, limit, key, shield);
+    }
+
+    /** What is left of a decision's deadline. */
+    private Duration left(long deadlineNanos) {
+        return Duration.ofNanos(Math.max(0, deadlineNanos - ticker.nanos()));
     }
 
     /** A request the key's stock on this server cannot pay for: the shield, the key's call in flight, or the backend. */

@@ -34,6 +34,7 @@ final class KnownScenarios {
         all.put("a rejection gives back what other rules took", rejectionGivesBack());
         all.put("seed 476439880: a prefetching rule's permit given back after its hold", givenBackAfterHold());
         all.put("seed 476439901: a plan's prefetched stock, then another limit an hour later", planStockThenDefault());
+        all.put("seed 164380549: plans on a prefetching log, each limit's stock handed back for the next", plansTakeTurns());
         return all;
     }
 
@@ -170,6 +171,21 @@ final class KnownScenarios {
         steps.add(new Request(1, 0, "bob", "free", EngineScenario.BIG));
         steps.add(new Advance(3_596_400));
         steps.add(new Request(2, 0, "bob", null, EngineScenario.PATH));
+        return scenario(rules, steps);
+    }
+
+    /**
+     * Found by seed 164380549: a prefetching sliding log with plans; the default limit, pro, default, a free request
+     * its plan rejects, and the default again, each limit's stock handed back before the next is decided.
+     */
+    private static EngineScenario plansTakeTurns() {
+        Map<String, String> rules = rule("r1", "rate", "10/1m", "algorithm", "sliding-log", "prefetch", "4",
+                "plan", "header:X-Plan", "plans.free.rate", "2/1m", "plans.pro.rate", "10/1m", "plans.vip.rate", "unlimited");
+        List<Step> steps = new ArrayList<>();
+        int id = 0;
+        for (String plan : new String[] {null, "pro", "pro", null, "free", null}) {
+            steps.add(new Request(id++, 0, "alice", plan, EngineScenario.PATH));
+        }
         return scenario(rules, steps);
     }
 }
