@@ -12,7 +12,7 @@ import java.time.Duration;
  * @param kind        whether the rule's rate or its concurrency decided
  * @param allowed     whether this rule admits the request (a dry-run rule may say no without rejecting)
  * @param limit       the rate's permits per window, or the concurrency limit
- * @param remaining   permits left after this request (for concurrency: free in-flight slots)
+ * @param remaining   permits left after this request (for concurrency: free permits)
  * @param reset       until a permit frees again (rates; zero for concurrency)
  * @param retryAfter  when a rejected request may try again; zero when allowed
  * @param outcome     why: the backend's answer, a backend failure, or a key that could not be resolved

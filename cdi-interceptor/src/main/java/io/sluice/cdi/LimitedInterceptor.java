@@ -32,9 +32,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@link io.sluice.LimitExceededException}, and returns concurrency permits exactly once when the method
  * returns or throws, or when its {@link CompletionStage} completes. A method returning a
  * {@link CompletionStage} never blocks its caller on Redis: it gets a stage that completes with the
- * method's result, or exceptionally with the rejection, once Redis has answered. The plan of each method (its rules,
- * its {@link LimitKey} and {@link LimitCost} parameters, whether it is asynchronous) is computed once per bean class
- * and method.
+ * method's result, or exceptionally with the rejection, once Redis has answered. What each method needs (its rules,
+ * its {@link LimitKey}, {@link LimitPlan} and {@link LimitCost} parameters, whether it is asynchronous) is read once
+ * per bean class and method into a {@code LimitedMethod}.
  *
  * <p>Enabled for the whole application by its {@link Priority}; registered by {@link SluiceExtension} (portable
  * CDI) or {@link SluiceBuildExtension} (CDI Lite, such as Quarkus).
@@ -50,10 +50,10 @@ public class LimitedInterceptor implements Serializable {
     public static final int PRIORITY = Interceptor.Priority.PLATFORM_BEFORE + 100;
     private static final long serialVersionUID = 1L;
     /**
-     * The plan of each method of each bean class, for the life of the application (its class loader): a plan
-     * depends only on the class and its annotations, so every container (Weld, ArC) can share it.
+     * Each method of each bean class as the interceptor reads it, for the life of the application (its class
+     * loader): it depends only on the class and its annotations, so every container (Weld, ArC) can share it.
      */
-    private static final Map<PlanKey, Plan> PLANS = new ConcurrentHashMap<>();
+    private static final Map<MethodKey, LimitedMethod> METHODS = new ConcurrentHashMap<>();
     private static final boolean SERVLET_PRESENT = Classes.present("jakarta.servlet.http.HttpServletRequest");
 
     /** The application's engine: {@link SluiceProducer}'s, or an enabled alternative. */
@@ -62,7 +62,7 @@ public class LimitedInterceptor implements Serializable {
     /** The caller principal, for rules keyed {@code user} outside an HTTP request. */
     @Inject
     Instance<Principal> principals;
-    /** Finds the {@link SluiceExtension} that holds the per-method plans. */
+    /** Finds the current HTTP request for the keys and plans read from it. */
     @Inject
     BeanManager beanManager;
     /** A request context of its own for a non-blocking call admitted after its caller has returned. */
@@ -81,29 +81,30 @@ public class LimitedInterceptor implements Serializable {
      */
     @AroundInvoke
     public Object limit(InvocationContext ctx) throws Exception {
-        Plan plan = PLANS.computeIfAbsent(new PlanKey(targetClass(ctx), ctx.getMethod()), k -> Plan.of(k, ctx));
-        if (plan.ruleNames.isEmpty()) return ctx.proceed();
+        LimitedMethod method = METHODS.computeIfAbsent(new MethodKey(targetClass(ctx), ctx.getMethod()),
+                k -> LimitedMethod.of(k, ctx));
+        if (method.ruleNames.isEmpty()) return ctx.proceed();
 
         Sluice s = sluice();
-        plan.requiredBy(s);
-        List<Rule> rules = plan.rules(s.rules());
+        method.requiredBy(s);
+        List<Rule> rules = method.rules(s.rules());
         // A rule the filter applied to this request already counted it: one request, one count.
         if (SERVLET_PRESENT) rules = HttpRequests.notAppliedByFilter(rules);
         // A rule an outer @Limited call on this thread was admitted by covers this nested call: one chain, one count.
         rules = CallChain.notHeld(rules);
         if (rules.isEmpty()) return ctx.proceed();
-        KeySource keys = plan.keyIndex >= 0 ? KeySource.fixed(text(ctx.getParameters()[plan.keyIndex]))
+        KeySource keys = method.keyIndex >= 0 ? KeySource.fixed(text(ctx.getParameters()[method.keyIndex]))
                 : s.keysOf(new CallView(this::userName, this::httpRequest));
-        keys = CallPlans.of(keys, plan.keyIndex < 0, plan.planIndex >= 0,
-                plan.planIndex >= 0 ? ctx.getParameters()[plan.planIndex] : null, rules,
+        keys = CallPlanSource.of(keys, method.keyIndex < 0, method.planIndex >= 0,
+                method.planIndex >= 0 ? ctx.getParameters()[method.planIndex] : null, rules,
                 () -> s.keysOf(new CallView(this::userName, this::httpRequest)));
-        if (plan.costIndex >= 0) keys = keys.withCost(plan.cost(ctx));
+        if (method.costIndex >= 0) keys = keys.withCost(method.cost(ctx));
         CompletableFuture<Admission> admitted = s.admit(rules, keys).toCompletableFuture();
-        if (plan.nonBlocking && !admitted.isDone()) {
+        if (method.nonBlocking && !admitted.isDone()) {
             return proceedWhenAdmitted(ctx, admitted, requestContexts.get(), rules);
         }
         Admission admission = admitted.join();
-        if (plan.nonBlocking && admission.rejection().isPresent()) {
+        if (method.nonBlocking && admission.rejection().isPresent()) {
             // A method that returns a stage reports its rejection in the stage, however soon the answer came (the
             // attack shield answers at once): its caller handles one failure path, not a throw and a failed stage.
             try {
@@ -124,7 +125,7 @@ public class LimitedInterceptor implements Serializable {
         } finally {
             leaveChain.run();
         }
-        if (plan.async && result instanceof CompletionStage<?> stage) {
+        if (method.async && result instanceof CompletionStage<?> stage) {
             stage.whenComplete((v, e) -> admission.close());
         } else {
             admission.close();
@@ -209,11 +210,11 @@ public class LimitedInterceptor implements Serializable {
     }
 
 
-    record PlanKey(Class<?> target, Method method) {
+    record MethodKey(Class<?> target, Method method) {
     }
 
     /** What the interceptor does for one method of one bean class. Thread-safe. */
-    static final class Plan {
+    static final class LimitedMethod {
         final List<String> ruleNames;
         final int keyIndex;
         /** The {@link LimitPlan} parameter, or -1. */
@@ -232,7 +233,7 @@ public class LimitedInterceptor implements Serializable {
         private record Resolved(RuleSet set, List<Rule> rules) {
         }
 
-        private Plan(String where, List<String> ruleNames, int keyIndex, int planIndex, int costIndex, Class<?> returnType) {
+        private LimitedMethod(String where, List<String> ruleNames, int keyIndex, int planIndex, int costIndex, Class<?> returnType) {
             this.where = where;
             this.ruleNames = ruleNames;
             this.keyIndex = keyIndex;
@@ -243,7 +244,7 @@ public class LimitedInterceptor implements Serializable {
         }
 
         /** Method-level {@code @Limited} wins over the class's; bindings added by extensions are honoured on Weld. */
-        static Plan of(PlanKey key, InvocationContext ctx) {
+        static LimitedMethod of(MethodKey key, InvocationContext ctx) {
             Method m = key.method();
             Limited limited = m.getAnnotation(Limited.class);
             if (limited == null) limited = key.target().getAnnotation(Limited.class);
@@ -261,7 +262,7 @@ public class LimitedInterceptor implements Serializable {
                     if (a.annotationType() == LimitCost.class && costIndex < 0) costIndex = i;
                 }
             }
-            return new Plan(m.getDeclaringClass().getName() + "." + m.getName(), Arrays.stream(names).distinct().sorted().toList(),
+            return new LimitedMethod(m.getDeclaringClass().getName() + "." + m.getName(), Arrays.stream(names).distinct().sorted().toList(),
                     keyIndex, planIndex, costIndex, m.getReturnType());
         }
 

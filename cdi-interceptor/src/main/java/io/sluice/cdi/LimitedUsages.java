@@ -82,11 +82,11 @@ final class LimitedUsages {
     List<String> problems(Supplier<RuleSet> rulesSource) {
         List<String> found;
         List<Usage> used;
-        List<PlanUsage> planned;
+        List<PlanUsage> planArguments;
         synchronized (this) {
             found = new ArrayList<>(problems);
             used = new ArrayList<>(usages);
-            planned = new ArrayList<>(planUsages);
+            planArguments = new ArrayList<>(planUsages);
         }
         if (used.stream().allMatch(u -> u.names().isEmpty())) return found;
         RuleSet rules;
@@ -100,7 +100,7 @@ final class LimitedUsages {
             return found;
         }
         List<String> known = rules.all().stream().map(Rule::name).toList();
-        for (PlanUsage p : planned) {
+        for (PlanUsage p : planArguments) {
             List<Rule> named = p.names().stream().flatMap(n -> rules.get(n).stream()).toList();
             if (!named.isEmpty() && named.stream().noneMatch(r -> r.plans().any())) {
                 found.add("@LimitPlan on " + p.where() + ": expected a method whose @Limited rules have plans; "

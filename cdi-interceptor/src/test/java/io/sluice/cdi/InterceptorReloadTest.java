@@ -19,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Hot reload through the interceptor in a real Weld container on a real Redis: the next call is decided under
- * the reloaded rules (the per-method plan looks its rules up again for the new rule set), with the usage kept;
+ * the reloaded rules (each {@code LimitedMethod} looks its rules up again for the new rule set), with the usage kept;
  * a reload that would remove a rule a deployed {@code @Limited} names is refused, naming the method, and the
  * calls go on under the rules in effect.
  */

@@ -137,8 +137,8 @@ final class SluiceMeters implements DecisionListener {
     private void count(Rule rule, Decision.Kind kind, Result result) {
         AtomicReferenceArray<Counter> byRule = requests.computeIfAbsent(rule.name(),
                 name -> new AtomicReferenceArray<>(KINDS * RESULTS));
-        int slot = kind.ordinal() * RESULTS + result.ordinal();
-        Counter c = byRule.get(slot);
+        int index = kind.ordinal() * RESULTS + result.ordinal();
+        Counter c = byRule.get(index);
         if (c == null) {
             // Registration is idempotent: two threads racing here get the same counter.
             c = keep(Counter.builder(REQUESTS)
@@ -147,7 +147,7 @@ final class SluiceMeters implements DecisionListener {
                     .tag("type", kind.name().toLowerCase(Locale.ROOT))
                     .tag("result", result.tag)
                     .register(registry));
-            byRule.set(slot, c);
+            byRule.set(index, c);
         }
         c.increment();
     }

@@ -17,7 +17,7 @@ import java.util.function.ToIntFunction;
  * would not have waited for a connection anyway; under load the client sends, encodes and decodes one command
  * where it sent dozens, and Redis runs one script where it ran dozens.
  *
- * <p>One lane, not several, per algorithm and slot: a lane hands over to its next call as soon as an answer arrives
+ * <p>One lane, not several, per algorithm and cluster slot: a lane hands over to its next call as soon as an answer arrives
  * (see {@code RedissonBackend}), so Redis does not wait for the client, and one lane makes the biggest batches
  * (measured against 2 and 4 in BENCHMARKS.md, "Cross-key calls and runs").
  *
@@ -106,8 +106,8 @@ final class DecisionLanes {
     }
 
     /**
-     * A unit's lane: its algorithm's and slot's, one for decisions and others for what no decision should wait
-     * behind: refunds (a prefetch's hand-backs) and refills (a prefetch without a request, which nobody waits for).
+     * A unit's lane: its algorithm's and cluster slot's, one for decisions and others for what no decision should
+     * wait behind: refunds (permits given back after a rejection or an unpaid overage) and refills (a prefetch without a request, which nobody waits for).
      */
     private String lane(Unit unit) {
         RateRequest r = unit.first();

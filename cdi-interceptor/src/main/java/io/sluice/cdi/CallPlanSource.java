@@ -11,23 +11,26 @@ import java.util.function.Supplier;
  * the current HTTP request (when the call's keys come from elsewhere, a {@link LimitKey} argument, the request is
  * still asked for the plan). Stateless.
  */
-final class CallPlans {
-    private CallPlans() {
+final class CallPlanSource {
+    private CallPlanSource() {
     }
 
     /**
+     * The call's keys and costs as {@code keys} gives them, and its plan as the class comment says.
+     *
      * @param keys            the call's keys
      * @param keysFromRequest whether {@code keys} already reads the current request (and so its plans)
      * @param planArgument    the {@link LimitPlan} argument's value, or null
      * @param hasPlanArgument whether the method has a {@link LimitPlan} parameter
      * @param rules           the rules that apply to the call
      * @param request         the current request's keys, asked only when needed
+     * @return {@code keys} answering the call's plan
      */
     static KeySource of(KeySource keys, boolean keysFromRequest, boolean hasPlanArgument, Object planArgument,
                         List<Rule> rules, Supplier<KeySource> request) {
         if (hasPlanArgument) return keys.withPlan(planArgument == null ? null : planArgument.toString());
         if (keysFromRequest || !anyPlans(rules)) return keys;
-        KeySource plans = request.get();
+        KeySource fromRequest = request.get();
         return new KeySource() {
             @Override
             public String keyFor(Rule rule) {
@@ -41,7 +44,7 @@ final class CallPlans {
 
             @Override
             public String planFor(Rule rule) {
-                return plans.planFor(rule);
+                return fromRequest.planFor(rule);
             }
         };
     }
