@@ -56,7 +56,8 @@ public final class RedisMemory {
                 "sluice.rules.images.concurrency", "4", "sluice.rules.images.key", "user")).build()) {
             Rule rule = sluice.rules().get("images").orElseThrow();
             Admission a = sluice.admit(List.of(rule), KeySource.fixed("alice")).toCompletableFuture().join();
-            out.add(new Usage("concurrency rule 4, one user holding a permit", keys(redisson, prefix)));
+            // Measured in place: the permit is still to be released, which must find it.
+            out.add(new Usage("concurrency rule 4, one user holding a permit", keys(redisson, prefix, false)));
             a.close();
             // The release is sent without waiting; wait for it here before measuring the idle state.
             long deadline = System.currentTimeMillis() + 5_000;
@@ -70,6 +71,11 @@ public final class RedisMemory {
     }
 
     private static List<Key> keys(RedissonClient redisson, String prefix) {
+        return keys(redisson, prefix, true);
+    }
+
+    /** The keys under {@code prefix} with their bytes and TTL; deleted afterwards with {@code delete}. */
+    private static List<Key> keys(RedissonClient redisson, String prefix, boolean delete) {
         TreeSet<String> names = new TreeSet<>();
         redisson.getKeys().getKeysByPattern(prefix + "*").forEach(names::add);
         redisson.getKeys().getKeysByPattern("{" + prefix + "*").forEach(names::add);
@@ -81,7 +87,7 @@ public final class RedisMemory {
             long ttl = redisson.getKeys().remainTimeToLive(name);
             keys.add(new Key(name, bytes == null ? 0 : bytes, ttl));
         }
-        redisson.getKeys().delete(names.toArray(String[]::new));
+        if (delete) redisson.getKeys().delete(names.toArray(String[]::new));
         return keys;
     }
 }
