@@ -194,20 +194,27 @@ final class RateDecider {
         if (landing != null) {
             // A hand-back sent while a call of the key is in flight may reach Redis before or after it, and what its
             // answer says the key has left would be off by the stock: the call lands first (within the deadline).
-            return guard.bounded(landing, left(deadlineNanos)).handle((v, e) -> e).thenCompose(late -> late == null
-                    ? fromStockFirst(rule, request, limit, key, shield, deadlineNanos, false)
-                    : CompletableFuture.completedFuture(guard.failure(rule, Decision.Kind.RATE, limit, late)));
+            return afterWaiting(landing, left(deadlineNanos), rule, limit,
+                    () -> fromStockFirst(rule, request, limit, key, shield, deadlineNanos, false));
         }
         // A stock of another limit (a plan, a reload) is the key's permits: back before this request is decided, as
         // is every stock this server is handing back (the backend would count its permits as still taken).
         prefetcher.handBackOtherLimits(request);
         CompletableFuture<Void> back = prefetcher.handBacksInFlight(key);
         if (back != null) {
-            return guard.bounded(back, left(deadlineNanos)).handle((v, e) -> e).thenCompose(late -> late == null
-                    ? notFromStock(rule, request, limit, key, shield)
-                    : CompletableFuture.completedFuture(guard.failure(rule, Decision.Kind.RATE, limit, late)));
+            return afterWaiting(back, left(deadlineNanos), rule, limit, () -> notFromStock(rule, request, limit, key, shield));
         }
         return notFromStock(rule, request, limit, key, shield);
+    }
+
+    /**
+     * Goes on with {@code then} once {@code wait} (the key's call or hand-backs, never a failure) has completed
+     * within {@code within}; past it, the backend is too slow and the rule's failure policy decides.
+     */
+    private CompletionStage<Decision> afterWaiting(CompletableFuture<Void> wait, Duration within, Rule rule, long limit,
+                                                   Supplier<CompletionStage<Decision>> then) {
+        return guard.bounded(wait, within).handle((v, e) -> e).thenCompose(late -> late == null ? then.get()
+                : CompletableFuture.completedFuture(guard.failure(rule, Decision.Kind.RATE, limit, late)));
     }
 
     /** What is left of a decision's deadline. */
@@ -243,8 +250,7 @@ final class RateDecider {
      */
     private CompletionStage<Decision> afterLanding(Rule rule, RateRequest request, long limit, boolean shield,
                                                    CompletableFuture<Void> landing) {
-        return guard.bounded(landing, guard.timeout()).handle((v, e) -> e).thenCompose(late -> {
-            if (late != null) return CompletableFuture.completedFuture(guard.failure(rule, Decision.Kind.RATE, limit, late));
+        return afterWaiting(landing, guard.timeout(), rule, limit, () -> {
             Decision local = prefetcher.take(rule, request);
             if (local == null) return ask(rule, request, limit, shield);
             listener.decided(local, DecisionListener.Source.PREFETCH);
