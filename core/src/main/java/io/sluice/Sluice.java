@@ -12,7 +12,6 @@ import io.sluice.micrometer.Micrometer;
 import io.sluice.redisson.RedissonBackend;
 import io.sluice.redisson.RedissonClients;
 import io.sluice.rule.ConfigLoader;
-import io.sluice.rule.Durations;
 import io.sluice.rule.Rule;
 import io.sluice.rule.RuleParser;
 import io.sluice.rule.RuleSet;
@@ -30,11 +29,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * The engine: a parsed rules file and a backend that stores the limits. Adapters (the servlet filter,
@@ -56,11 +51,6 @@ public final class Sluice implements AutoCloseable {
     private static final long WARN_AT_MOST_EVERY_MILLIS = 10_000;
     /** How often decisions past their deadline are failed: a deadline fires at most this late. */
     private static final long DEADLINE_SWEEP_MILLIS = 10;
-    /** While start-up waits for the backend, a failed connection attempt is followed by another this often. */
-    private static final long AWAIT_RETRY_MILLIS = 1_000;
-    /** Where rules given to {@code reload(...)} come from, in log messages. */
-    private static final String FROM_CODE = "the application (Sluice.reload)";
-
     private final LiveRules live;
     private final LimiterBackend backend;
     private final EngineScheduler scheduler = new EngineScheduler();
@@ -70,21 +60,7 @@ public final class Sluice implements AutoCloseable {
     private final RateDecider rates;
     private final Leases leases;
     private final ClockSkewMonitor clockSkew;
-    /** What {@link #reload()} reads again; null when the engine was built from properties or rules. */
-    private final RulesSource source;
-    /** Serializes reloads, and guards the fields below. */
-    private final Object reloading = new Object();
-    /** The properties the rules in effect were read from (null when built from a RuleSet). */
-    private Map<String, String> loaded;
-    /** The properties the poll last saw, applied or refused: a refused file is logged once, not on every poll. */
-    private Map<String, String> lastSeen;
-    /**
-     * What the last poll read when it differed from {@link #lastSeen}: applied only if the next poll reads the same,
-     * so a file caught while it is being written (truncated, half there) is never applied.
-     */
-    private Map<String, String> unsettled;
-    /** The last reason the poll could not read the source, logged once until it changes. */
-    private String lastUnreadable;
+    private final RulesReloader reloader;
 
     /**
      * @param coldStart whether the backend connects in the background (Redis): then the first decisions may take
@@ -93,9 +69,6 @@ public final class Sluice implements AutoCloseable {
     private Sluice(RuleSet rules, RulesSource source, Map<String, String> loaded, LimiterBackend backend, Clock clock,
                    Ticker ticker, Optional<DecisionListener> meters, boolean coldStart) {
         this.live = new LiveRules(rules, LOG);
-        this.source = source;
-        this.loaded = loaded;
-        this.lastSeen = loaded;
         this.backend = backend;
         this.listener = meters.map(m -> DecisionListeners.of(List.of(stats, m))).orElse(stats);
         ThrottledLog log = new ThrottledLog(LOG, WARN_AT_MOST_EVERY_MILLIS, ticker);
@@ -108,7 +81,9 @@ public final class Sluice implements AutoCloseable {
         this.clockSkew = new ClockSkewMonitor(backend, clock, ticker, rules.settings().maxClockSkew(), scheduler, log);
         clockSkew.start();
         scheduler.withFixedDelay(guard::sweep, DEADLINE_SWEEP_MILLIS, DEADLINE_SWEEP_MILLIS);
-        poll(rules.settings().reload());
+        // A key the shield remembers as exhausted may have room under a new limit.
+        this.reloader = new RulesReloader(live, source, loaded, rates::forgetShielded);
+        reloader.pollEvery(rules.settings().reload(), scheduler);
     }
 
     /**
@@ -168,23 +143,7 @@ public final class Sluice implements AutoCloseable {
      * @throws IllegalStateException when the engine was built from properties or rules: there is nothing to read again
      */
     public boolean reload() {
-        if (source == null) {
-            throw new IllegalStateException("Sluice was built from properties or rules, not from a rules source: nothing"
-                    + " to read again; call reload(properties), or build it with Builder.config(...) or Builder.source(...)");
-        }
-        synchronized (reloading) {
-            Map<String, String> properties;
-            try {
-                properties = source.load();
-            } catch (ConfigException e) {
-                throw refused(e, source.description());
-            }
-            lastSeen = properties;
-            unsettled = null;
-            if (properties.equals(loaded)) return false;
-            apply(properties, source.description());
-            return true;
-        }
+        return reloader.reload();
     }
 
     /**
@@ -195,9 +154,7 @@ public final class Sluice implements AutoCloseable {
      * @throws ConfigException naming every problem of refused rules (logged too)
      */
     public void reload(Map<String, String> properties) {
-        synchronized (reloading) {
-            apply(new LinkedHashMap<>(properties), FROM_CODE);
-        }
+        reloader.reload(properties);
     }
 
     /**
@@ -207,11 +164,7 @@ public final class Sluice implements AutoCloseable {
      * @throws ConfigException when they lack a rule the application {@linkplain #requireRules requires} (logged too)
      */
     public void reload(RuleSet rules) {
-        Objects.requireNonNull(rules);
-        synchronized (reloading) {
-            swap(rules, FROM_CODE);
-            loaded = null;
-        }
+        reloader.reload(rules);
     }
 
     /**
@@ -226,94 +179,9 @@ public final class Sluice implements AutoCloseable {
         live.require(Objects.requireNonNull(requiredBy), List.copyOf(ruleNames));
     }
 
-    /** Parses and swaps in the properties; the caller holds {@link #reloading}. */
-    private void apply(Map<String, String> properties, String from) {
-        RuleSet parsed;
-        try {
-            parsed = RuleParser.parse(properties);
-        } catch (ConfigException e) {
-            throw refused(e, from);
-        }
-        swap(parsed, from);
-        loaded = properties;
-    }
-
-    private void swap(RuleSet candidate, String from) {
-        String changes;
-        try {
-            changes = live.replace(candidate);
-        } catch (ConfigException e) {
-            throw refused(e, from);
-        }
-        // A key the shield remembers as exhausted may have room under its new limit.
-        rates.forgetShielded();
-        LOG.info("Sluice reloaded its rules from {}: {}", from, changes);
-    }
-
-    private static ConfigException refused(ConfigException e, String from) {
-        LOG.error("Sluice refused the new rules from " + from + " and keeps serving the rules in effect. " + e.getMessage(),
-                (Throwable) null);
-        return e;
-    }
-
-    /**
-     * One look at the rules source for {@code sluice.reload}: reloads when it has read differently from the rules
-     * last seen <em>on two looks in a row</em>. A file is rewritten in place by truncating it and writing it again
-     * ({@code cat >}, {@code Files.writeString}, many deploy tools): a look in between reads it empty or cut short,
-     * and the next look, a poll interval later, reads it whole. Comparing contents (not size and modification time,
-     * which a rewrite within the file system's time granularity can leave as they were) finds every change. A refused
-     * or unreadable source is logged once, not on every look. Runs on the engine's thread (tests call it).
-     */
+    /** One look at the rules source, as the {@code sluice.reload} poll takes (for tests). */
     void pollRulesSource() {
-        synchronized (reloading) {
-            Map<String, String> properties;
-            try {
-                properties = source.load();
-            } catch (ConfigException e) {
-                unsettled = null;
-                if (!e.getMessage().equals(lastUnreadable)) refused(e, source.description());
-                lastUnreadable = e.getMessage();
-                return;
-            }
-            lastUnreadable = null;
-            if (properties.equals(lastSeen)) {
-                unsettled = null;
-                return;
-            }
-            if (!properties.equals(unsettled)) {
-                unsettled = properties; // changed, or still changing: look again next time
-                return;
-            }
-            unsettled = null;
-            lastSeen = properties;
-            if (properties.equals(loaded)) return; // back as it is in effect (a rewrite caught half-way, say)
-            try {
-                apply(properties, source.description());
-            } catch (ConfigException refusedAndLogged) {
-                // The rules in effect keep serving; the next change of the file is looked at again.
-            }
-        }
-    }
-
-    /**
-     * Polls the source every {@code every} (zero: never), from start to close: no file read later changes it
-     * ({@code sluice.reload} needs a restart), so no file caught half-written can stop it.
-     */
-    private void poll(Duration every) {
-        if (every.isZero()) return;
-        if (source == null || !source.pollable()) {
-            LOG.warn("sluice.reload={} is ignored: it polls a rules file (file:PATH or a plain path) or a RulesSource.of(...),"
-                    + " and the rules come from {}; Sluice.reload() applies changes", Durations.format(every), source != null ? source.description() : "properties given to the builder");
-            return;
-        }
-        scheduler.withFixedDelay(() -> {
-            try {
-                pollRulesSource();
-            } catch (RuntimeException e) {
-                // Caught, or the executor would never run the poll again.
-                LOG.warn("Sluice could not check its rules source for changes", e);
-            }
-        }, every.toMillis(), every.toMillis());
+        reloader.poll();
     }
 
     /**
@@ -416,39 +284,6 @@ public final class Sluice implements AutoCloseable {
         scheduler.close();
         backend.close();
         listener.engineClosed();
-    }
-
-    /**
-     * {@code sluice.await-backend}: blocks until the backend's first connection, or until the wait is over, then
-     * serves anyway. The wait is real time on this JVM's monotonic clock (not the injected ticker, which
-     * a test may have stopped): it bounds how long a deployment blocks.
-     */
-    private void awaitBackend(Duration await) {
-        if (await.isZero() || backend.connected()) return;
-        long started = System.nanoTime();
-        long deadline = started + await.toNanos();
-        CompletableFuture<Void> first = backend.firstConnection().toCompletableFuture();
-        // connected() starts another attempt when the last one failed; the future tells at once when one succeeds.
-        while (!backend.connected()) {
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                LOG.warn("Sluice started without its backend: no connection to Redis within sluice.await-backend={};"
-                        + " until it connects, each rule follows its on-backend-failure", Durations.format(await));
-                return;
-            }
-            try {
-                first.get(Math.min(left, TimeUnit.MILLISECONDS.toNanos(AWAIT_RETRY_MILLIS)), TimeUnit.NANOSECONDS);
-            } catch (TimeoutException e) {
-                // Not yet: ask again, which retries a failed attempt.
-            } catch (ExecutionException e) {
-                return; // closed meanwhile
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                LOG.warn("Sluice stopped waiting for its backend (interrupted); serving anyway");
-                return;
-            }
-        }
-        LOG.info("Sluice connected to its backend after {} ms", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
     }
 
     /** Builds a {@link Sluice}. Not thread-safe; the built instance is. */
@@ -650,7 +485,7 @@ public final class Sluice implements AutoCloseable {
                 b = new RedissonBackend(RedissonClients.create(rules.settings(), classLoader), true, clock, clientTimeout);
             }
             Sluice sluice = new Sluice(rules, from, loaded, b, clock, ticker, meters, backend == null && !inMemory);
-            sluice.awaitBackend(rules.settings().awaitBackend());
+            BackendStartup.await(b, rules.settings().awaitBackend());
             return sluice;
         }
     }
