@@ -2,9 +2,6 @@ package io.sluice;
 
 import io.sluice.internal.Deadlines;
 import io.sluice.internal.DecisionListener;
-import io.sluice.internal.DecisionListeners;
-import io.sluice.internal.Log;
-import io.sluice.internal.ThrottledLog;
 import io.sluice.internal.Ticker;
 import io.sluice.key.RequestView;
 import io.sluice.memory.InMemoryBackend;
@@ -46,44 +43,10 @@ import java.util.concurrent.CompletionStage;
  * <p>Thread-safe; build one per application and {@link #close()} it on shutdown.
  */
 public final class Sluice implements AutoCloseable {
-    private static final Log LOG = Log.of(Sluice.class);
-    /** A warning of one topic (a rule's backend failures, say) is logged at most this often. */
-    private static final long WARN_AT_MOST_EVERY_MILLIS = 10_000;
-    /** How often decisions past their deadline are failed: a deadline fires at most this late. */
-    private static final long DEADLINE_SWEEP_MILLIS = 10;
-    private final LiveRules live;
-    private final LimiterBackend backend;
-    private final EngineScheduler scheduler = new EngineScheduler();
-    private final StatsRecorder stats = new StatsRecorder();
-    private final DecisionListener listener;
-    private final Admitter admitter;
-    private final RateDecider rates;
-    private final Leases leases;
-    private final ClockSkewMonitor clockSkew;
-    private final RulesReloader reloader;
+    private final Engine engine;
 
-    /**
-     * @param coldStart whether the backend connects in the background (Redis): then the first decisions may take
-     *                  up to {@code sluice.await-backend} from now, until the backend has answered once
-     */
-    private Sluice(RuleSet rules, RulesSource source, Map<String, String> loaded, LimiterBackend backend, Clock clock,
-                   Ticker ticker, Optional<DecisionListener> meters, boolean coldStart) {
-        this.live = new LiveRules(rules, LOG);
-        this.backend = backend;
-        this.listener = meters.map(m -> DecisionListeners.of(List.of(stats, m))).orElse(stats);
-        ThrottledLog log = new ThrottledLog(LOG, WARN_AT_MOST_EVERY_MILLIS, ticker);
-        KeyNaming naming = new KeyNaming(rules.settings().keyPrefix());
-        Duration startUp = coldStart ? rules.settings().awaitBackend() : Duration.ZERO;
-        BackendGuard guard = new BackendGuard(rules.settings().backendTimeout(), startUp, ticker, listener, log);
-        this.leases = new Leases(backend, guard, naming, scheduler, log, listener, live);
-        this.rates = new RateDecider(backend, guard, naming, ticker, listener, scheduler, live);
-        this.admitter = new Admitter(rates, leases, listener, log, rules.settings().headers());
-        this.clockSkew = new ClockSkewMonitor(backend, clock, ticker, rules.settings().maxClockSkew(), scheduler, log);
-        clockSkew.start();
-        scheduler.withFixedDelay(guard::sweep, DEADLINE_SWEEP_MILLIS, DEADLINE_SWEEP_MILLIS);
-        // A key the shield remembers as exhausted may have room under a new limit.
-        this.reloader = new RulesReloader(live, source, loaded, rates::forgetShielded);
-        reloader.pollEvery(rules.settings().reload(), scheduler);
+    private Sluice(Engine engine) {
+        this.engine = engine;
     }
 
     /**
@@ -124,7 +87,7 @@ public final class Sluice implements AutoCloseable {
      * @return the rules and global settings
      */
     public RuleSet rules() {
-        return live.get();
+        return engine.rules();
     }
 
     /**
@@ -143,7 +106,7 @@ public final class Sluice implements AutoCloseable {
      * @throws IllegalStateException when the engine was built from properties or rules: there is nothing to read again
      */
     public boolean reload() {
-        return reloader.reload();
+        return engine.reloader().reload();
     }
 
     /**
@@ -154,7 +117,7 @@ public final class Sluice implements AutoCloseable {
      * @throws ConfigException naming every problem of refused rules (logged too)
      */
     public void reload(Map<String, String> properties) {
-        reloader.reload(properties);
+        engine.reloader().reload(properties);
     }
 
     /**
@@ -164,7 +127,7 @@ public final class Sluice implements AutoCloseable {
      * @throws ConfigException when they lack a rule the application {@linkplain #requireRules requires} (logged too)
      */
     public void reload(RuleSet rules) {
-        reloader.reload(rules);
+        engine.reloader().reload(rules);
     }
 
     /**
@@ -176,12 +139,12 @@ public final class Sluice implements AutoCloseable {
      * @throws IllegalArgumentException when one of them is not a rule now
      */
     public void requireRules(String requiredBy, Collection<String> ruleNames) {
-        live.require(Objects.requireNonNull(requiredBy), List.copyOf(ruleNames));
+        engine.requireRules(Objects.requireNonNull(requiredBy), List.copyOf(ruleNames));
     }
 
     /** One look at the rules source, as the {@code sluice.reload} poll takes (for tests). */
     void pollRulesSource() {
-        reloader.poll();
+        engine.reloader().poll();
     }
 
     /**
@@ -192,23 +155,7 @@ public final class Sluice implements AutoCloseable {
      * @return the key, cost and plan of each rule for this request
      */
     public KeySource keysOf(RequestView request) {
-        return new KeySource() {
-            @Override
-            public String keyFor(Rule rule) {
-                return live.resolver().resolve(rule.key(), request);
-            }
-
-            @Override
-            public long costFor(Rule rule) {
-                String path = request.path();
-                return path == null ? rule.ratePolicy().cost() : rule.ratePolicy().costFor(path);
-            }
-
-            @Override
-            public String planFor(Rule rule) {
-                return rule.plans().source().map(s -> s.resolve(request)).orElse(null);
-            }
-        };
+        return engine.keysOf(request);
     }
 
     /**
@@ -220,7 +167,7 @@ public final class Sluice implements AutoCloseable {
      * @return the admission, once every rule has decided
      */
     public CompletionStage<Admission> admit(List<Rule> applicable, KeySource keys) {
-        return admitter.admit(applicable, keys);
+        return engine.admit(applicable, keys);
     }
 
     /**
@@ -231,7 +178,7 @@ public final class Sluice implements AutoCloseable {
      * @return the last measured skew
      */
     public Optional<Duration> clockSkew() {
-        return clockSkew.skew();
+        return engine.clockSkew();
     }
 
     /**
@@ -244,7 +191,7 @@ public final class Sluice implements AutoCloseable {
      * @return whether the backend is connected
      */
     public boolean connected() {
-        return backend.connected();
+        return engine.connected();
     }
 
     /**
@@ -253,7 +200,7 @@ public final class Sluice implements AutoCloseable {
      * @return a snapshot of the counts
      */
     public Stats stats() {
-        return stats.snapshot();
+        return engine.stats();
     }
 
     /**
@@ -265,12 +212,12 @@ public final class Sluice implements AutoCloseable {
      * @return the free permits
      */
     public CompletionStage<Integer> availablePermits(Rule rule, String rawKey) {
-        return leases.available(rule, rawKey);
+        return engine.availablePermits(rule, rawKey);
     }
 
     /** The rate decisions (for tests in this package). */
     RateDecider rateDecider() {
-        return rates;
+        return engine.rateDecider();
     }
 
     /**
@@ -280,10 +227,7 @@ public final class Sluice implements AutoCloseable {
      */
     @Override
     public void close() {
-        rates.close();
-        scheduler.close();
-        backend.close();
-        listener.engineClosed();
+        engine.close();
     }
 
     /** Builds a {@link Sluice}. Not thread-safe; the built instance is. */
@@ -484,7 +428,7 @@ public final class Sluice implements AutoCloseable {
             if (b == null) {
                 b = new RedissonBackend(RedissonClients.create(rules.settings(), classLoader), true, clock, clientTimeout);
             }
-            Sluice sluice = new Sluice(rules, from, loaded, b, clock, ticker, meters, backend == null && !inMemory);
+            Sluice sluice = new Sluice(new Engine(rules, from, loaded, b, clock, ticker, meters, backend == null && !inMemory));
             BackendStartup.await(b, rules.settings().awaitBackend());
             return sluice;
         }
