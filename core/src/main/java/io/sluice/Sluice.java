@@ -1,8 +1,10 @@
 package io.sluice;
 
-import io.sluice.internal.Deadlines;
-import io.sluice.internal.DecisionListener;
-import io.sluice.internal.Ticker;
+import io.sluice.engine.BackendStartup;
+import io.sluice.engine.Engine;
+import io.sluice.engine.Deadlines;
+import io.sluice.engine.DecisionListener;
+import io.sluice.engine.Ticker;
 import io.sluice.key.RequestView;
 import io.sluice.memory.InMemoryBackend;
 import io.sluice.micrometer.Micrometer;
@@ -215,9 +217,9 @@ public final class Sluice implements AutoCloseable {
         return engine.availablePermits(rule, rawKey);
     }
 
-    /** The rate decisions (for tests in this package). */
-    RateDecider rateDecider() {
-        return engine.rateDecider();
+    /** The engine behind this facade (for tests: {@code io.sluice.engine.EngineProbe} looks inside). */
+    Engine engine() {
+        return engine;
     }
 
     /**

@@ -1,7 +1,6 @@
-package io.sluice;
+package io.sluice.engine;
 
 import io.sluice.internal.ThrottledLog;
-import io.sluice.internal.Ticker;
 import io.sluice.spi.LimiterBackend;
 
 import java.time.Clock;

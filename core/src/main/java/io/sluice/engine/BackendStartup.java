@@ -1,5 +1,6 @@
-package io.sluice;
+package io.sluice.engine;
 
+import io.sluice.Sluice;
 import io.sluice.internal.Log;
 import io.sluice.rule.Durations;
 import io.sluice.spi.LimiterBackend;
@@ -11,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /** {@code sluice.await-backend}: holds a starting application until the backend's first connection, or the wait's end. */
-final class BackendStartup {
+public final class BackendStartup {
     private static final Log LOG = Log.of(Sluice.class);
     /** While start-up waits for the backend, a failed connection attempt is followed by another this often. */
     private static final long AWAIT_RETRY_MILLIS = 1_000;
@@ -24,7 +25,7 @@ final class BackendStartup {
      * time on this JVM's monotonic clock (not the injected ticker, which a test may have stopped): it bounds how long
      * a deployment blocks.
      */
-    static void await(LimiterBackend backend, Duration await) {
+    public static void await(LimiterBackend backend, Duration await) {
         if (await.isZero() || backend.connected()) return;
         long started = System.nanoTime();
         long deadline = started + await.toNanos();

@@ -1,10 +1,7 @@
-package io.sluice;
+package io.sluice.engine;
 
-import io.sluice.internal.DecisionListener;
+import io.sluice.Decision;
 import io.sluice.internal.Coalescer;
-import io.sluice.internal.DenyCache;
-import io.sluice.internal.Elastic;
-import io.sluice.internal.Ticker;
 import io.sluice.key.KeyResolver;
 import io.sluice.rule.Rule;
 import io.sluice.rule.RuleSet;

@@ -1,4 +1,4 @@
-package io.sluice.internal;
+package io.sluice.engine;
 
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;

@@ -1,5 +1,6 @@
-package io.sluice;
+package io.sluice.engine;
 
+import io.sluice.ConfigException;
 import io.sluice.internal.Log;
 import io.sluice.key.KeyResolver;
 import io.sluice.rule.Durations;

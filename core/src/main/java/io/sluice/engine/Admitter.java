@@ -1,6 +1,8 @@
-package io.sluice;
+package io.sluice.engine;
 
-import io.sluice.internal.DecisionListener;
+import io.sluice.Admission;
+import io.sluice.Decision;
+import io.sluice.KeySource;
 import io.sluice.internal.ThrottledLog;
 import io.sluice.rule.HeaderStyle;
 import io.sluice.rule.MissingKeyPolicy;
@@ -168,10 +170,10 @@ final class Admitter {
         List<Leases.Lease> held = List.copyOf(p.held);
         if (rejection != null) {
             held.forEach(leases::release);
-            return new Admission(p.decisions, rejection, () -> { }, headers);
+            return Admission.rejected(p.decisions, rejection, headers);
         }
-        if (held.isEmpty()) return new Admission(p.decisions, null, () -> { });
-        return new Admission(p.decisions, null, () -> held.forEach(leases::release));
+        if (held.isEmpty()) return Admission.admitted(p.decisions, () -> { });
+        return Admission.admitted(p.decisions, () -> held.forEach(leases::release));
     }
 
     private Decision missingKey(Step step) {

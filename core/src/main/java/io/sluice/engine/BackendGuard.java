@@ -1,11 +1,7 @@
-package io.sluice;
+package io.sluice.engine;
 
-import io.sluice.internal.CircuitBreaker;
-import io.sluice.internal.CpuSaturation;
-import io.sluice.internal.Deadlines;
-import io.sluice.internal.DecisionListener;
+import io.sluice.Decision;
 import io.sluice.internal.ThrottledLog;
-import io.sluice.internal.Ticker;
 import io.sluice.rule.FailurePolicy;
 import io.sluice.rule.Rule;
 import io.sluice.spi.RequestRefusedException;

@@ -1,4 +1,4 @@
-package io.sluice.internal;
+package io.sluice.engine;
 
 /**
  * Monotonic time for everything Sluice measures locally (the circuit breaker's cool-down, the attack shield's

@@ -1,5 +1,7 @@
-package io.sluice;
+package io.sluice.engine;
 
+import io.sluice.ConfigException;
+import io.sluice.Sluice;
 import io.sluice.internal.Log;
 import io.sluice.rule.Durations;
 import io.sluice.rule.RuleParser;
@@ -16,7 +18,7 @@ import java.util.Objects;
  * {@code sluice.reload} poll), or given by the application; rules with any problem are refused with one error log,
  * and the rules in effect stay.
  */
-final class RulesReloader {
+public final class RulesReloader {
     private static final Log LOG = Log.of(Sluice.class);
     /** Where rules given to {@code reload(...)} come from, in log messages. */
     private static final String FROM_CODE = "the application (Sluice.reload)";
@@ -49,7 +51,7 @@ final class RulesReloader {
     }
 
     /** {@link Sluice#reload()}. */
-    boolean reload() {
+    public boolean reload() {
         if (source == null) {
             throw new IllegalStateException("Sluice was built from properties or rules, not from a rules source: nothing"
                     + " to read again; call reload(properties), or build it with Builder.config(...) or Builder.source(...)");
@@ -70,14 +72,14 @@ final class RulesReloader {
     }
 
     /** {@link Sluice#reload(Map)}. */
-    void reload(Map<String, String> properties) {
+    public void reload(Map<String, String> properties) {
         synchronized (reloading) {
             apply(new LinkedHashMap<>(properties), FROM_CODE);
         }
     }
 
     /** {@link Sluice#reload(RuleSet)}. */
-    void reload(RuleSet rules) {
+    public void reload(RuleSet rules) {
         Objects.requireNonNull(rules);
         synchronized (reloading) {
             swap(rules, FROM_CODE);
@@ -93,7 +95,7 @@ final class RulesReloader {
      * which a rewrite within the file system's time granularity can leave as they were) finds every change. A refused
      * or unreadable source is logged once, not on every look. Runs on the engine's thread (tests call it).
      */
-    void poll() {
+    public void poll() {
         synchronized (reloading) {
             Map<String, String> properties;
             try {

@@ -1,6 +1,6 @@
-package io.sluice;
+package io.sluice.engine;
 
-import io.sluice.internal.DecisionListener;
+import io.sluice.Decision;
 import io.sluice.internal.ThrottledLog;
 import io.sluice.rule.Rule;
 import io.sluice.rule.RuleSet;

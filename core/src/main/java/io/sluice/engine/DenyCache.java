@@ -1,4 +1,4 @@
-package io.sluice.internal;
+package io.sluice.engine;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

@@ -1,6 +1,7 @@
-package io.sluice;
+package io.sluice.engine;
 
-import io.sluice.internal.DecisionListener;
+import io.sluice.Decision;
+import io.sluice.Stats;
 
 import java.util.concurrent.atomic.LongAdder;
 

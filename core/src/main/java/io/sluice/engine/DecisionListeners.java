@@ -1,4 +1,4 @@
-package io.sluice.internal;
+package io.sluice.engine;
 
 import io.sluice.Decision;
 import io.sluice.rule.Rule;

@@ -1,4 +1,4 @@
-package io.sluice;
+package io.sluice.engine;
 
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;

@@ -1,6 +1,6 @@
-package io.sluice;
+package io.sluice.engine;
 
-import io.sluice.internal.Ticker;
+import io.sluice.Decision;
 import io.sluice.rule.Rule;
 import io.sluice.spi.Algorithm;
 import io.sluice.spi.LimiterBackend;

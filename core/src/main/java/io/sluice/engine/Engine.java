@@ -1,10 +1,11 @@
-package io.sluice;
+package io.sluice.engine;
 
-import io.sluice.internal.DecisionListener;
-import io.sluice.internal.DecisionListeners;
+import io.sluice.Admission;
+import io.sluice.KeySource;
+import io.sluice.Sluice;
+import io.sluice.Stats;
 import io.sluice.internal.Log;
 import io.sluice.internal.ThrottledLog;
-import io.sluice.internal.Ticker;
 import io.sluice.key.RequestView;
 import io.sluice.rule.Rule;
 import io.sluice.rule.RuleSet;
@@ -22,7 +23,7 @@ import java.util.concurrent.CompletionStage;
  * The engine's parts for one backend, assembled once: the live rules and their reloads, the rate and lease
  * decisions, the admission of a request under them, and the engine's thread. {@link Sluice} is its public face.
  */
-final class Engine implements AutoCloseable {
+public final class Engine implements AutoCloseable {
     private static final Log LOG = Log.of(Sluice.class);
     /** A warning of one topic (a rule's backend failures, say) is logged at most this often. */
     private static final long WARN_AT_MOST_EVERY_MILLIS = 10_000;
@@ -46,7 +47,7 @@ final class Engine implements AutoCloseable {
      * @param coldStart whether the backend connects in the background (Redis): then the first decisions may take
      *                  up to {@code sluice.await-backend} from now, until the backend has answered once
      */
-    Engine(RuleSet rules, RulesSource source, Map<String, String> loaded, LimiterBackend backend, Clock clock,
+    public Engine(RuleSet rules, RulesSource source, Map<String, String> loaded, LimiterBackend backend, Clock clock,
            Ticker ticker, Optional<DecisionListener> meters, boolean coldStart) {
         this.live = new LiveRules(rules, LOG);
         this.backend = backend;
@@ -66,20 +67,20 @@ final class Engine implements AutoCloseable {
         reloader.pollEvery(rules.settings().reload(), scheduler);
     }
 
-    RuleSet rules() {
+    public RuleSet rules() {
         return live.get();
     }
 
-    RulesReloader reloader() {
+    public RulesReloader reloader() {
         return reloader;
     }
 
-    void requireRules(String requiredBy, List<String> ruleNames) {
+    public void requireRules(String requiredBy, List<String> ruleNames) {
         live.require(requiredBy, ruleNames);
     }
 
     /** Key values, costs and plans of a request under each rule, as the rules in effect resolve them. */
-    KeySource keysOf(RequestView request) {
+    public KeySource keysOf(RequestView request) {
         return new KeySource() {
             @Override
             public String keyFor(Rule rule) {
@@ -99,23 +100,23 @@ final class Engine implements AutoCloseable {
         };
     }
 
-    CompletionStage<Admission> admit(List<Rule> applicable, KeySource keys) {
+    public CompletionStage<Admission> admit(List<Rule> applicable, KeySource keys) {
         return admitter.admit(applicable, keys);
     }
 
-    Optional<Duration> clockSkew() {
+    public Optional<Duration> clockSkew() {
         return clockSkew.skew();
     }
 
-    boolean connected() {
+    public boolean connected() {
         return backend.connected();
     }
 
-    Stats stats() {
+    public Stats stats() {
         return stats.snapshot();
     }
 
-    CompletionStage<Integer> availablePermits(Rule rule, String rawKey) {
+    public CompletionStage<Integer> availablePermits(Rule rule, String rawKey) {
         return leases.available(rule, rawKey);
     }
 
