@@ -1,6 +1,5 @@
-package io.sluice;
+package io.sluice.engine;
 
-import io.sluice.internal.Ticker;
 import io.sluice.spi.Prefetch;
 import io.sluice.spi.RateRequest;
 

@@ -1,4 +1,4 @@
-package io.sluice;
+package io.sluice.engine;
 
 /**
  * Where one key's prefetch on this server stands: one class per state, each answering the operations it allows with

@@ -1,4 +1,4 @@
-package io.sluice;
+package io.sluice.engine;
 
 import io.sluice.spi.LimiterBackend;
 
