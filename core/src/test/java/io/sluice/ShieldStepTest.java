@@ -3,6 +3,8 @@ package io.sluice;
 import io.sluice.internal.DecisionListener;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 class ShieldStepTest {
@@ -31,7 +33,7 @@ class ShieldStepTest {
         // A cost within what remains is the backend's to decide.
         assertThat(step.decide(f.ask(rule, "k", 3)).toCompletableFuture().join().allowed()).isTrue();
         assertThat(below.calls).hasValue(1);
-        f.ticker.advance(java.time.Duration.ofSeconds(1));
+        f.ticker.advance(Duration.ofSeconds(1));
         assertThat(step.decide(ask).toCompletableFuture().join().allowed()).as("past the reset").isTrue();
     }
 

@@ -2,6 +2,8 @@ package io.sluice;
 
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 class ShieldTest {
@@ -22,7 +24,7 @@ class ShieldTest {
         RateAsk ask = f.ask(RateStepFixture.rule("rate=5/1m"), "k", 1);
         shield.learn(ask.request(), f.ticker.millis(), 200, 0, 60_000, 64);
         assertThat(shield.screen(ask)).isNotNull();
-        f.ticker.advance(java.time.Duration.ofMillis(200));
+        f.ticker.advance(Duration.ofMillis(200));
         assertThat(shield.screen(ask)).isNull();
     }
 
