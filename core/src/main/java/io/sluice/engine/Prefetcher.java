@@ -73,6 +73,14 @@ final class Prefetcher {
 
     /** The next stock, asked without waiting for it: it becomes the key's next, used when the current one cannot pay. */
     private void refill(RateRequest request, KeySlot slot, Rule rule) {
+        // After the key's hand-backs: overtaking one, the refill's answer would leave out permits already credited
+        // to the key's remaining, and the key's remaining would read those permits as spent.
+        CompletableFuture<Void> back = handBacks.inFlight(request.key());
+        if (back == null) sendRefill(request, slot, rule);
+        else back.whenComplete((v, e) -> sendRefill(request, slot, rule));
+    }
+
+    private void sendRefill(RateRequest request, KeySlot slot, Rule rule) {
         long sent = ticker.millis();
         Duration hold = rule.ratePolicy().prefetchHold();
         CompletionStage<Prefetch> call;
