@@ -5,6 +5,7 @@ import io.sluice.examples.monitoring.Exposition.Series;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -109,7 +110,7 @@ final class PromQl {
             char next = nextNonSpace();
             if (GROUPING.contains(word)) {
                 if (next == '(') labelList();
-            } else if (next == '(' || AGGREGATIONS.contains(word) || KEYWORDS.contains(word.toLowerCase())) {
+            } else if (next == '(' || AGGREGATIONS.contains(word) || KEYWORDS.contains(word.toLowerCase(Locale.ROOT))) {
                 return; // a function or an operator; its arguments are read on
             } else {
                 List<LabelMatcher> matchers = next == '{' ? matchers() : List.of();
