@@ -48,7 +48,8 @@ final class PrefetchStep implements RateStep {
     @Override
     public CompletionStage<Decision> decide(RateAsk ask) {
         CompletableFuture<Void> landing = prefetcher.inFlight(ask.key());
-        if (landing != null) return Waits.then(guard, landing, guard.timeout(), ask, () -> fromStockOrBelow(ask));
+        // Within what is left of the deadline: the request may have waited in a step above already.
+        if (landing != null) return Waits.then(guard, landing, ask.left(ticker.nanos()), ask, () -> fromStockOrBelow(ask));
         if (guard.allows() && prefetcher.startFetch(ask.key())) return fetch(ask);
         return next.decide(ask);
     }
