@@ -3,7 +3,7 @@ package io.sluice;
 import io.sluice.internal.Ticker;
 import io.sluice.rule.Rule;
 import io.sluice.spi.Algorithm;
-import io.sluice.spi.LimiterBackend;
+import io.sluice.spi.Prefetching;
 import io.sluice.spi.Prefetch;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
@@ -51,7 +51,7 @@ final class Prefetcher {
     /** How long closing waits for the unused permits to go back. */
     private static final long CLOSE_RETURN_MILLIS = 2_000;
 
-    private final LimiterBackend backend;
+    private final Prefetching backend;
     private final Ticker ticker;
     private final EngineScheduler scheduler;
     private final ConcurrentHashMap<String, Slot> slots = new ConcurrentHashMap<>();
@@ -70,7 +70,7 @@ final class Prefetcher {
     /** Told the key of every hand-back: what this server knew of the key's remaining permits is out of date. */
     private final Consumer<String> handedBack;
 
-    Prefetcher(LimiterBackend backend, Ticker ticker, EngineScheduler scheduler, Consumer<String> handedBack) {
+    Prefetcher(Prefetching backend, Ticker ticker, EngineScheduler scheduler, Consumer<String> handedBack) {
         this.backend = backend;
         this.ticker = ticker;
         this.scheduler = scheduler;

@@ -10,10 +10,13 @@ import io.sluice.rule.Rule;
 import io.sluice.rule.RuleSet;
 import io.sluice.rule.Throttling;
 import io.sluice.spi.Algorithm;
+import io.sluice.spi.Batching;
 import io.sluice.spi.LimiterBackend;
 import io.sluice.spi.Prefetch;
+import io.sluice.spi.Prefetching;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
+import io.sluice.spi.Refunding;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,7 +30,7 @@ import java.util.function.Supplier;
  * Rate decisions: one backend call per request, coalesced per key, with the attack shield in front.
  *
  * <p>Coalescing: while a call for a key is in flight, later decisions for that key wait and then go together,
- * in arrival order, as one backend call ({@link LimiterBackend#tryConsumeAll}) that decides each of them as
+ * in arrival order, as one backend call ({@link Batching#tryConsumeAll}) that decides each of them as
  * sequential calls at that instant would, at most {@link #MAX_BATCH} at a time. An idle key's decision goes at
  * once, alone. A decision's deadline starts when its call is sent; one queued behind a call that failed (Redis
  * down, or past the deadline) fails with it, unsent, so waiting its turn never makes it cost more than a deadline
@@ -56,6 +59,10 @@ final class RateDecider {
     private static final RateOutcome SCREENED = new RateOutcome(false, 0, 0, 0);
 
     private final LimiterBackend backend;
+    /** The backend's batching, or one call per request for a backend without it. */
+    private final Batching batching;
+    /** Null for a backend that cannot refund: permits once taken stay taken. */
+    private final Refunding refunding;
     private final BackendGuard guard;
     private final KeyNaming naming;
     private final Ticker ticker;
@@ -63,6 +70,7 @@ final class RateDecider {
     private final EngineScheduler scheduler;
     private final DenyCache denied = new DenyCache(SHIELD_MAX_KEYS);
     private final Coalescer<Pending> lanes = new Coalescer<>(MAX_BATCH, this::dispatch);
+    /** Null for a backend that cannot prefetch: every request is decided in the backend. */
     private final Prefetcher prefetcher;
     /** The rules in effect, where an elastic rule finds its capacity rule. */
     private final Supplier<RuleSet> rules;
@@ -71,12 +79,14 @@ final class RateDecider {
                 EngineScheduler scheduler, Supplier<RuleSet> rules) {
         this.rules = rules;
         this.backend = backend;
+        this.batching = backend instanceof Batching b ? b : Batching.oneAfterAnother(backend);
+        this.refunding = backend instanceof Refunding r ? r : null;
         this.scheduler = scheduler;
         this.guard = guard;
         this.naming = naming;
         this.ticker = ticker;
         this.listener = listener;
-        this.prefetcher = new Prefetcher(backend, ticker, scheduler, denied::forget);
+        this.prefetcher = backend instanceof Prefetching p ? new Prefetcher(p, ticker, scheduler, denied::forget) : null;
     }
 
     /** The permits this server prefetched (for tests: {@link Prefetcher#sweep}, {@link Prefetcher#held}). */
@@ -91,7 +101,7 @@ final class RateDecider {
 
     /** Hands back the permits this server prefetched and has not used. */
     void close() {
-        prefetcher.close();
+        if (prefetcher != null) prefetcher.close();
     }
 
     /** One decision waiting for (or in) a backend call. */
@@ -132,11 +142,16 @@ final class RateDecider {
     CompletionStage<Void> giveBack(Rule rule, String raw, long cost) {
         if (!refundable(rule)) return CompletableFuture.completedFuture(null);
         RateRequest request = rule.ratePolicy().request(naming.rate(rule, raw), rule.rate().orElseThrow(), cost);
-        if (rule.ratePolicy().prefetches() && prefetcher.putBack(request)) {
+        if (prefetches(rule) && prefetcher.putBack(request)) {
             denied.forget(request.key());
             return CompletableFuture.completedFuture(null);
         }
         return refund(rule, request);
+    }
+
+    /** Whether {@code rule} takes permits ahead: it asks for it and the backend can. */
+    private boolean prefetches(Rule rule) {
+        return prefetcher != null && rule.ratePolicy().prefetches();
     }
 
     /** Whether what a decision of {@code rule} admitted can be given back (see {@link #giveBack}). */
@@ -148,10 +163,12 @@ final class RateDecider {
     private CompletionStage<Void> refund(Rule rule, RateRequest request) {
         // What the shield knew of the key counted these permits as taken.
         denied.forget(request.key());
-        boolean prefetches = rule.ratePolicy().prefetches();
+        boolean prefetches = prefetches(rule);
+        // A backend that cannot refund keeps the permits until its window frees them.
+        if (refunding == null) return CompletableFuture.completedFuture(null);
         CompletionStage<Void> refund;
         try {
-            refund = backend.refund(request);
+            refund = refunding.refund(request);
         } catch (RuntimeException e) {
             refund = CompletableFuture.failedFuture(e);
         }
@@ -172,7 +189,7 @@ final class RateDecider {
         // Under soft or elastic throttling the key may go past a nominal "0 remaining": only the backend knows.
         boolean shield = !rule.dryRun() && rule.ratePolicy().throttling() == Throttling.HARD;
         // The stock first: permits this server holds are not in what the shield last heard the backend had left.
-        boolean prefetches = rule.ratePolicy().prefetches();
+        boolean prefetches = prefetches(rule);
         if (prefetches) return fromStockFirst(rule, request, limit, key, shield, ticker.nanos() + guard.timeout().toNanos(), true);
         return notFromStock(rule, request, limit, key, shield);
     }
@@ -224,7 +241,7 @@ final class RateDecider {
 
     /** A request the key's stock on this server cannot pay for: the shield, the key's call in flight, or the backend. */
     private CompletionStage<Decision> notFromStock(Rule rule, RateRequest request, long limit, String key, boolean shield) {
-        boolean prefetches = rule.ratePolicy().prefetches();
+        boolean prefetches = prefetches(rule);
         if (shield && shieldable(request)) {
             long now = ticker.millis();
             DenyCache.Known known = denied.known(key, now, request.limit(), capacity(request));
@@ -337,7 +354,7 @@ final class RateDecider {
                 listener.decided(d, DecisionListener.Source.SHIELD);
                 return CompletableFuture.completedFuture(d);
             }
-            if (rule.ratePolicy().prefetches()) {
+            if (prefetches(rule)) {
                 // This server's stock of the key is the key's: remaining counts it, as without prefetch.
                 o = new RateOutcome(o.allowed(), prefetcher.remaining(request, o.remaining(), o.resetMillis()), o.resetMillis(),
                         o.retryAfterMillis(), o.delayMillis(), o.overLimit());
@@ -388,7 +405,7 @@ final class RateDecider {
         // A dry-run rule never borrows: what it took would be missing from rules that enforce.
         RateRequest capacity = rule.dryRun() ? null : capacityRequest(rule, request.cost()).orElse(null);
         try {
-            return Elastic.consume(backend, request, capacity);
+            return Elastic.consume(backend, refunding, request, capacity);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -470,7 +487,7 @@ final class RateDecider {
         for (Pending p : sent) requests.add(p.request);
         CompletionStage<List<RateOutcome>> call;
         try {
-            call = backend.tryConsumeAll(requests);
+            call = batching.tryConsumeAll(requests);
         } catch (RuntimeException e) {
             call = CompletableFuture.failedFuture(e);
         }

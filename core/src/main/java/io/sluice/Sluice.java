@@ -17,7 +17,9 @@ import io.sluice.rule.Rule;
 import io.sluice.rule.RuleParser;
 import io.sluice.rule.RuleSet;
 import io.sluice.rule.RulesSource;
+import io.sluice.spi.Connecting;
 import io.sluice.spi.LimiterBackend;
+import io.sluice.spi.ServerClock;
 import org.redisson.api.RedissonClient;
 
 import java.time.Clock;
@@ -63,12 +65,15 @@ public final class Sluice implements AutoCloseable {
 
     private final LiveRules live;
     private final LimiterBackend backend;
+    /** Null for a backend without a connection of its own (an in-JVM store): always connected. */
+    private final Connecting connecting;
     private final EngineScheduler scheduler = new EngineScheduler();
     private final StatsRecorder stats = new StatsRecorder();
     private final DecisionListener listener;
     private final Admitter admitter;
     private final RateDecider rates;
     private final Leases leases;
+    /** Null for a backend without a clock of its own: no skew to measure. */
     private final ClockSkewMonitor clockSkew;
     /** What {@link #reload()} reads again; null when the engine was built from properties or rules. */
     private final RulesSource source;
@@ -97,6 +102,7 @@ public final class Sluice implements AutoCloseable {
         this.loaded = loaded;
         this.lastSeen = loaded;
         this.backend = backend;
+        this.connecting = backend instanceof Connecting c ? c : null;
         this.listener = meters.map(m -> DecisionListeners.of(List.of(stats, m))).orElse(stats);
         ThrottledLog log = new ThrottledLog(LOG, WARN_AT_MOST_EVERY_MILLIS, ticker);
         KeyNaming naming = new KeyNaming(rules.settings().keyPrefix());
@@ -105,8 +111,9 @@ public final class Sluice implements AutoCloseable {
         this.leases = new Leases(backend, guard, naming, scheduler, log, listener, live);
         this.rates = new RateDecider(backend, guard, naming, ticker, listener, scheduler, live);
         this.admitter = new Admitter(rates, leases, listener, log, rules.settings().headers());
-        this.clockSkew = new ClockSkewMonitor(backend, clock, ticker, rules.settings().maxClockSkew(), scheduler, log);
-        clockSkew.start();
+        this.clockSkew = backend instanceof ServerClock server
+                ? new ClockSkewMonitor(server, clock, ticker, rules.settings().maxClockSkew(), scheduler, log) : null;
+        if (clockSkew != null) clockSkew.start();
         scheduler.withFixedDelay(guard::sweep, DEADLINE_SWEEP_MILLIS, DEADLINE_SWEEP_MILLIS);
         poll(rules.settings().reload());
     }
@@ -363,7 +370,7 @@ public final class Sluice implements AutoCloseable {
      * @return the last measured skew
      */
     public Optional<Duration> clockSkew() {
-        return clockSkew.skew();
+        return clockSkew == null ? Optional.empty() : clockSkew.skew();
     }
 
     /**
@@ -376,7 +383,7 @@ public final class Sluice implements AutoCloseable {
      * @return whether the backend is connected
      */
     public boolean connected() {
-        return backend.connected();
+        return connecting == null || connecting.connected();
     }
 
     /**
@@ -424,12 +431,12 @@ public final class Sluice implements AutoCloseable {
      * a test may have stopped): it bounds how long a deployment blocks.
      */
     private void awaitBackend(Duration await) {
-        if (await.isZero() || backend.connected()) return;
+        if (await.isZero() || connected()) return;
         long started = System.nanoTime();
         long deadline = started + await.toNanos();
-        CompletableFuture<Void> first = backend.firstConnection().toCompletableFuture();
+        CompletableFuture<Void> first = connecting.firstConnection().toCompletableFuture();
         // connected() starts another attempt when the last one failed; the future tells at once when one succeeds.
-        while (!backend.connected()) {
+        while (!connecting.connected()) {
             long left = deadline - System.nanoTime();
             if (left <= 0) {
                 LOG.warn("Sluice started without its backend: no connection to Redis within sluice.await-backend={};"

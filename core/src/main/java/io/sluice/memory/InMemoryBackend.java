@@ -5,8 +5,10 @@ import io.sluice.spi.LeaseOutcome;
 import io.sluice.spi.LeaseRequest;
 import io.sluice.spi.LimiterBackend;
 import io.sluice.spi.Prefetch;
+import io.sluice.spi.Prefetching;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
+import io.sluice.spi.Refunding;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -30,7 +32,7 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Idle state is dropped after its period (rates) or lease (semaphores without holders). Thread-safe.
  */
-public final class InMemoryBackend implements LimiterBackend {
+public final class InMemoryBackend implements LimiterBackend, Prefetching, Refunding {
     /** A refund looks this far back for the entry to remove, as refund-log.lua does. */
     private static final int REFUND_SCAN = 64;
     /** How long a hand-back that found no stock lent is remembered, as RedissonBackend's. */
@@ -112,7 +114,9 @@ public final class InMemoryBackend implements LimiterBackend {
 
     @Override
     public CompletionStage<Void> refund(RateRequest r) {
-        if (!r.algorithm().refundable()) return LimiterBackend.super.refund(r);
+        if (!r.algorithm().refundable()) {
+            return CompletableFuture.failedFuture(new UnsupportedOperationException(r.algorithm() + " cannot refund"));
+        }
         long now = clock.millis();
         sweep(now);
         if (r.algorithm() != Algorithm.SLIDING_LOG) {
@@ -143,7 +147,7 @@ public final class InMemoryBackend implements LimiterBackend {
     @Override
     public CompletionStage<Prefetch> tryConsumeAndPrefetch(RateRequest r, long ahead, Duration hold) {
         if (!Prefetch.supported(r, ahead)) {
-            return LimiterBackend.super.tryConsumeAndPrefetch(r, ahead, hold);
+            return tryConsume(r).thenApply(o -> Prefetch.none(r, o));
         }
         return prefetched(r.withCost(1), r, ahead, hold);
     }
@@ -194,7 +198,7 @@ public final class InMemoryBackend implements LimiterBackend {
     @Override
     public CompletionStage<Prefetch> prefetch(RateRequest permit, long ahead, Duration hold) {
         if (!Prefetch.supported(permit, ahead)) {
-            return LimiterBackend.super.prefetch(permit, ahead, hold);
+            return CompletableFuture.completedFuture(Prefetch.nothing(permit));
         }
         return prefetched(permit, null, ahead, hold);
     }

@@ -1,13 +1,18 @@
 package io.sluice.redisson;
 
 import io.sluice.spi.Algorithm;
+import io.sluice.spi.Batching;
+import io.sluice.spi.Connecting;
 import io.sluice.spi.LeaseOutcome;
 import io.sluice.spi.LeaseRequest;
 import io.sluice.spi.LimiterBackend;
 import io.sluice.spi.Prefetch;
+import io.sluice.spi.Prefetching;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
+import io.sluice.spi.Refunding;
 import io.sluice.spi.RequestRefusedException;
+import io.sluice.spi.ServerClock;
 import org.redisson.Redisson;
 import org.redisson.api.RPermitExpirableSemaphore;
 import org.redisson.api.RTopic;
@@ -63,7 +68,7 @@ import java.util.regex.Pattern;
  * operations wait for it without blocking a thread (the caller's deadline bounds that wait), and a failed
  * attempt is retried at most once a second, on demand.
  */
-public final class RedissonBackend implements LimiterBackend {
+public final class RedissonBackend implements LimiterBackend, Batching, Prefetching, Refunding, ServerClock, Connecting {
     /**
      * A decision script as it is (one request a call) and wrapped to decide several ({@link #batched}), with its
      * shape: arguments per request, numbers per answer, and the header {@code batch.lua} reads it by.
@@ -292,7 +297,7 @@ public final class RedissonBackend implements LimiterBackend {
     @Override
     public CompletionStage<Prefetch> tryConsumeAndPrefetch(RateRequest r, long ahead, Duration hold) {
         if (!Prefetch.supported(r, ahead)) {
-            return LimiterBackend.super.tryConsumeAndPrefetch(r, ahead, hold);
+            return tryConsume(r).thenApply(o -> Prefetch.none(r, o));
         }
         return prefetched(List.of(r), r.withCost(1), ahead, hold, stockId());
     }
@@ -301,7 +306,7 @@ public final class RedissonBackend implements LimiterBackend {
     @Override
     public CompletionStage<Prefetch> prefetch(RateRequest permit, long ahead, Duration hold) {
         if (!Prefetch.supported(permit, ahead)) {
-            return LimiterBackend.super.prefetch(permit, ahead, hold);
+            return CompletableFuture.completedFuture(Prefetch.nothing(permit));
         }
         return prefetched(List.of(), permit, ahead, hold, stockId());
     }
@@ -408,7 +413,8 @@ public final class RedissonBackend implements LimiterBackend {
                     Long.toString(r.cost())));
             case LEAKY_BUCKET -> null;
         };
-        return done == null ? LimiterBackend.super.refund(r) : done.thenApply(ignored -> null);
+        return done == null ? CompletableFuture.failedFuture(new UnsupportedOperationException(r.algorithm() + " cannot refund"))
+                : done.thenApply(ignored -> null);
     }
 
     /**
