@@ -171,7 +171,7 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
                     long taken = t.taken();
                     RateOutcome last = t.last();
                     RateOutcome outcome = own != null ? own : new RateOutcome(taken > 0, last.remaining(), last.resetMillis(), last.retryAfterMillis());
-                    return CompletableFuture.completedFuture(new Prefetch(outcome, permit, taken, last.remaining(), taken == 0 ? null : id + ":" + taken));
+                    return CompletableFuture.completedFuture(new Prefetch(outcome, permit, taken, last.remaining(), taken == 0 ? null : new Prefetch.Receipt(id, taken)));
                 }
             }
         }
@@ -189,7 +189,7 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
                 long left = Math.max(0, permit.limit() - log.used);
                 long reset = log.entries.isEmpty() ? 0 : Math.max(0, interval - (now - log.entries.get(0).at()));
                 RateOutcome outcome = own != null ? own : new RateOutcome(taken > 0, left, reset, 0);
-                return CompletableFuture.completedFuture(new Prefetch(outcome, permit, taken, left, taken == 0 ? null : id + ":" + taken));
+                return CompletableFuture.completedFuture(new Prefetch(outcome, permit, taken, left, taken == 0 ? null : new Prefetch.Receipt(id, taken)));
             }
         }
     }
@@ -208,7 +208,7 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
     public CompletionStage<Void> returnPrefetched(Prefetch p, long unused) {
         if (!p.handsBack(unused)) return CompletableFuture.completedFuture(null);
         RateRequest r = p.request();
-        String id = p.receipt().substring(0, p.receipt().lastIndexOf(':'));
+        String id = p.receipt().stockId();
         if (r.algorithm() == Algorithm.TOKEN_BUCKET) {
             handBackLent(r, id, unused);
             return CompletableFuture.completedFuture(null);
@@ -218,7 +218,7 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
         synchronized (log) {
             for (ListIterator<Entry> it = log.entries.listIterator(); it.hasNext(); ) {
                 Entry e = it.next();
-                if (!id.equals(e.id()) || e.permits() != p.taken()) continue;
+                if (!id.equals(e.id()) || e.permits() != p.receipt().permits()) continue;
                 if (e.permits() > unused) it.set(new Entry(e.at(), e.permits() - unused, id));
                 else it.remove();
                 log.used -= unused;

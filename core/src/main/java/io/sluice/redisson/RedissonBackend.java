@@ -322,7 +322,7 @@ public final class RedissonBackend implements LimiterBackend, Batching, Prefetch
             long taken = run.taken().get();
             RateOutcome prefetch = answers.get(answers.size() - 1);
             // The receipt: the stock's id (a log's entry, a bucket's loan) and its permits.
-            String receipt = taken == 0 ? null : run.id() + ":" + taken;
+            Prefetch.Receipt receipt = taken == 0 ? null : new Prefetch.Receipt(run.id(), taken);
             return new Prefetch(answers.get(0), permit, taken, prefetch.remaining(), receipt);
         });
         // No answer (a timeout, a lost connection) does not mean Redis took nothing: it may run the call later.
@@ -394,10 +394,9 @@ public final class RedissonBackend implements LimiterBackend, Batching, Prefetch
     public CompletionStage<Void> returnPrefetched(Prefetch p, long unused) {
         if (!p.handsBack(unused)) return CompletableFuture.completedFuture(null);
         RateRequest r = p.request();
-        int colon = p.receipt().lastIndexOf(':');
-        String id = p.receipt().substring(0, colon);
+        String id = p.receipt().stockId();
         if (r.algorithm() == Algorithm.TOKEN_BUCKET) return handBackLent(r.withCost(unused), id).thenApply(ignored -> null);
-        String permits = p.receipt().substring(colon + 1);
+        String permits = Long.toString(p.receipt().permits());
         return whenConnected(() -> scripts.<Long>evalAsync(r.key(), RScript.Mode.READ_WRITE, RETURN_LOG,
                 RScript.ReturnType.LONG, List.<Object>of(suffix(r.key(), "value"), suffix(r.key(), "permits")),
                 id, permits, Long.toString(unused)))

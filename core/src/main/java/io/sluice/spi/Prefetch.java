@@ -1,6 +1,7 @@
 package io.sluice.spi;
 
 import java.time.Duration;
+import java.util.Objects;
 
 /**
  * A prefetching backend's answer ({@link Prefetching#tryConsumeAndPrefetch}, {@link Prefetching#prefetch}): the
@@ -13,7 +14,27 @@ import java.time.Duration;
  * @param receipt   what the backend needs to hand back unused permits ({@link Prefetching#returnPrefetched}); null
  *                  when none were taken
  */
-public record Prefetch(RateOutcome outcome, RateRequest request, long taken, long remaining, String receipt) {
+public record Prefetch(RateOutcome outcome, RateRequest request, long taken, long remaining, Receipt receipt) {
+    /**
+     * What a backend wrote down to find prefetched permits again when they are handed back: the id it stored them
+     * under (a log's entry, a bucket's loan) and how many it stored. Only the backend that wrote it reads it.
+     *
+     * @param stockId the permits' id in the store
+     * @param permits how many were stored under it
+     */
+    public record Receipt(String stockId, long permits) {
+        /**
+         * Checks the receipt.
+         *
+         * @param stockId the permits' id in the store
+         * @param permits how many were stored under it
+         */
+        public Receipt {
+            Objects.requireNonNull(stockId, "stockId");
+            if (permits < 1) throw new IllegalArgumentException("a receipt is for at least one permit: " + permits);
+        }
+    }
+
     /**
      * How long after its hold a token bucket's stock still counts as lent, for its hand-back to arrive: the bucket
      * refills only up to its burst less the stocks lent, so that it and every server's stock together never hold more
