@@ -105,7 +105,7 @@ public final class Sluice implements AutoCloseable {
         this.connecting = backend instanceof Connecting c ? c : null;
         this.listener = meters.map(m -> DecisionListeners.of(List.of(stats, m))).orElse(stats);
         ThrottledLog log = new ThrottledLog(LOG, WARN_AT_MOST_EVERY_MILLIS, ticker);
-        KeyNaming naming = new KeyNaming(rules.settings().keyPrefix());
+        KeyNaming naming = new KeyNaming(rules.settings().keyPrefix(), backend);
         Duration startUp = coldStart ? rules.settings().awaitBackend() : Duration.ZERO;
         BackendGuard guard = new BackendGuard(rules.settings().backendTimeout(), startUp, ticker, listener, log);
         this.leases = new Leases(backend, guard, naming, scheduler, log, listener, live);

@@ -3,6 +3,7 @@ package io.sluice.redisson;
 import io.sluice.spi.Algorithm;
 import io.sluice.spi.Batching;
 import io.sluice.spi.Connecting;
+import io.sluice.spi.KeyLayout;
 import io.sluice.spi.LeaseOutcome;
 import io.sluice.spi.LeaseRequest;
 import io.sluice.spi.LimiterBackend;
@@ -68,7 +69,8 @@ import java.util.regex.Pattern;
  * operations wait for it without blocking a thread (the caller's deadline bounds that wait), and a failed
  * attempt is retried at most once a second, on demand.
  */
-public final class RedissonBackend implements LimiterBackend, Batching, Prefetching, Refunding, ServerClock, Connecting {
+public final class RedissonBackend
+        implements LimiterBackend, Batching, Prefetching, Refunding, ServerClock, Connecting, KeyLayout {
     /**
      * A decision script as it is (one request a call) and wrapped to decide several ({@link #batched}), with its
      * shape: arguments per request, numbers per answer, and the header {@code batch.lua} reads it by.
@@ -264,6 +266,12 @@ public final class RedissonBackend implements LimiterBackend, Batching, Prefetch
     public CompletionStage<Void> firstConnection() {
         if (!connected) connection();
         return connectedOnce.copy();
+    }
+
+    /** Names a rate key in Redis: see {@link RateKeys}. */
+    @Override
+    public String rateKey(String prefix, String rule, Algorithm algorithm, Duration period, String hashedKey) {
+        return RateKeys.name(prefix, rule, algorithm, period, hashedKey);
     }
 
     /** The client underneath, for applications that want Redisson's own objects beside Sluice's. */
