@@ -25,10 +25,6 @@ import org.redisson.client.RedisException;
 import org.redisson.client.codec.StringCodec;
 import org.redisson.connection.ConnectionManager;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -86,7 +82,7 @@ public final class RedissonBackend
                           String first, String... rest) {
             List<Object> header = List.of(Integer.toString(arguments), Integer.toString(uniqueArgument),
                     Integer.toString(keys), Integer.toString(answerSize), decidesRuns ? "1" : "0");
-            return new Decider(join(first, rest), batched(first, rest), arguments, answerSize, header);
+            return new Decider(LuaScript.of(first, rest), LuaScript.batched(first, rest), arguments, answerSize, header);
         }
     }
 
@@ -124,17 +120,10 @@ public final class RedissonBackend
     static final long CANCEL_RETRY_MILLIS = 500;
     static final int CANCEL_ATTEMPTS = 120;
     private static final Decider RATE = Decider.of(8, 3, LOG_ANSWER, LOG_ENTRY_ID, true, "rate.lua");
-    private static final String ACQUIRE = script("wake.lua", "acquire.lua");
-    private static final String RENEW = script("renew.lua");
-    private static final String RELEASE = script("wake.lua", "release.lua");
-    private static final String AVAILABLE = script("available.lua");
     private static final Decider TOKEN_BUCKET = Decider.of(11, 1, ANSWER, 0, true, "redis-time.lua", "token-bucket.lua");
     private static final Decider LEAKY_BUCKET = Decider.of(5, 1, ANSWER, 0, false, "redis-time.lua", "leaky-bucket.lua");
     private static final Decider FIXED_WINDOW = Decider.of(6, 1, ANSWER, 0, false, "redis-time.lua", "fixed-window.lua");
     private static final Decider SLIDING_WINDOW = Decider.of(6, 1, ANSWER, 0, false, "redis-time.lua", "sliding-window.lua");
-    private static final String REFUND_LOG = script("refund-log.lua");
-    private static final String RETURN_LOG = script("return-log.lua");
-    private static final String CANCEL_LOG = script("cancel-log.lua");
     /** {@code rate.lua}'s offset for an entry logged now; the scripts' prefetch size of a decision that is none. */
     private static final String LOGGED_NOW = "0";
     private static final String NO_PREFETCH = "0";
@@ -158,6 +147,13 @@ public final class RedissonBackend
     private final RScript scripts;
     private final DecisionLanes lanes;
     private final LeaseWaiters waiters;
+    private final AcquireScript acquire;
+    private final RenewScript renew;
+    private final ReleaseScript release;
+    private final AvailableScript available;
+    private final RefundLogScript refundLog;
+    private final ReturnLogScript returnLog;
+    private final CancelLogScript cancelLog;
     private final Object connectLock = new Object();
     private volatile boolean connected;
     private volatile boolean closed;
@@ -185,6 +181,13 @@ public final class RedissonBackend
                 .codec(StringCodec.INSTANCE).timeout(timeout).retryAttempts(0));
         this.lanes = new DecisionLanes(slots(redisson), REFUND, this::send);
         this.waiters = new LeaseWaiters(this::subscribe, clock::millis);
+        this.acquire = new AcquireScript(scripts);
+        this.renew = new RenewScript(scripts);
+        this.release = new ReleaseScript(scripts);
+        this.available = new AvailableScript(scripts);
+        this.refundLog = new RefundLogScript(scripts);
+        this.returnLog = new ReturnLogScript(scripts);
+        this.cancelLog = new CancelLogScript(scripts);
         connection();
     }
 
@@ -193,8 +196,6 @@ public final class RedissonBackend
     /** Tells the scripts to wake waiters with both PUBLISH and (where Redis has it) SPUBLISH. */
     private static final String PUBLISH_BOTH = "both";
     private static final String SPUBLISH = "spublish";
-    /** The sub-key of a semaphore's tombstones: permits released before their acquire arrived, until their lease ends. */
-    private static final String RELEASED = "released";
 
     /**
      * For tests only (package-private, unreachable from configuration): the algorithms that run on Redis
@@ -360,10 +361,8 @@ public final class RedissonBackend
             if (r.algorithm() == Algorithm.TOKEN_BUCKET) {
                 sent = handBackLent(r.withCost(run.count()), run.id());
             } else {
-                String countsFrom = Long.toString(run.sentAt().get() + run.offsetMillis());
-                sent = whenConnected(() -> scripts.<Long>evalAsync(r.key(), RScript.Mode.READ_WRITE, CANCEL_LOG,
-                        RScript.ReturnType.LONG, List.<Object>of(r.key(), suffix(r.key(), "value"), suffix(r.key(), "permits")),
-                        run.id(), countsFrom, Long.toString(clock.millis()), Long.toString(TOMBSTONE_MILLIS)));
+                long countsFrom = run.sentAt().get() + run.offsetMillis();
+                sent = whenConnected(() -> cancelLog.call(r.key(), run.id(), countsFrom, clock.millis(), TOMBSTONE_MILLIS));
             }
         } catch (RuntimeException e) {
             sent = CompletableFuture.failedFuture(e);
@@ -404,20 +403,14 @@ public final class RedissonBackend
         RateRequest r = p.request();
         String id = p.receipt().stockId();
         if (r.algorithm() == Algorithm.TOKEN_BUCKET) return handBackLent(r.withCost(unused), id).thenApply(ignored -> null);
-        String permits = Long.toString(p.receipt().permits());
-        return whenConnected(() -> scripts.<Long>evalAsync(r.key(), RScript.Mode.READ_WRITE, RETURN_LOG,
-                RScript.ReturnType.LONG, List.<Object>of(suffix(r.key(), "value"), suffix(r.key(), "permits")),
-                id, permits, Long.toString(unused)))
-                .thenApply(ignored -> null);
+        return whenConnected(() -> returnLog.call(r.key(), id, p.receipt().permits(), unused)).thenApply(ignored -> null);
     }
 
     @Override
     public CompletionStage<Void> refund(RateRequest r) {
         CompletionStage<?> done = switch (r.algorithm()) {
             case TOKEN_BUCKET, FIXED_WINDOW, SLIDING_WINDOW -> whenConnected(() -> lanes.submit(List.of(r), REFUND));
-            case SLIDING_LOG -> whenConnected(() -> scripts.<Long>evalAsync(r.key(), RScript.Mode.READ_WRITE, REFUND_LOG,
-                    RScript.ReturnType.LONG, List.<Object>of(suffix(r.key(), "value"), suffix(r.key(), "permits")),
-                    Long.toString(r.cost())));
+            case SLIDING_LOG -> whenConnected(() -> refundLog.call(r.key(), r.cost()));
             case LEAKY_BUCKET -> null;
         };
         return done == null ? CompletableFuture.failedFuture(new UnsupportedOperationException(r.algorithm() + " cannot refund"))
@@ -580,7 +573,7 @@ public final class RedissonBackend
     /** A decision's keys: a log's three (Redisson's layout), the other algorithms' one. */
     private static List<Object> keys(RateRequest r) {
         String name = r.key();
-        return r.algorithm() == Algorithm.SLIDING_LOG ? List.of(name, suffix(name, "value"), suffix(name, "permits")) : List.of(name);
+        return r.algorithm() == Algorithm.SLIDING_LOG ? List.of(name, RedissonNames.suffix(name, "value"), RedissonNames.suffix(name, "permits")) : List.of(name);
     }
 
     private static Decider decider(Algorithm algorithm) {
@@ -660,29 +653,17 @@ public final class RedissonBackend
         return immediate.thenCompose(answer -> answer.outcome().acquired()
                 ? CompletableFuture.completedFuture(answer.outcome())
                 // Each waiter tries under its own limit (its plan's) whenever a release may have left room for it.
-                : waiters.await(r.key(), wakeChannel(r.key()), r.limit(), r.waitTime().toMillis(), () -> acquireNow(r)));
+                : waiters.await(r.key(), RedissonNames.wakeChannel(r.key()), r.limit(), r.waitTime().toMillis(), () -> acquireNow(r)));
     }
 
     /** One try of the acquire script, under the request's limit and the permit id the engine chose. */
     private CompletionStage<LeaseWaiters.Answer> acquireNow(LeaseRequest r) {
-        String name = r.key();
-        String permitId = r.permitId();
-        long now = clock.millis();
-        CompletionStage<List<Long>> result = scripts.evalAsync(name, RScript.Mode.READ_WRITE, ACQUIRE, RScript.ReturnType.LIST,
-                List.<Object>of(name, suffix(name, "timeout"), channel(name), suffix(name, RELEASED), wakeChannel(name)),
-                Integer.toString(r.limit()), Long.toString(now + r.lease().toMillis()), Long.toString(now), permitId,
-                Long.toString(keyTtl(r)), publishCommand());
-        return result.thenApply(v -> new LeaseWaiters.Answer(
-                new LeaseOutcome(v.get(0) == 1L ? permitId : null, v.get(1).intValue()), v.get(2)));
+        return acquire.call(r, clock.millis(), publishCommand());
     }
 
     @Override
     public CompletionStage<Boolean> renew(LeaseRequest r, String permitId) {
-        String name = r.key();
-        return whenConnected(() -> scripts.<Long>evalAsync(name, RScript.Mode.READ_WRITE, RENEW, RScript.ReturnType.LONG,
-                List.<Object>of(name, suffix(name, "timeout")),
-                permitId, Long.toString(clock.millis() + r.lease().toMillis()), Long.toString(keyTtl(r))))
-                .thenApply(v -> v == 1L);
+        return whenConnected(() -> renew.call(r, permitId, clock.millis()));
     }
 
     /**
@@ -691,47 +672,13 @@ public final class RedissonBackend
      */
     @Override
     public CompletionStage<Boolean> release(LeaseRequest r, String permitId) {
-        String name = r.key();
         long now = clock.millis();
-        long lease = Math.min(r.lease().toMillis(), Long.MAX_VALUE / 8);
-        return whenConnected(() -> scripts.<Long>evalAsync(name, RScript.Mode.READ_WRITE, RELEASE, RScript.ReturnType.LONG,
-                List.<Object>of(name, suffix(name, "timeout"), channel(name), suffix(name, RELEASED), wakeChannel(name)),
-                permitId, Integer.toString(r.limit()), publishCommand(), Long.toString(now + lease), Long.toString(now),
-                Long.toString(lease)))
-                .thenApply(v -> v == 1L);
+        return whenConnected(() -> release.call(r, permitId, now, publishCommand()));
     }
 
     @Override
     public CompletionStage<Integer> available(LeaseRequest r) {
-        String name = r.key();
-        return whenConnected(() -> scripts.<Long>evalAsync(name, RScript.Mode.READ_ONLY, AVAILABLE, RScript.ReturnType.LONG,
-                List.<Object>of(suffix(name, "timeout")), Integer.toString(r.limit()), Long.toString(clock.millis())))
-                .thenApply(Long::intValue);
-    }
-
-    /** Idle semaphores vanish; live ones are kept alive by every acquire and renewal (at a third of the lease). */
-    private static long keyTtl(LeaseRequest r) {
-        long lease = Math.min(r.lease().toMillis(), Long.MAX_VALUE / 8);
-        long wait = Math.min(r.waitTime().toMillis(), Long.MAX_VALUE / 8);
-        return Math.max(2 * lease, 10_000L) + wait;
-    }
-
-    /** Redisson's naming of an object's sub-keys: {@code {name}:suffix}, in the same cluster slot as {@code name}. */
-    static String suffix(String name, String suffix) {
-        return "{" + name + "}:" + suffix;
-    }
-
-    /** The channel Redisson's waiting acquirers listen on. */
-    static String channel(String name) {
-        return "redisson_sc:{" + name + "}";
-    }
-
-    /**
-     * The channel Sluice's waiting acquirers listen on: the leases still held, after a release or a reclaimed lease.
-     * Named under Redisson's channel of the semaphore so that an ACL written for that one (documented) covers it.
-     */
-    static String wakeChannel(String name) {
-        return channel(name) + ":held";
+        return whenConnected(() -> available.call(r, clock.millis()));
     }
 
     /** Subscribes to a wake-up channel the way the scripts publish to it (sharded on a Redis 7 Cluster). */
@@ -764,37 +711,6 @@ public final class RedissonBackend
         byte[] id = new byte[16];
         ThreadLocalRandom.current().nextBytes(id);
         return HexFormat.of().formatHex(id);
-    }
-
-    /**
-     * The files of a script, one after another: Lua scripts cannot include each other, so shared openings
-     * ({@code redis-time.lua}: Redis TIME or a test's own time; {@code wake.lua}: waking waiters) are prepended.
-     */
-    private static String script(String first, String... rest) {
-        return join(first, rest);
-    }
-
-    /**
-     * A decision script that decides several requests for its key in one call: its files wrapped in one Lua
-     * function, called by {@code batch.lua} once per request. The scripts' own text stays as it is.
-     */
-    private static String batched(String first, String... rest) {
-        return "local function decide(KEYS, ARGV)\n" + join(first, rest) + "\nend\n" + script("batch.lua");
-    }
-
-    private static String join(String first, String... rest) {
-        StringBuilder all = new StringBuilder(script(first));
-        for (String file : rest) all.append(script(file));
-        return all.toString();
-    }
-
-    private static String script(String file) {
-        try (InputStream in = RedissonBackend.class.getResourceAsStream(file)) {
-            if (in == null) throw new IllegalStateException("missing script " + file);
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     @Override

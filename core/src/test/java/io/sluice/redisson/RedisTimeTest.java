@@ -136,7 +136,7 @@ class RedisTimeTest {
                 // sliding-log: the measurement (a rejection walks its whole log, so none are sent)
                 sendMany(b, r, a == SLIDING_LOG ? rate.permits() : rate.permits() + rate.permits() / 5);
                 List<String> keys = a == SLIDING_LOG
-                        ? List.of(key, RedissonBackend.suffix(key, "value"), RedissonBackend.suffix(key, "permits"))
+                        ? List.of(key, RedissonNames.suffix(key, "value"), RedissonNames.suffix(key, "permits"))
                         : List.of(key);
                 long bytes = 0;
                 try (Resp resp = Resp.connect(port, Duration.ofSeconds(10))) {
