@@ -29,13 +29,13 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HexFormat;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongConsumer;
@@ -67,51 +67,12 @@ import java.util.regex.Pattern;
  */
 public final class RedissonBackend
         implements LimiterBackend, Batching, Prefetching, Refunding, ServerClock, Connecting, KeyLayout {
-    /**
-     * A decision script as it is (one request a call) and wrapped to decide several ({@link #batched}), with its
-     * shape: arguments per request, numbers per answer, and the header {@code batch.lua} reads it by.
-     */
-    private record Decider(String one, String many, int arguments, int answerSize, List<Object> batchHeader) {
-        /**
-         * @param keys           keys per request
-         * @param uniqueArgument which argument is unique to each request (a log entry's id), 0 for none
-         * @param decidesRuns    whether the script decides a run of identical requests itself (reading and writing
-         *                       its state once), where its decision costs several Redis commands
-         */
-        static Decider of(int arguments, int keys, int answerSize, int uniqueArgument, boolean decidesRuns,
-                          String first, String... rest) {
-            List<Object> header = List.of(Integer.toString(arguments), Integer.toString(uniqueArgument),
-                    Integer.toString(keys), Integer.toString(answerSize), decidesRuns ? "1" : "0");
-            return new Decider(LuaScript.of(first, rest), LuaScript.batched(first, rest), arguments, answerSize, header);
-        }
-    }
-
     /** Error codes that say something about Redis (memory, state, topology, access), not about one request. */
     private static final Pattern REDIS_CONDITION = Pattern.compile(
             "\\b(OOM|BUSY|READONLY|LOADING|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|NOPERM|NOSCRIPT|WRONGTYPE|CROSSSLOT|MOVED|ASK"
                     + "|EXECABORT|NOREPLICAS|MISCONF)\\b");
-    /** Numbers in one answer of {@code rate.lua}, and of the scripts on Redis time. */
-    private static final int LOG_ANSWER = 4;
-    private static final int ANSWER = 6;
-    /** Which of {@code rate.lua}'s arguments is unique to each request: the log entry's id. */
-    private static final int LOG_ENTRY_ID = 3;
-    /** Which of {@code rate.lua}'s arguments say how far after now its new entries count from, and a prefetch's size. */
-    private static final int LOG_ENTRY_OFFSET = 7;
-    private static final int LOG_PREFETCH = 8;
-    /** Which of {@code token-bucket.lua}'s arguments are a prefetch's size, its id, and how long its stock is lent. */
-    private static final int BUCKET_PREFETCH = 9;
-    private static final int BUCKET_STOCK_ID = 10;
-    private static final int BUCKET_LENT_FOR = 11;
-    /** No prefetch id, nothing lent: a token bucket's plain decision. */
-    private static final String NO_STOCK = "";
     /** The first character of a prefetch's id, which a request's (hexadecimal) never has. */
     static final String STOCK_ID_MARK = "s";
-    private static final String NOT_LENT = "0";
-    /**
-     * How long after its hold a stock still counts as lent (a token bucket's), for its hand-back to arrive: past it,
-     * the stock counts as used (a server that stopped hands nothing back).
-     */
-    static final long LENT_GRACE_MILLIS = Prefetch.RETURN_GRACE.toMillis();
     /**
      * How long a hand-back of a prefetch Sluice gave up on is remembered when it reached Redis first, so that the
      * prefetch, if Redis runs it after all, takes nothing; and how long and how often such a hand-back is retried.
@@ -119,14 +80,6 @@ public final class RedissonBackend
     static final long TOMBSTONE_MILLIS = 60_000;
     static final long CANCEL_RETRY_MILLIS = 500;
     static final int CANCEL_ATTEMPTS = 120;
-    private static final Decider RATE = Decider.of(8, 3, LOG_ANSWER, LOG_ENTRY_ID, true, "rate.lua");
-    private static final Decider TOKEN_BUCKET = Decider.of(11, 1, ANSWER, 0, true, "redis-time.lua", "token-bucket.lua");
-    private static final Decider LEAKY_BUCKET = Decider.of(5, 1, ANSWER, 0, false, "redis-time.lua", "leaky-bucket.lua");
-    private static final Decider FIXED_WINDOW = Decider.of(6, 1, ANSWER, 0, false, "redis-time.lua", "fixed-window.lua");
-    private static final Decider SLIDING_WINDOW = Decider.of(6, 1, ANSWER, 0, false, "redis-time.lua", "sliding-window.lua");
-    /** {@code rate.lua}'s offset for an entry logged now; the scripts' prefetch size of a decision that is none. */
-    private static final String LOGGED_NOW = "0";
-    private static final String NO_PREFETCH = "0";
     /**
      * How much longer than its window a sliding log lives in Redis under a test's clock ({@link #onCallerClock}), as
      * {@code redis-time.lua}'s slack does for the scripts on Redis time: Redis expires keys on its own real time, which
@@ -134,11 +87,6 @@ public final class RedissonBackend
      * expired meanwhile would forget permits its window still counts).
      */
     static final long CALLER_TIME_KEEP_ALIVE_MILLIS = 60_000;
-    /** The scripts' "use Redis TIME" argument: production never passes a time. */
-    private static final String REDIS_TIME = "";
-    private static final String CONSUME = "0";
-    private static final String REFUND = "1";
-
     private final RedissonClient redisson;
     private final boolean ownsClient;
     private final Clock clock;
@@ -154,6 +102,8 @@ public final class RedissonBackend
     private final RefundLogScript refundLog;
     private final ReturnLogScript returnLog;
     private final CancelLogScript cancelLog;
+    /** Each algorithm's decision script, on this backend's time base. */
+    private final Map<Algorithm, DecisionScript> deciders = new EnumMap<>(Algorithm.class);
     private final Object connectLock = new Object();
     private volatile boolean connected;
     private volatile boolean closed;
@@ -179,7 +129,7 @@ public final class RedissonBackend
         this.timeout = timeout;
         this.scripts = redisson.getScript(OptionalOptions.defaults()
                 .codec(StringCodec.INSTANCE).timeout(timeout).retryAttempts(0));
-        this.lanes = new DecisionLanes(slots(redisson), REFUND, this::send);
+        this.lanes = new DecisionLanes(slots(redisson), DecisionScript.REFUND, this::send);
         this.waiters = new LeaseWaiters(this::subscribe, clock::millis);
         this.acquire = new AcquireScript(scripts);
         this.renew = new RenewScript(scripts);
@@ -188,6 +138,7 @@ public final class RedissonBackend
         this.refundLog = new RefundLogScript(scripts);
         this.returnLog = new ReturnLogScript(scripts);
         this.cancelLog = new CancelLogScript(scripts);
+        for (Algorithm a : Algorithm.values()) deciders.put(a, DecisionScript.of(a, callerTime));
         connection();
     }
 
@@ -282,7 +233,7 @@ public final class RedissonBackend
 
     @Override
     public CompletionStage<RateOutcome> tryConsume(RateRequest r) {
-        return whenConnected(() -> lanes.submit(List.of(r), CONSUME)).thenApply(answers -> answers.get(0));
+        return whenConnected(() -> lanes.submit(List.of(r), DecisionScript.CONSUME)).thenApply(answers -> answers.get(0));
     }
 
     /** One script call for all of them: the algorithm's script run once per request, in order, inside Redis. */
@@ -294,7 +245,7 @@ public final class RedissonBackend
                 throw new IllegalArgumentException("one key and algorithm per call: " + first.key() + " and " + r.key());
             }
         }
-        return whenConnected(() -> lanes.submit(requests, CONSUME));
+        return whenConnected(() -> lanes.submit(requests, DecisionScript.CONSUME));
     }
 
     /**
@@ -326,7 +277,7 @@ public final class RedissonBackend
      */
     private CompletionStage<Prefetch> prefetched(List<RateRequest> requests, RateRequest permit, long ahead, Duration hold, String id) {
         DecisionLanes.Ahead run = new DecisionLanes.Ahead(permit, ahead, hold.toMillis(), id, new AtomicLong(), new AtomicLong());
-        DecisionLanes.Unit unit = new DecisionLanes.Unit(requests, CONSUME, run, new CompletableFuture<>());
+        DecisionLanes.Unit unit = new DecisionLanes.Unit(requests, DecisionScript.CONSUME, run, new CompletableFuture<>());
         CompletionStage<Prefetch> answered = whenConnected(() -> lanes.submit(unit)).thenApply(answers -> {
             long taken = run.taken().get();
             RateOutcome prefetch = answers.get(answers.size() - 1);
@@ -388,12 +339,10 @@ public final class RedissonBackend
      * rest were used), and it is no longer lent; a tombstone when Redis has not lent it (yet).
      */
     private CompletionStage<?> handBackLent(RateRequest r, String id) {
-        Object[] argv = new Object[TOKEN_BUCKET.arguments()];
-        arguments(r, REFUND, Long.toString(clock.millis()), argv, 0);
-        argv[BUCKET_STOCK_ID - 1] = id;
-        argv[BUCKET_LENT_FOR - 1] = Long.toString(TOMBSTONE_MILLIS);
-        return whenConnected(() -> scripts.<List<Object>>evalAsync(r.key(), RScript.Mode.READ_WRITE, TOKEN_BUCKET.one(),
-                RScript.ReturnType.LIST, keys(r), argv));
+        TokenBucketScript bucket = (TokenBucketScript) deciders.get(Algorithm.TOKEN_BUCKET);
+        Object[] argv = bucket.handBackArguments(r, id, Long.toString(clock.millis()), TOMBSTONE_MILLIS);
+        return whenConnected(() -> scripts.<List<Object>>evalAsync(r.key(), RScript.Mode.READ_WRITE, bucket.one(),
+                RScript.ReturnType.LIST, bucket.keys(r), argv));
     }
 
     /** The last {@code unused} of the prefetched permits: the log's own entries removed, a bucket's tokens handed back. */
@@ -409,7 +358,7 @@ public final class RedissonBackend
     @Override
     public CompletionStage<Void> refund(RateRequest r) {
         CompletionStage<?> done = switch (r.algorithm()) {
-            case TOKEN_BUCKET, FIXED_WINDOW, SLIDING_WINDOW -> whenConnected(() -> lanes.submit(List.of(r), REFUND));
+            case TOKEN_BUCKET, FIXED_WINDOW, SLIDING_WINDOW -> whenConnected(() -> lanes.submit(List.of(r), DecisionScript.REFUND));
             case SLIDING_LOG -> whenConnected(() -> refundLog.call(r.key(), r.cost()));
             case LEAKY_BUCKET -> null;
         };
@@ -423,7 +372,7 @@ public final class RedissonBackend
      */
     List<CompletableFuture<List<RateOutcome>>> tryConsumeTogether(List<List<RateRequest>> perKey) {
         List<DecisionLanes.Unit> units = new ArrayList<>();
-        for (List<RateRequest> requests : perKey) units.add(new DecisionLanes.Unit(requests, CONSUME));
+        for (List<RateRequest> requests : perKey) units.add(new DecisionLanes.Unit(requests, DecisionScript.CONSUME));
         send(units);
         return units.stream().map(DecisionLanes.Unit::answers).toList();
     }
@@ -436,52 +385,37 @@ public final class RedissonBackend
      */
     private CompletionStage<Void> send(List<DecisionLanes.Unit> units) {
         RateRequest first = units.get(0).first();
-        Decider decider = decider(first.algorithm());
-        int size = decider.arguments();
+        DecisionScript decider = deciders.get(first.algorithm());
         String now = Long.toString(clock.millis());
         boolean alone = units.size() == 1 && units.get(0).ahead() == null && units.get(0).requests().size() == 1;
         Object[] argv;
         List<Object> keys;
         if (alone) {
-            argv = new Object[size];
-            arguments(first, units.get(0).mode(), now, argv, 0);
-            keys = keys(first);
+            argv = decider.arguments(first, units.get(0).mode(), now);
+            keys = decider.keys(first);
         } else {
             keys = new ArrayList<>();
-            List<Object> args = new ArrayList<>(decider.batchHeader().size() + units.size() * (2 + size));
+            List<Object> args = new ArrayList<>(decider.batchHeader());
             // A log takes the caller's time: one time for the whole call, as calls at one instant (batch.lua then
             // answers a repeated rejection without walking the log again).
-            args.addAll(decider.batchHeader());
-            Object[] one = new Object[size];
             for (int u = 0; u < units.size(); u++) {
                 DecisionLanes.Unit unit = units.get(u);
                 List<RateRequest> requests = unit.requests();
-                keys.addAll(keys(unit.first()));
+                keys.addAll(decider.keys(unit.first()));
                 for (int i = 0, run; i < requests.size(); i += run) {
                     RateRequest r = requests.get(i);
                     run = 1;
                     while (i + run < requests.size() && requests.get(i + run).equals(r)) run++;
                     args.add(Integer.toString(u + 1));
                     args.add(Integer.toString(run));
-                    arguments(r, unit.mode(), now, one, 0);
-                    args.addAll(Arrays.asList(one));
+                    args.addAll(Arrays.asList(decider.arguments(r, unit.mode(), now)));
                 }
                 DecisionLanes.Ahead ahead = unit.ahead();
                 if (ahead != null) {
                     // One decision for batch.lua: the script takes up to the count itself and answers once.
                     args.add(Integer.toString(u + 1));
                     args.add("1");
-                    arguments(ahead.request(), CONSUME, now, one, 0);
-                    String count = Long.toString(ahead.count());
-                    if (ahead.request().algorithm() == Algorithm.SLIDING_LOG) {
-                        one[LOG_ENTRY_ID - 1] = ahead.id();
-                        one[LOG_ENTRY_OFFSET - 1] = Long.toString(ahead.offsetMillis());
-                        one[LOG_PREFETCH - 1] = count;
-                    } else {
-                        one[BUCKET_PREFETCH - 1] = count;
-                        one[BUCKET_STOCK_ID - 1] = ahead.id();
-                        one[BUCKET_LENT_FOR - 1] = Long.toString(ahead.offsetMillis() + LENT_GRACE_MILLIS);
-                    }
+                    String[] one = decider.prefetchArguments(ahead, now);
                     ahead.sentAt().set(Long.parseLong(now));
                     args.addAll(Arrays.asList(one));
                 }
@@ -503,7 +437,7 @@ public final class RedissonBackend
             // The lane's next call goes first: Redis works on it while this thread hands these answers out.
             ended.complete(null);
             try {
-                answer(units, v, decider.answerSize());
+                answer(units, v, decider);
             } catch (RuntimeException unexpected) {
                 // An answer of another shape (a proxy in front of Redis, a script of another version): no caller waits for ever.
                 for (DecisionLanes.Unit u : units) u.answers().completeExceptionally(unexpected);
@@ -513,7 +447,8 @@ public final class RedissonBackend
     }
 
     /** Each unit's answers from one call's flattened answers, or its failure when a decision of it failed in Redis. */
-    private static void answer(List<DecisionLanes.Unit> units, List<Object> v, int step) {
+    private static void answer(List<DecisionLanes.Unit> units, List<Object> v, DecisionScript decider) {
+        int step = decider.answerSize();
         int at = 0;
         for (DecisionLanes.Unit u : units) {
             List<RateOutcome> answers = new ArrayList<>(u.answerCount());
@@ -525,11 +460,10 @@ public final class RedissonBackend
                     failure = message;
                 } else if (failure == null && prefetch) {
                     // A prefetch answers how many it took where a decision answers whether it was allowed.
-                    long taken = number(v, at);
-                    u.ahead().taken().set(taken);
-                    answers.add(new RateOutcome(taken > 0, number(v, at + 1), number(v, at + 2), number(v, at + 3)));
+                    u.ahead().taken().set(DecisionScript.taken(v, at));
+                    answers.add(DecisionScript.prefetched(v, at));
                 } else if (failure == null) {
-                    answers.add(outcome(r, v, at));
+                    answers.add(decider.outcome(r, v, at));
                 }
                 at += step;
             }
@@ -568,78 +502,6 @@ public final class RedissonBackend
         int end = error.indexOf(". channel:");
         return new RequestRefusedException("rate script refused a request on " + key + ": "
                 + (end < 0 ? error : error.substring(0, end)).strip());
-    }
-
-    /** A decision's keys: a log's three (Redisson's layout), the other algorithms' one. */
-    private static List<Object> keys(RateRequest r) {
-        String name = r.key();
-        return r.algorithm() == Algorithm.SLIDING_LOG ? List.of(name, RedissonNames.suffix(name, "value"), RedissonNames.suffix(name, "permits")) : List.of(name);
-    }
-
-    private static Decider decider(Algorithm algorithm) {
-        return switch (algorithm) {
-            case SLIDING_LOG -> RATE;
-            case TOKEN_BUCKET -> TOKEN_BUCKET;
-            case LEAKY_BUCKET -> LEAKY_BUCKET;
-            case FIXED_WINDOW -> FIXED_WINDOW;
-            case SLIDING_WINDOW -> SLIDING_WINDOW;
-        };
-    }
-
-    /**
-     * One request's arguments, written into {@code argv} from {@code at}. The scripts on Redis time take now (or
-     * Redis TIME) and the period first; {@code rate.lua} takes the caller's clock, as Redisson's limiter does.
-     */
-    private void arguments(RateRequest r, String mode, String now, Object[] argv, int at) {
-        if (r.algorithm() == Algorithm.SLIDING_LOG) {
-            long interval = r.period().toMillis();
-            long keepAlive = callerTime ? interval + CALLER_TIME_KEEP_ALIVE_MILLIS : interval;
-            // Soft or elastic: the log counts up to the effective limit; the answer speaks of the nominal one.
-            long limit = r.overage() ? r.effectiveLimit() : r.limit();
-            put(argv, at, Long.toString(r.cost()), now, randomId(),
-                    Long.toString(limit), Long.toString(interval), Long.toString(keepAlive), LOGGED_NOW, NO_PREFETCH);
-            return;
-        }
-        argv[at] = callerTime ? now : REDIS_TIME;
-        argv[at + 1] = Long.toString(r.period().toMillis());
-        switch (r.algorithm()) {
-            case TOKEN_BUCKET -> put(argv, at + 2, Long.toString(r.limit()), Long.toString(r.effectiveLimit()),
-                    Long.toString(r.burst()), Long.toString(r.effectiveBurst()), Long.toString(r.cost()), mode, NO_PREFETCH,
-                    NO_STOCK, NOT_LENT);
-            case LEAKY_BUCKET -> put(argv, at + 2, Long.toString(r.effectiveLimit()), Long.toString(r.queue()),
-                    Long.toString(r.cost()));
-            default -> put(argv, at + 2, Long.toString(r.limit()), Long.toString(r.effectiveLimit()),
-                    Long.toString(r.cost()), mode);
-        }
-    }
-
-    private static void put(Object[] argv, int at, String... values) {
-        System.arraycopy(values, 0, argv, at, values.length);
-    }
-
-    /** The answer of request {@code r}, at {@code at} in the flattened answers. */
-    private static RateOutcome outcome(RateRequest r, List<Object> v, int at) {
-        if (r.algorithm() != Algorithm.SLIDING_LOG) {
-            return new RateOutcome(number(v, at) == 1L, number(v, at + 1), number(v, at + 2), number(v, at + 3),
-                    number(v, at + 4), number(v, at + 5) == 1L);
-        }
-        RateOutcome o = new RateOutcome(number(v, at) == 1L, number(v, at + 1), number(v, at + 2), number(v, at + 3));
-        if (r.overage()) {
-            long extra = r.effectiveLimit() - r.limit();
-            o = new RateOutcome(o.allowed(), Math.max(0, o.remaining() - extra), o.resetMillis(), o.retryAfterMillis(),
-                    0, o.allowed() && o.remaining() < extra);
-        }
-        return neverFits(r, o);
-    }
-
-    private static long number(List<Object> v, int at) {
-        return (Long) v.get(at);
-    }
-
-    /** A log never holds more than its limit: a cost above it can never fit (the other scripts say so themselves). */
-    static RateOutcome neverFits(RateRequest r, RateOutcome o) {
-        if (o.allowed() || r.cost() <= r.effectiveLimit()) return o;
-        return new RateOutcome(false, o.remaining(), o.resetMillis(), RateOutcome.NEVER_FITS, 0, false);
     }
 
     @Override
@@ -704,13 +566,7 @@ public final class RedissonBackend
 
     /** A prefetch's id: marked, so that {@code refund-log.lua} never takes a stock's entry for a request's. */
     static String stockId() {
-        return STOCK_ID_MARK + randomId();
-    }
-
-    private static String randomId() {
-        byte[] id = new byte[16];
-        ThreadLocalRandom.current().nextBytes(id);
-        return HexFormat.of().formatHex(id);
+        return STOCK_ID_MARK + SlidingLogScript.randomId();
     }
 
     @Override
