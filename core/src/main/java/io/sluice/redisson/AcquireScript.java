@@ -12,7 +12,7 @@ import java.util.concurrent.CompletionStage;
  * permit id, with its lease; reclaims expired leases and wakes waiters on the way.
  */
 final class AcquireScript {
-    private static final String TEXT = LuaScript.of("wake.lua", "acquire.lua");
+    private static final String TEXT = LuaScript.of("shared/wake.lua", "lease/acquire.lua");
     private static final long ACQUIRED = 1;
 
     private final RScript scripts;

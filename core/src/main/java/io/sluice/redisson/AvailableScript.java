@@ -8,7 +8,7 @@ import java.util.concurrent.CompletionStage;
 
 /** {@code available.lua}: a semaphore's free permits under the request's limit, counting only leases not expired. */
 final class AvailableScript {
-    private static final String TEXT = LuaScript.of("available.lua");
+    private static final String TEXT = LuaScript.of("lease/available.lua");
 
     private final RScript scripts;
 

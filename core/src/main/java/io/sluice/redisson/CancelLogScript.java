@@ -11,7 +11,7 @@ import java.util.concurrent.CompletionStage;
  * id; when Redis has not run it (yet), a tombstone makes it take nothing if it runs later. Idempotent.
  */
 final class CancelLogScript {
-    private static final String TEXT = LuaScript.of("cancel-log.lua");
+    private static final String TEXT = LuaScript.of("rate/cancel-log.lua");
 
     private final RScript scripts;
 

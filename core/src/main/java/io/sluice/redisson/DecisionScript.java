@@ -51,8 +51,8 @@ abstract class DecisionScript {
             case SLIDING_LOG -> new SlidingLogScript(callerTime);
             case TOKEN_BUCKET -> new TokenBucketScript(callerTime);
             case LEAKY_BUCKET -> new LeakyBucketScript(callerTime);
-            case FIXED_WINDOW -> new WindowScript(callerTime, "fixed-window.lua");
-            case SLIDING_WINDOW -> new WindowScript(callerTime, "sliding-window.lua");
+            case FIXED_WINDOW -> new WindowScript(callerTime, "rate/fixed-window.lua");
+            case SLIDING_WINDOW -> new WindowScript(callerTime, "rate/sliding-window.lua");
         };
     }
 

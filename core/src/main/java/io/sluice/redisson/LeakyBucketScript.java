@@ -10,7 +10,7 @@ final class LeakyBucketScript extends DecisionScript {
     private final boolean callerTime;
 
     LeakyBucketScript(boolean callerTime) {
-        super(5, 1, 6, 0, false, "redis-time.lua", "leaky-bucket.lua");
+        super(5, 1, 6, 0, false, "shared/redis-time.lua", "rate/leaky-bucket.lua");
         this.callerTime = callerTime;
     }
 

@@ -26,7 +26,7 @@ final class LuaScript {
      * function, called by {@code batch.lua} once per request. The scripts' own text stays as it is.
      */
     static String batched(String first, String... rest) {
-        return "local function decide(KEYS, ARGV)\n" + of(first, rest) + "\nend\n" + file("batch.lua");
+        return "local function decide(KEYS, ARGV)\n" + of(first, rest) + "\nend\n" + file("shared/batch.lua");
     }
 
     private static String file(String name) {

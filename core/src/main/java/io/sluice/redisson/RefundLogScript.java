@@ -9,7 +9,7 @@ import java.util.concurrent.CompletionStage;
  * permits (never a prefetched stock's).
  */
 final class RefundLogScript {
-    private static final String TEXT = LuaScript.of("refund-log.lua");
+    private static final String TEXT = LuaScript.of("rate/refund-log.lua");
 
     private final RScript scripts;
 

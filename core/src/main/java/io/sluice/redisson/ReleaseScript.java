@@ -11,7 +11,7 @@ import java.util.concurrent.CompletionStage;
  * of that id arriving later takes nothing.
  */
 final class ReleaseScript {
-    private static final String TEXT = LuaScript.of("wake.lua", "release.lua");
+    private static final String TEXT = LuaScript.of("shared/wake.lua", "lease/release.lua");
     private static final long RELEASED = 1;
 
     private final RScript scripts;

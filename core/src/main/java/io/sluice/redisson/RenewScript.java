@@ -8,7 +8,7 @@ import java.util.concurrent.CompletionStage;
 
 /** {@code renew.lua}: extends a held permit's lease, and keeps the semaphore alive as an acquire does. */
 final class RenewScript {
-    private static final String TEXT = LuaScript.of("renew.lua");
+    private static final String TEXT = LuaScript.of("lease/renew.lua");
     private static final long RENEWED = 1;
 
     private final RScript scripts;

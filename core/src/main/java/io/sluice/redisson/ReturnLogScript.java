@@ -9,7 +9,7 @@ import java.util.concurrent.CompletionStage;
  * (found by the stock's id and permits).
  */
 final class ReturnLogScript {
-    private static final String TEXT = LuaScript.of("return-log.lua");
+    private static final String TEXT = LuaScript.of("rate/return-log.lua");
 
     private final RScript scripts;
 

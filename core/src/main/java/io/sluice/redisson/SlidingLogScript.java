@@ -23,7 +23,7 @@ final class SlidingLogScript extends DecisionScript {
     private final boolean callerTime;
 
     SlidingLogScript(boolean callerTime) {
-        super(ARGUMENTS, 3, 4, ENTRY_ID, true, "rate.lua");
+        super(ARGUMENTS, 3, 4, ENTRY_ID, true, "rate/rate.lua");
         this.callerTime = callerTime;
     }
 

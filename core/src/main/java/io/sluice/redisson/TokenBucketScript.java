@@ -28,7 +28,7 @@ final class TokenBucketScript extends DecisionScript {
     private final boolean callerTime;
 
     TokenBucketScript(boolean callerTime) {
-        super(ARGUMENTS, 1, 6, 0, true, "redis-time.lua", "token-bucket.lua");
+        super(ARGUMENTS, 1, 6, 0, true, "shared/redis-time.lua", "rate/token-bucket.lua");
         this.callerTime = callerTime;
     }
 

@@ -14,7 +14,7 @@ final class WindowScript extends DecisionScript {
 
     /** @param file the window's script */
     WindowScript(boolean callerTime, String file) {
-        super(6, 1, 6, 0, false, "redis-time.lua", file);
+        super(6, 1, 6, 0, false, "shared/redis-time.lua", file);
         this.callerTime = callerTime;
     }
 
