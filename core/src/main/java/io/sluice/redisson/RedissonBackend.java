@@ -12,7 +12,6 @@ import io.sluice.spi.Prefetching;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 import io.sluice.spi.Refunding;
-import io.sluice.spi.RequestRefusedException;
 import io.sluice.spi.ServerClock;
 import org.redisson.Redisson;
 import org.redisson.api.RPermitExpirableSemaphore;
@@ -21,27 +20,21 @@ import org.redisson.api.RRateLimiter;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 import org.redisson.api.options.OptionalOptions;
-import org.redisson.client.RedisException;
 import org.redisson.client.codec.StringCodec;
 import org.redisson.connection.ConnectionManager;
 
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongConsumer;
 import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
-import java.util.regex.Pattern;
 
 /**
  * Limits in Redis, in the data layout of Redisson's {@link RRateLimiter} (type {@code OVERALL}) and
@@ -55,6 +48,10 @@ import java.util.regex.Pattern;
  * {@code sliding-window}) run Sluice's own scripts, one per algorithm, on one key each, on Redis {@code TIME}:
  * the application servers' clocks do not take part. Their reference models are in {@code io.sluice.memory}.
  *
+ * <p>This class connects and implements the SPI; each script is a class of its own that owns its arguments and
+ * reads its answer ({@link AcquireScript}, {@link SlidingLogScript}...), and {@link DecisionCalls} sends a lane's
+ * decisions in one call.
+ *
  * <p>Scripts are never retried: a retried limiter script can count twice. Time of {@code sliding-log} and of
  * leases comes from the injected clock of this server, as Redisson's primitives do. Every key written gets a
  * TTL. Thread-safe.
@@ -67,10 +64,6 @@ import java.util.regex.Pattern;
  */
 public final class RedissonBackend
         implements LimiterBackend, Batching, Prefetching, Refunding, ServerClock, Connecting, KeyLayout {
-    /** Error codes that say something about Redis (memory, state, topology, access), not about one request. */
-    private static final Pattern REDIS_CONDITION = Pattern.compile(
-            "\\b(OOM|BUSY|READONLY|LOADING|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|NOPERM|NOSCRIPT|WRONGTYPE|CROSSSLOT|MOVED|ASK"
-                    + "|EXECABORT|NOREPLICAS|MISCONF)\\b");
     /** The first character of a prefetch's id, which a request's (hexadecimal) never has. */
     static final String STOCK_ID_MARK = "s";
     /**
@@ -102,8 +95,7 @@ public final class RedissonBackend
     private final RefundLogScript refundLog;
     private final ReturnLogScript returnLog;
     private final CancelLogScript cancelLog;
-    /** Each algorithm's decision script, on this backend's time base. */
-    private final Map<Algorithm, DecisionScript> deciders = new EnumMap<>(Algorithm.class);
+    private final DecisionCalls calls;
     private final Object connectLock = new Object();
     private volatile boolean connected;
     private volatile boolean closed;
@@ -129,7 +121,8 @@ public final class RedissonBackend
         this.timeout = timeout;
         this.scripts = redisson.getScript(OptionalOptions.defaults()
                 .codec(StringCodec.INSTANCE).timeout(timeout).retryAttempts(0));
-        this.lanes = new DecisionLanes(slots(redisson), DecisionScript.REFUND, this::send);
+        this.calls = new DecisionCalls(scripts, clock, callerTime);
+        this.lanes = new DecisionLanes(slots(redisson), DecisionScript.REFUND, calls::send);
         this.waiters = new LeaseWaiters(this::subscribe, clock::millis);
         this.acquire = new AcquireScript(scripts);
         this.renew = new RenewScript(scripts);
@@ -138,7 +131,7 @@ public final class RedissonBackend
         this.refundLog = new RefundLogScript(scripts);
         this.returnLog = new ReturnLogScript(scripts);
         this.cancelLog = new CancelLogScript(scripts);
-        for (Algorithm a : Algorithm.values()) deciders.put(a, DecisionScript.of(a, callerTime));
+
         connection();
     }
 
@@ -339,7 +332,7 @@ public final class RedissonBackend
      * rest were used), and it is no longer lent; a tombstone when Redis has not lent it (yet).
      */
     private CompletionStage<?> handBackLent(RateRequest r, String id) {
-        TokenBucketScript bucket = (TokenBucketScript) deciders.get(Algorithm.TOKEN_BUCKET);
+        TokenBucketScript bucket = (TokenBucketScript) calls.script(Algorithm.TOKEN_BUCKET);
         Object[] argv = bucket.handBackArguments(r, id, Long.toString(clock.millis()), TOMBSTONE_MILLIS);
         return whenConnected(() -> scripts.<List<Object>>evalAsync(r.key(), RScript.Mode.READ_WRITE, bucket.one(),
                 RScript.ReturnType.LIST, bucket.keys(r), argv));
@@ -373,135 +366,8 @@ public final class RedissonBackend
     List<CompletableFuture<List<RateOutcome>>> tryConsumeTogether(List<List<RateRequest>> perKey) {
         List<DecisionLanes.Unit> units = new ArrayList<>();
         for (List<RateRequest> requests : perKey) units.add(new DecisionLanes.Unit(requests, DecisionScript.CONSUME));
-        send(units);
+        calls.send(units);
         return units.stream().map(DecisionLanes.Unit::answers).toList();
-    }
-
-    /**
-     * One lane's decisions (one key's, or several keys' of one slot) in one script call. A lone request runs the
-     * script as it is; more run it wrapped by {@code batch.lua}, which takes runs of identical requests (a hot key's
-     * burst) as their arguments once and a count. Each unit gets its answers, or its failure alone when a decision
-     * of it failed inside Redis; the stage fails when the call itself did.
-     */
-    private CompletionStage<Void> send(List<DecisionLanes.Unit> units) {
-        RateRequest first = units.get(0).first();
-        DecisionScript decider = deciders.get(first.algorithm());
-        String now = Long.toString(clock.millis());
-        boolean alone = units.size() == 1 && units.get(0).ahead() == null && units.get(0).requests().size() == 1;
-        Object[] argv;
-        List<Object> keys;
-        if (alone) {
-            argv = decider.arguments(first, units.get(0).mode(), now);
-            keys = decider.keys(first);
-        } else {
-            keys = new ArrayList<>();
-            List<Object> args = new ArrayList<>(decider.batchHeader());
-            // A log takes the caller's time: one time for the whole call, as calls at one instant (batch.lua then
-            // answers a repeated rejection without walking the log again).
-            for (int u = 0; u < units.size(); u++) {
-                DecisionLanes.Unit unit = units.get(u);
-                List<RateRequest> requests = unit.requests();
-                keys.addAll(decider.keys(unit.first()));
-                for (int i = 0, run; i < requests.size(); i += run) {
-                    RateRequest r = requests.get(i);
-                    run = 1;
-                    while (i + run < requests.size() && requests.get(i + run).equals(r)) run++;
-                    args.add(Integer.toString(u + 1));
-                    args.add(Integer.toString(run));
-                    args.addAll(Arrays.asList(decider.arguments(r, unit.mode(), now)));
-                }
-                DecisionLanes.Ahead ahead = unit.ahead();
-                if (ahead != null) {
-                    // One decision for batch.lua: the script takes up to the count itself and answers once.
-                    args.add(Integer.toString(u + 1));
-                    args.add("1");
-                    String[] one = decider.prefetchArguments(ahead, now);
-                    ahead.sentAt().set(Long.parseLong(now));
-                    args.addAll(Arrays.asList(one));
-                }
-            }
-            argv = args.toArray();
-        }
-        CompletionStage<List<Object>> result = scripts.evalAsync(first.key(), RScript.Mode.READ_WRITE,
-                alone ? decider.one() : decider.many(), RScript.ReturnType.LIST, keys, argv);
-        CompletableFuture<Void> ended = new CompletableFuture<>();
-        result.whenComplete((v, e) -> {
-            if (e != null) {
-                Throwable failure = refusedRequest(first.key(), e);
-                for (DecisionLanes.Unit u : units) u.answers().completeExceptionally(failure);
-                // Redis answered a request it refused: the lane's next call goes as after any answer.
-                if (failure instanceof RequestRefusedException) ended.complete(null);
-                else ended.completeExceptionally(e);
-                return;
-            }
-            // The lane's next call goes first: Redis works on it while this thread hands these answers out.
-            ended.complete(null);
-            try {
-                answer(units, v, decider);
-            } catch (RuntimeException unexpected) {
-                // An answer of another shape (a proxy in front of Redis, a script of another version): no caller waits for ever.
-                for (DecisionLanes.Unit u : units) u.answers().completeExceptionally(unexpected);
-            }
-        });
-        return ended;
-    }
-
-    /** Each unit's answers from one call's flattened answers, or its failure when a decision of it failed in Redis. */
-    private static void answer(List<DecisionLanes.Unit> units, List<Object> v, DecisionScript decider) {
-        int step = decider.answerSize();
-        int at = 0;
-        for (DecisionLanes.Unit u : units) {
-            List<RateOutcome> answers = new ArrayList<>(u.answerCount());
-            String failure = null;
-            for (int i = 0; i < u.answerCount(); i++) {
-                boolean prefetch = i == u.requests().size();
-                RateRequest r = prefetch ? u.ahead().request() : u.requests().get(i);
-                if (v.get(at) instanceof String message) {
-                    failure = message;
-                } else if (failure == null && prefetch) {
-                    // A prefetch answers how many it took where a decision answers whether it was allowed.
-                    u.ahead().taken().set(DecisionScript.taken(v, at));
-                    answers.add(DecisionScript.prefetched(v, at));
-                } else if (failure == null) {
-                    answers.add(decider.outcome(r, v, at));
-                }
-                at += step;
-            }
-            if (failure == null) u.answers().complete(answers);
-            else if (causedByRequest(failure)) u.answers().completeExceptionally(refused(u.first().key(), failure));
-            else u.answers().completeExceptionally(new RedisException("rate script failed on " + u.first().key() + ": " + failure));
-        }
-    }
-
-    /**
-     * Whether a decision script's error is one its own request caused: Redis's generic {@code ERR} (a number it cannot
-     * take, such as a TTL out of range) or a Lua runtime error. An error with a code of its own ({@code OOM},
-     * {@code BUSY}, {@code READONLY}, {@code LOADING}, {@code NOSCRIPT}, {@code CLUSTERDOWN}, {@code WRONGTYPE},
-     * {@code NOPERM}...) or about permissions says something about Redis, not about the request.
-     */
-    static boolean causedByRequest(String error) {
-        String e = error.strip();
-        // Redis 6 wraps any error raised in a script in "ERR Error running script ...": look for the codes inside too.
-        if (REDIS_CONDITION.matcher(e).find() || e.contains("permission") || e.contains("can't run this command")) return false;
-        return e.startsWith("ERR ") || e.startsWith("user_script:") || e.startsWith("@user_script");
-    }
-
-    /**
-     * A failed script call as the caller sees it: {@link RequestRefusedException} when Redis answered with an error
-     * the script's own request caused while it ran (the error names the script), else the failure as it is.
-     */
-    private static Throwable refusedRequest(String key, Throwable e) {
-        Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-        String message = cause.getMessage();
-        if (cause.getClass() != RedisException.class || message == null || !message.contains("script")) return e;
-        return causedByRequest(message) ? refused(key, message) : e;
-    }
-
-    /** The request's error, with Redis's message up to where Redisson adds the connection and the arguments. */
-    private static RequestRefusedException refused(String key, String error) {
-        int end = error.indexOf(". channel:");
-        return new RequestRefusedException("rate script refused a request on " + key + ": "
-                + (end < 0 ? error : error.substring(0, end)).strip());
     }
 
     @Override
