@@ -95,6 +95,7 @@ public final class RedissonBackend
     private final RefundLogScript refundLog;
     private final ReturnLogScript returnLog;
     private final CancelLogScript cancelLog;
+    private final ServerTimeScript serverTime;
     private final DecisionCalls calls;
     private final Object connectLock = new Object();
     private volatile boolean connected;
@@ -131,6 +132,7 @@ public final class RedissonBackend
         this.refundLog = new RefundLogScript(scripts);
         this.returnLog = new ReturnLogScript(scripts);
         this.cancelLog = new CancelLogScript(scripts);
+        this.serverTime = new ServerTimeScript(scripts);
 
         connection();
     }
@@ -442,9 +444,7 @@ public final class RedissonBackend
             connection();
             return CompletableFuture.failedFuture(new IllegalStateException("not connected to Redis yet"));
         }
-        return scripts.evalAsync(RScript.Mode.READ_ONLY,
-                "local t = redis.call('TIME'); return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)",
-                RScript.ReturnType.LONG);
+        return serverTime.call();
     }
 
     @Override
