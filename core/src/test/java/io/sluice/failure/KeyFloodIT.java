@@ -4,7 +4,7 @@ import io.sluice.Admission;
 import io.sluice.Decision;
 import io.sluice.KeySource;
 import io.sluice.Sluice;
-import io.sluice.internal.RateKeys;
+import io.sluice.redisson.RateKeys;
 import io.sluice.key.KeyResolver;
 import io.sluice.rule.Rate;
 import io.sluice.rule.Rule;
@@ -140,7 +140,7 @@ class KeyFloodIT {
             for (int i = sent - 1; i >= sent - SAMPLES; i--) {
                 Algorithm a = ALGORITHMS.get(i % ALGORITHMS.size());
                 if (a == Algorithm.SLIDING_LOG) continue;
-                String key = RateKeys.name("sluice", RateRules.name("flood", a), a, rate, KeyResolver.hash("identity-" + i));
+                String key = RateKeys.name("sluice", RateRules.name("flood", a), a, rate.period(), KeyResolver.hash("identity-" + i));
                 Object bytes = resp.call("MEMORY", "USAGE", key, "SAMPLES", "0");
                 if (bytes instanceof Long b) largest.merge(a, b, Math::max); // null: already expired
             }

@@ -3,7 +3,7 @@ package io.sluice.failure;
 import io.sluice.Admission;
 import io.sluice.KeySource;
 import io.sluice.Sluice;
-import io.sluice.internal.RateKeys;
+import io.sluice.redisson.RateKeys;
 import io.sluice.key.KeyResolver;
 import io.sluice.rule.Rule;
 import io.sluice.spi.Algorithm;
@@ -144,7 +144,7 @@ class PartialStateLossTest {
             for (int i = 0; i <= capacity; i++) {
                 assertThat(admit(name, key).allowed()).as(name + " request " + (i + 1)).isEqualTo(i < capacity);
             }
-            del(RateKeys.name(properties.get("sluice.key-prefix"), name, a, t.rate().orElseThrow(), KeyResolver.hash(key)));
+            del(RateKeys.name(properties.get("sluice.key-prefix"), name, a, t.rate().orElseThrow().period(), KeyResolver.hash(key)));
         }
         try (Sluice other = Sluice.fromProperties(properties)) {
             for (Algorithm a : onRedisTime) {

@@ -5,7 +5,7 @@ import io.sluice.Decision;
 import io.sluice.KeySource;
 import io.sluice.Sluice;
 import io.sluice.Stats;
-import io.sluice.internal.RateKeys;
+import io.sluice.redisson.RateKeys;
 import io.sluice.key.KeyResolver;
 import io.sluice.rule.Rule;
 import io.sluice.spi.Algorithm;
@@ -173,7 +173,7 @@ class StallAccountingIT {
                 if (a == Algorithm.SLIDING_LOG) continue;
                 String name = RateRules.name("window", a);
                 Rule r = windowed.rules().get(name).orElseThrow();
-                String key = RateKeys.name("sluice", name, a, r.rate().orElseThrow(), KeyResolver.hash("k0"));
+                String key = RateKeys.name("sluice", name, a, r.rate().orElseThrow().period(), KeyResolver.hash("k0"));
                 await(name + " expired").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50))
                         .until(() -> (Long) redis.command("EXISTS", key) == 0);
                 Decision d = Probe.admit(windowed, name, "k0").decisions().get(0);

@@ -6,6 +6,7 @@ import io.sluice.spi.Algorithm;
 import io.sluice.spi.LimiterBackend;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
+import io.sluice.spi.Refunding;
 import io.sluice.testing.MutableClock;
 import io.sluice.testing.TestRedis;
 import org.junit.jupiter.api.AfterAll;
@@ -55,7 +56,7 @@ class ElasticTest {
     }
 
     private static RateOutcome elastic(LimiterBackend b, RateRequest own, RateRequest capacity) {
-        return Elastic.consume(b, own, capacity).toCompletableFuture().join();
+        return Elastic.consume(b, (Refunding) b, own, capacity).toCompletableFuture().join();
     }
 
     @ParameterizedTest

@@ -1,6 +1,5 @@
 package io.sluice.redisson;
 
-import io.sluice.internal.RateKeys;
 import io.sluice.key.KeyResolver;
 import io.sluice.rule.Rate;
 import io.sluice.spi.Algorithm;
@@ -131,13 +130,13 @@ class RedisTimeTest {
         for (Algorithm a : Algorithm.values()) {
             table.append("| ").append(a.id());
             for (Rate rate : List.of(new Rate(10, Duration.ofSeconds(1)), new Rate(10_000, HOUR))) {
-                String key = RateKeys.name("sluice", "posts-" + run, a, rate, KeyResolver.hash("user-42"));
+                String key = RateKeys.name("sluice", "posts-" + run, a, rate.period(), KeyResolver.hash("user-42"));
                 RateRequest r = new RateRequest(key, a, rate.permits(), rate.period(), 1, rate.permits(),
                         a == LEAKY_BUCKET ? rate.permits() : 0, rate.permits());
                 // sliding-log: the measurement (a rejection walks its whole log, so none are sent)
                 sendMany(b, r, a == SLIDING_LOG ? rate.permits() : rate.permits() + rate.permits() / 5);
                 List<String> keys = a == SLIDING_LOG
-                        ? List.of(key, RedissonBackend.suffix(key, "value"), RedissonBackend.suffix(key, "permits"))
+                        ? List.of(key, RedissonNames.suffix(key, "value"), RedissonNames.suffix(key, "permits"))
                         : List.of(key);
                 long bytes = 0;
                 try (Resp resp = Resp.connect(port, Duration.ofSeconds(10))) {

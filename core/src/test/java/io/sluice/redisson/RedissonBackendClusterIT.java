@@ -110,6 +110,6 @@ class RedissonBackendClusterIT extends BackendContract {
         // as round-trip time): wait for that connection, not for some time.
         ((RedissonBackend) backend).firstConnection().toCompletableFuture().orTimeout(60, TimeUnit.SECONDS).join();
         long now = System.currentTimeMillis();
-        assertThat(backend.serverTimeMillis().toCompletableFuture().join()).isBetween(now - 60_000, now + 60_000);
+        assertThat(((RedissonBackend) backend).serverTimeMillis().toCompletableFuture().join()).isBetween(now - 60_000, now + 60_000);
     }
 }

@@ -19,7 +19,7 @@ class RefusedRequestTest {
             "user_script:12: attempt to perform arithmetic on a nil value",
             "ERR invalid expire time in 'set' command"})
     void anArgumentRedisCannotTakeIsTheRequests(String error) {
-        assertThat(RedissonBackend.causedByRequest(error)).isTrue();
+        assertThat(DecisionCalls.causedByRequest(error)).isTrue();
     }
 
     @ParameterizedTest
@@ -35,6 +35,6 @@ class RefusedRequestTest {
             "CLUSTERDOWN The cluster is down",
             "NOSCRIPT No matching script. Please use EVAL."})
     void aConditionOfRedisIsABackendFailure(String error) {
-        assertThat(RedissonBackend.causedByRequest(error)).isFalse();
+        assertThat(DecisionCalls.causedByRequest(error)).isFalse();
     }
 }

@@ -1,7 +1,6 @@
-package io.sluice.internal;
+package io.sluice.redisson;
 
 import io.sluice.key.KeyResolver;
-import io.sluice.rule.Rate;
 import io.sluice.spi.Algorithm;
 import org.junit.jupiter.api.Test;
 
@@ -16,27 +15,27 @@ class RateKeysTest {
 
     @Test
     void aSlidingLogIsARedissonNameWithoutBracesAndWithoutTheLimit() {
-        assertThat(RateKeys.name("sluice", "posts", Algorithm.SLIDING_LOG, new Rate(10, Duration.ofHours(1)), HASH))
+        assertThat(RateKeys.name("sluice", "posts", Algorithm.SLIDING_LOG, Duration.ofHours(1), HASH))
                 .isEqualTo("sluice:posts:sliding-log:1h:" + HASH);
-        assertThat(RateKeys.name("sluice", "posts", Algorithm.SLIDING_LOG, new Rate(20, Duration.ofHours(1)), HASH))
+        assertThat(RateKeys.name("sluice", "posts", Algorithm.SLIDING_LOG, Duration.ofHours(1), HASH))
                 .isEqualTo("sluice:posts:sliding-log:1h:" + HASH);
     }
 
     @Test
     void theOtherAlgorithmsNameRuleAlgorithmAndPeriodInOneHashTagButNotTheLimit() {
-        assertThat(RateKeys.name("sluice", "posts", Algorithm.TOKEN_BUCKET, new Rate(10, Duration.ofHours(1)), HASH))
+        assertThat(RateKeys.name("sluice", "posts", Algorithm.TOKEN_BUCKET, Duration.ofHours(1), HASH))
                 .isEqualTo("sluice:{posts:token-bucket:1h:" + HASH + "}");
         // A changed limit keeps the key (and so the usage); a changed period or algorithm does not.
-        assertThat(RateKeys.name("sluice", "posts", Algorithm.TOKEN_BUCKET, new Rate(20, Duration.ofHours(1)), HASH))
+        assertThat(RateKeys.name("sluice", "posts", Algorithm.TOKEN_BUCKET, Duration.ofHours(1), HASH))
                 .isEqualTo("sluice:{posts:token-bucket:1h:" + HASH + "}");
-        assertThat(RateKeys.name("sluice", "posts", Algorithm.FIXED_WINDOW, new Rate(10, Duration.ofMillis(500)), HASH))
+        assertThat(RateKeys.name("sluice", "posts", Algorithm.FIXED_WINDOW, Duration.ofMillis(500), HASH))
                 .isEqualTo("sluice:{posts:fixed-window:500ms:" + HASH + "}");
     }
 
     @Test
     void algorithmsNeverShareAKey() {
         Set<String> names = new HashSet<>();
-        for (Algorithm a : Algorithm.values()) names.add(RateKeys.name("sluice", "posts", a, new Rate(10, Duration.ofMinutes(1)), HASH));
+        for (Algorithm a : Algorithm.values()) names.add(RateKeys.name("sluice", "posts", a, Duration.ofMinutes(1), HASH));
         assertThat(names).hasSize(Algorithm.values().length);
     }
 }

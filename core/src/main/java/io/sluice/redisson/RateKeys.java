@@ -1,8 +1,9 @@
-package io.sluice.internal;
+package io.sluice.redisson;
 
 import io.sluice.rule.Durations;
-import io.sluice.rule.Rate;
 import io.sluice.spi.Algorithm;
+
+import java.time.Duration;
 
 /**
  * Redis key names of rate state. Every key carries the rule, the algorithm and the period but not the limit:
@@ -16,8 +17,18 @@ public final class RateKeys {
     private RateKeys() {
     }
 
-    public static String name(String prefix, String rule, Algorithm algorithm, Rate rate, String hashedKey) {
-        String name = rule + ":" + algorithm.id() + ":" + Durations.format(rate.period()) + ":" + hashedKey;
+    /**
+     * The Redis key of a rate rule's state for one key value.
+     *
+     * @param prefix    {@code sluice.key-prefix}
+     * @param rule      the rule's name
+     * @param algorithm how the rule counts
+     * @param period    the rule's period
+     * @param hashedKey the key value, hashed
+     * @return the key's name in Redis
+     */
+    public static String name(String prefix, String rule, Algorithm algorithm, Duration period, String hashedKey) {
+        String name = rule + ":" + algorithm.id() + ":" + Durations.format(period) + ":" + hashedKey;
         return algorithm == Algorithm.SLIDING_LOG ? prefix + ":" + name : prefix + ":{" + name + "}";
     }
 }
