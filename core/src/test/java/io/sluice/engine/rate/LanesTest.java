@@ -1,6 +1,5 @@
 package io.sluice.engine.rate;
 
-import io.sluice.spi.Batching;
 import io.sluice.spi.RateOutcome;
 import io.sluice.testing.CountingBackend;
 import org.junit.jupiter.api.Test;
@@ -16,7 +15,7 @@ class LanesTest {
     private final RateStepFixture f = new RateStepFixture();
     private final CountingBackend backend = new CountingBackend(Clock.systemUTC());
     private final Shield shield = new Shield(f.ticker);
-    private final Lanes lanes = new Lanes(backend, Batching.oneAfterAnother(backend), f.guard, shield);
+    private final Lanes lanes = new Lanes(backend, backend, f.guard, shield);
     private final RateCall call = lanes.call(true, Long.MAX_VALUE);
 
     private static RateAnswer answer(RateCall.Sent sent) {
