@@ -53,7 +53,7 @@ class SluiceTest {
         Map<String, String> p = Map.of("sluice.rules.a.rate", "1/s");
         assertThatThrownBy(() -> Sluice.builder().properties(p).inMemory().backend(new InMemoryBackend(clock)).build())
                 .isInstanceOf(IllegalStateException.class)
-                .hasMessage("choose one backend: backend(...), redisson(...) or inMemory(); got backend(...) and inMemory()");
+                .hasMessage("choose one backend: backend(...) or inMemory(); got backend(...) and inMemory()");
         assertThatThrownBy(() -> Sluice.builder().inMemory().build())
                 .isInstanceOf(IllegalStateException.class).hasMessage("rules, properties, config or source are required");
     }
