@@ -59,6 +59,15 @@ class SluiceTest {
     }
 
     @Test
+    void withoutABackendOrAProviderOnTheClassPathTheBuilderSaysWhatToAdd() {
+        // sluice-core's own class path has no BackendProvider registered: sluice-redisson is not on it.
+        assertThatThrownBy(() -> Sluice.builder().properties(Map.of("sluice.rules.a.rate", "1/s")).build())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("no backend: add sluice-redisson to the class path for Redis, or give one with backend(...) "
+                        + "or inMemory()");
+    }
+
+    @Test
     void rateRulesComeFirstAndTheFirstRejectionReturnsPermitsAlreadyTaken() {
         Sluice s = sluice(
                 "sluice.rules.a-conc.concurrency", "1", "sluice.rules.a-conc.key", "global",
