@@ -4,6 +4,7 @@ import io.sluice.rule.HeaderStyle;
 
 import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -33,6 +34,29 @@ public final class Admission implements AutoCloseable {
         this.rejection = rejection;
         this.release = release;
         this.headerStyle = headerStyle;
+    }
+
+    /**
+     * An admitted request, as the engine answers it (and as an adapter's tests may build one).
+     *
+     * @param decisions the decision of each rule that applied, in the order decided
+     * @param release   gives back what the request holds (its concurrency permits); run once, on {@link #close()}
+     * @return the admission
+     */
+    public static Admission admitted(List<Decision> decisions, Runnable release) {
+        return new Admission(decisions, null, release);
+    }
+
+    /**
+     * A rejected request, as the engine answers it: it holds nothing.
+     *
+     * @param decisions   the decisions made before and including the rejection
+     * @param rejection   the decision that rejected it
+     * @param headerStyle the headers its {@link LimitExceededException} asks for
+     * @return the admission
+     */
+    public static Admission rejected(List<Decision> decisions, Decision rejection, HeaderStyle headerStyle) {
+        return new Admission(decisions, Objects.requireNonNull(rejection), () -> { }, headerStyle);
     }
 
     /** {@return an admission of a request no rule applied to: allowed, no decisions, no permits} */

@@ -1,16 +1,14 @@
 package io.sluice;
 
-import io.sluice.internal.Deadlines;
-import io.sluice.internal.DecisionListener;
-import io.sluice.internal.DecisionListeners;
-import io.sluice.internal.Log;
-import io.sluice.internal.ThrottledLog;
-import io.sluice.internal.Ticker;
+import io.sluice.engine.BackendStartup;
+import io.sluice.engine.Engine;
+import io.sluice.engine.Deadlines;
+import io.sluice.engine.DecisionListener;
+import io.sluice.engine.Ticker;
 import io.sluice.key.RequestView;
 import io.sluice.memory.InMemoryBackend;
 import io.sluice.micrometer.Micrometer;
 import io.sluice.rule.ConfigLoader;
-import io.sluice.rule.Durations;
 import io.sluice.rule.Rule;
 import io.sluice.rule.RuleParser;
 import io.sluice.rule.RuleSet;
@@ -29,11 +27,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.ServiceLoader;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * The engine: a parsed rules file and a backend that stores the limits. Adapters (the servlet filter,
@@ -50,64 +44,10 @@ import java.util.concurrent.TimeoutException;
  * <p>Thread-safe; build one per application and {@link #close()} it on shutdown.
  */
 public final class Sluice implements AutoCloseable {
-    private static final Log LOG = Log.of(Sluice.class);
-    /** A warning of one topic (a rule's backend failures, say) is logged at most this often. */
-    private static final long WARN_AT_MOST_EVERY_MILLIS = 10_000;
-    /** How often decisions past their deadline are failed: a deadline fires at most this late. */
-    private static final long DEADLINE_SWEEP_MILLIS = 10;
-    /** While start-up waits for the backend, a failed connection attempt is followed by another this often. */
-    private static final long AWAIT_RETRY_MILLIS = 1_000;
-    /** Where rules given to {@code reload(...)} come from, in log messages. */
-    private static final String FROM_CODE = "the application (Sluice.reload)";
+    private final Engine engine;
 
-    private final LiveRules live;
-    private final LimiterBackend backend;
-    private final EngineScheduler scheduler = new EngineScheduler();
-    private final StatsRecorder stats = new StatsRecorder();
-    private final DecisionListener listener;
-    private final Admitter admitter;
-    private final RateDecider rates;
-    private final Leases leases;
-    private final ClockSkewMonitor clockSkew;
-    /** What {@link #reload()} reads again; null when the engine was built from properties or rules. */
-    private final RulesSource source;
-    /** Serializes reloads, and guards the fields below. */
-    private final Object reloading = new Object();
-    /** The properties the rules in effect were read from (null when built from a RuleSet). */
-    private Map<String, String> loaded;
-    /** The properties the poll last saw, applied or refused: a refused file is logged once, not on every poll. */
-    private Map<String, String> lastSeen;
-    /**
-     * What the last poll read when it differed from {@link #lastSeen}: applied only if the next poll reads the same,
-     * so a file caught while it is being written (truncated, half there) is never applied.
-     */
-    private Map<String, String> unsettled;
-    /** The last reason the poll could not read the source, logged once until it changes. */
-    private String lastUnreadable;
-
-    /**
-     * @param coldStart whether the backend connects in the background (Redis): then the first decisions may take
-     *                  up to {@code sluice.await-backend} from now, until the backend has answered once
-     */
-    private Sluice(RuleSet rules, RulesSource source, Map<String, String> loaded, LimiterBackend backend, Clock clock,
-                   Ticker ticker, Optional<DecisionListener> meters, boolean coldStart) {
-        this.live = new LiveRules(rules, LOG);
-        this.source = source;
-        this.loaded = loaded;
-        this.lastSeen = loaded;
-        this.backend = backend;
-        this.listener = meters.map(m -> DecisionListeners.of(List.of(stats, m))).orElse(stats);
-        ThrottledLog log = new ThrottledLog(LOG, WARN_AT_MOST_EVERY_MILLIS, ticker);
-        KeyNaming naming = new KeyNaming(rules.settings().keyPrefix());
-        Duration startUp = coldStart ? rules.settings().awaitBackend() : Duration.ZERO;
-        BackendGuard guard = new BackendGuard(rules.settings().backendTimeout(), startUp, ticker, listener, log);
-        this.leases = new Leases(backend, guard, naming, scheduler, log, listener, live);
-        this.rates = new RateDecider(backend, guard, naming, ticker, listener, scheduler, live);
-        this.admitter = new Admitter(rates, leases, listener, log, rules.settings().headers());
-        this.clockSkew = new ClockSkewMonitor(backend, clock, ticker, rules.settings().maxClockSkew(), scheduler, log);
-        clockSkew.start();
-        scheduler.withFixedDelay(guard::sweep, DEADLINE_SWEEP_MILLIS, DEADLINE_SWEEP_MILLIS);
-        poll(rules.settings().reload());
+    private Sluice(Engine engine) {
+        this.engine = engine;
     }
 
     /**
@@ -148,7 +88,7 @@ public final class Sluice implements AutoCloseable {
      * @return the rules and global settings
      */
     public RuleSet rules() {
-        return live.get();
+        return engine.rules();
     }
 
     /**
@@ -167,23 +107,7 @@ public final class Sluice implements AutoCloseable {
      * @throws IllegalStateException when the engine was built from properties or rules: there is nothing to read again
      */
     public boolean reload() {
-        if (source == null) {
-            throw new IllegalStateException("Sluice was built from properties or rules, not from a rules source: nothing"
-                    + " to read again; call reload(properties), or build it with Builder.config(...) or Builder.source(...)");
-        }
-        synchronized (reloading) {
-            Map<String, String> properties;
-            try {
-                properties = source.load();
-            } catch (ConfigException e) {
-                throw refused(e, source.description());
-            }
-            lastSeen = properties;
-            unsettled = null;
-            if (properties.equals(loaded)) return false;
-            apply(properties, source.description());
-            return true;
-        }
+        return engine.reloader().reload();
     }
 
     /**
@@ -194,9 +118,7 @@ public final class Sluice implements AutoCloseable {
      * @throws ConfigException naming every problem of refused rules (logged too)
      */
     public void reload(Map<String, String> properties) {
-        synchronized (reloading) {
-            apply(new LinkedHashMap<>(properties), FROM_CODE);
-        }
+        engine.reloader().reload(properties);
     }
 
     /**
@@ -206,11 +128,7 @@ public final class Sluice implements AutoCloseable {
      * @throws ConfigException when they lack a rule the application {@linkplain #requireRules requires} (logged too)
      */
     public void reload(RuleSet rules) {
-        Objects.requireNonNull(rules);
-        synchronized (reloading) {
-            swap(rules, FROM_CODE);
-            loaded = null;
-        }
+        engine.reloader().reload(rules);
     }
 
     /**
@@ -222,97 +140,12 @@ public final class Sluice implements AutoCloseable {
      * @throws IllegalArgumentException when one of them is not a rule now
      */
     public void requireRules(String requiredBy, Collection<String> ruleNames) {
-        live.require(Objects.requireNonNull(requiredBy), List.copyOf(ruleNames));
+        engine.requireRules(Objects.requireNonNull(requiredBy), List.copyOf(ruleNames));
     }
 
-    /** Parses and swaps in the properties; the caller holds {@link #reloading}. */
-    private void apply(Map<String, String> properties, String from) {
-        RuleSet parsed;
-        try {
-            parsed = RuleParser.parse(properties);
-        } catch (ConfigException e) {
-            throw refused(e, from);
-        }
-        swap(parsed, from);
-        loaded = properties;
-    }
-
-    private void swap(RuleSet candidate, String from) {
-        String changes;
-        try {
-            changes = live.replace(candidate);
-        } catch (ConfigException e) {
-            throw refused(e, from);
-        }
-        // A key the shield remembers as exhausted may have room under its new limit.
-        rates.forgetShielded();
-        LOG.info("Sluice reloaded its rules from {}: {}", from, changes);
-    }
-
-    private static ConfigException refused(ConfigException e, String from) {
-        LOG.error("Sluice refused the new rules from " + from + " and keeps serving the rules in effect. " + e.getMessage(),
-                (Throwable) null);
-        return e;
-    }
-
-    /**
-     * One look at the rules source for {@code sluice.reload}: reloads when it has read differently from the rules
-     * last seen <em>on two looks in a row</em>. A file is rewritten in place by truncating it and writing it again
-     * ({@code cat >}, {@code Files.writeString}, many deploy tools): a look in between reads it empty or cut short,
-     * and the next look, a poll interval later, reads it whole. Comparing contents (not size and modification time,
-     * which a rewrite within the file system's time granularity can leave as they were) finds every change. A refused
-     * or unreadable source is logged once, not on every look. Runs on the engine's thread (tests call it).
-     */
+    /** One look at the rules source, as the {@code sluice.reload} poll takes (for tests). */
     void pollRulesSource() {
-        synchronized (reloading) {
-            Map<String, String> properties;
-            try {
-                properties = source.load();
-            } catch (ConfigException e) {
-                unsettled = null;
-                if (!e.getMessage().equals(lastUnreadable)) refused(e, source.description());
-                lastUnreadable = e.getMessage();
-                return;
-            }
-            lastUnreadable = null;
-            if (properties.equals(lastSeen)) {
-                unsettled = null;
-                return;
-            }
-            if (!properties.equals(unsettled)) {
-                unsettled = properties; // changed, or still changing: look again next time
-                return;
-            }
-            unsettled = null;
-            lastSeen = properties;
-            if (properties.equals(loaded)) return; // back as it is in effect (a rewrite caught half-way, say)
-            try {
-                apply(properties, source.description());
-            } catch (ConfigException refusedAndLogged) {
-                // The rules in effect keep serving; the next change of the file is looked at again.
-            }
-        }
-    }
-
-    /**
-     * Polls the source every {@code every} (zero: never), from start to close: no file read later changes it
-     * ({@code sluice.reload} needs a restart), so no file caught half-written can stop it.
-     */
-    private void poll(Duration every) {
-        if (every.isZero()) return;
-        if (source == null || !source.pollable()) {
-            LOG.warn("sluice.reload={} is ignored: it polls a rules file (file:PATH or a plain path) or a RulesSource.of(...),"
-                    + " and the rules come from {}; Sluice.reload() applies changes", Durations.format(every), source != null ? source.description() : "properties given to the builder");
-            return;
-        }
-        scheduler.withFixedDelay(() -> {
-            try {
-                pollRulesSource();
-            } catch (RuntimeException e) {
-                // Caught, or the executor would never run the poll again.
-                LOG.warn("Sluice could not check its rules source for changes", e);
-            }
-        }, every.toMillis(), every.toMillis());
+        engine.reloader().poll();
     }
 
     /**
@@ -323,23 +156,7 @@ public final class Sluice implements AutoCloseable {
      * @return the key, cost and plan of each rule for this request
      */
     public KeySource keysOf(RequestView request) {
-        return new KeySource() {
-            @Override
-            public String keyFor(Rule rule) {
-                return live.resolver().resolve(rule.key(), request);
-            }
-
-            @Override
-            public long costFor(Rule rule) {
-                String path = request.path();
-                return path == null ? rule.ratePolicy().cost() : rule.ratePolicy().costFor(path);
-            }
-
-            @Override
-            public String planFor(Rule rule) {
-                return rule.plans().source().map(s -> s.resolve(request)).orElse(null);
-            }
-        };
+        return engine.keysOf(request);
     }
 
     /**
@@ -351,7 +168,7 @@ public final class Sluice implements AutoCloseable {
      * @return the admission, once every rule has decided
      */
     public CompletionStage<Admission> admit(List<Rule> applicable, KeySource keys) {
-        return admitter.admit(applicable, keys);
+        return engine.admit(applicable, keys);
     }
 
     /**
@@ -362,7 +179,7 @@ public final class Sluice implements AutoCloseable {
      * @return the last measured skew
      */
     public Optional<Duration> clockSkew() {
-        return clockSkew.skew();
+        return engine.clockSkew();
     }
 
     /**
@@ -375,7 +192,7 @@ public final class Sluice implements AutoCloseable {
      * @return whether the backend is connected
      */
     public boolean connected() {
-        return backend.connected();
+        return engine.connected();
     }
 
     /**
@@ -384,7 +201,7 @@ public final class Sluice implements AutoCloseable {
      * @return a snapshot of the counts
      */
     public Stats stats() {
-        return stats.snapshot();
+        return engine.stats();
     }
 
     /**
@@ -396,12 +213,12 @@ public final class Sluice implements AutoCloseable {
      * @return the free permits
      */
     public CompletionStage<Integer> availablePermits(Rule rule, String rawKey) {
-        return leases.available(rule, rawKey);
+        return engine.availablePermits(rule, rawKey);
     }
 
-    /** The rate decisions (for tests in this package). */
-    RateDecider rateDecider() {
-        return rates;
+    /** The engine behind this facade (for tests: {@code io.sluice.engine.EngineProbe} looks inside). */
+    Engine engine() {
+        return engine;
     }
 
     /**
@@ -411,43 +228,7 @@ public final class Sluice implements AutoCloseable {
      */
     @Override
     public void close() {
-        rates.close();
-        scheduler.close();
-        backend.close();
-        listener.engineClosed();
-    }
-
-    /**
-     * {@code sluice.await-backend}: blocks until the backend's first connection, or until the wait is over, then
-     * serves anyway. The wait is real time on this JVM's monotonic clock (not the injected ticker, which
-     * a test may have stopped): it bounds how long a deployment blocks.
-     */
-    private void awaitBackend(Duration await) {
-        if (await.isZero() || backend.connected()) return;
-        long started = System.nanoTime();
-        long deadline = started + await.toNanos();
-        CompletableFuture<Void> first = backend.firstConnection().toCompletableFuture();
-        // connected() starts another attempt when the last one failed; the future tells at once when one succeeds.
-        while (!backend.connected()) {
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                LOG.warn("Sluice started without its backend: no connection to Redis within sluice.await-backend={};"
-                        + " until it connects, each rule follows its on-backend-failure", Durations.format(await));
-                return;
-            }
-            try {
-                first.get(Math.min(left, TimeUnit.MILLISECONDS.toNanos(AWAIT_RETRY_MILLIS)), TimeUnit.NANOSECONDS);
-            } catch (TimeoutException e) {
-                // Not yet: ask again, which retries a failed attempt.
-            } catch (ExecutionException e) {
-                return; // closed meanwhile
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                LOG.warn("Sluice stopped waiting for its backend (interrupted); serving anyway");
-                return;
-            }
-        }
-        LOG.info("Sluice connected to its backend after {} ms", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+        engine.close();
     }
 
     /** Builds a {@link Sluice}. Not thread-safe; the built instance is. */
@@ -619,8 +400,7 @@ public final class Sluice implements AutoCloseable {
          * the background), or with the {@link #backend(BackendProvider) provider given}, and waits for the first
          * connection for as long as {@code sluice.await-backend} says (default {@code 10s}), so that the first
          * request is decided in Redis: a Redis that is down blocks this only that long, then it is logged and Sluice
-         * serves anyway, each rule
-         * following its {@code on-backend-failure} until Redis connects. Until Redis has answered a first decision,
+         * serves anyway, each rule following its {@code on-backend-failure} until Redis connects. Until Redis has answered a first decision,
          * and within that wait from now, a decision waits for Redis beyond {@code sluice.backend-timeout}: the first
          * decisions of a fresh JVM are slower than a warm deadline allows.
          *
@@ -654,8 +434,8 @@ public final class Sluice implements AutoCloseable {
                 BackendProvider p = provider != null ? provider : discoveredProvider();
                 b = p.create(rules.settings(), classLoader, clock, clientTimeout);
             }
-            Sluice sluice = new Sluice(rules, from, loaded, b, clock, ticker, meters, provided);
-            sluice.awaitBackend(rules.settings().awaitBackend());
+            Sluice sluice = new Sluice(new Engine(rules, from, loaded, b, clock, ticker, meters, provided));
+            BackendStartup.await(b, rules.settings().awaitBackend());
             return sluice;
         }
 

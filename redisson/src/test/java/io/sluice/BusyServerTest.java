@@ -1,6 +1,6 @@
 package io.sluice;
 
-import io.sluice.internal.Deadlines;
+import io.sluice.engine.Deadlines;
 import io.sluice.rule.Rule;
 import io.sluice.rule.Settings;
 import io.sluice.testing.Connected;

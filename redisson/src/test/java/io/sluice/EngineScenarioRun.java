@@ -1,5 +1,6 @@
 package io.sluice;
 
+import io.sluice.engine.EngineProbe;
 import io.sluice.EngineScenario.Advance;
 import io.sluice.EngineScenario.Freeze;
 import io.sluice.EngineScenario.Release;
@@ -229,10 +230,10 @@ final class EngineScenarioRun implements AutoCloseable {
         settlePrefetches();
         long target = clock.millis() + millis;
         for (int round = 0; round < MAX_SWEEP_ROUNDS; round++) {
-            long next = engines.stream().mapToLong(e -> e.rateDecider().prefetcher().nextHoldEnd()).min().orElse(Long.MAX_VALUE);
+            long next = engines.stream().mapToLong(e -> EngineProbe.nextHoldEnd(e.engine())).min().orElse(Long.MAX_VALUE);
             if (next > target) break;
             if (next > clock.millis()) clock.advance(Duration.ofMillis(next - clock.millis()));
-            for (Sluice e : engines) e.rateDecider().prefetcher().sweep().join();
+            for (Sluice e : engines) EngineProbe.sweep(e.engine()).join();
             settlePrefetches();
         }
         clock.advance(Duration.ofMillis(target - clock.millis()));
@@ -248,7 +249,7 @@ final class EngineScenarioRun implements AutoCloseable {
                 if (!rule.limitsRate() || !rule.ratePolicy().prefetches()) continue;
                 for (String key : EngineScenario.KEYS) {
                     String raw = rule.key().global() ? KeyResolver.GLOBAL : key;
-                    engine.rateDecider().prefetcher().settled(engine.rateDecider().keyOf(rule, raw)).join();
+                    EngineProbe.settled(engine.engine(), rule, raw).join();
                 }
             }
         }
@@ -298,7 +299,7 @@ final class EngineScenarioRun implements AutoCloseable {
             faults.thaw();
         }
         // Failed calls may have opened the circuit breaker: its cool-down passes (on the ticker, as everything else).
-        clock.advance(Duration.ofMillis(BackendGuard.COOL_DOWN_MILLIS + 1));
+        clock.advance(Duration.ofMillis(EngineProbe.CIRCUIT_COOL_DOWN_MILLIS + 1));
         Thread.sleep(RECOVERY_MILLIS);
         return permitsBack();
     }

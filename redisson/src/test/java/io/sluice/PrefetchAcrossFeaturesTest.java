@@ -1,5 +1,6 @@
 package io.sluice;
 
+import io.sluice.engine.EngineProbe;
 import io.sluice.redisson.CallerClockBackend;
 import io.sluice.rule.Rule;
 import io.sluice.testing.MutableClock;
@@ -57,7 +58,7 @@ class PrefetchAcrossFeaturesTest {
     private static Decision admit(Sluice sluice, KeySource keys) {
         Rule rule = sluice.rules().get("r").orElseThrow();
         Decision d = sluice.admit(List.of(rule), keys).toCompletableFuture().join().decisions().get(0);
-        sluice.rateDecider().prefetcher().settled(sluice.rateDecider().keyOf(rule, "k")).join();
+        EngineProbe.settled(sluice.engine(), rule, "k").join();
         return d;
     }
 

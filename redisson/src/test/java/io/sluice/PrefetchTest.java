@@ -1,5 +1,7 @@
 package io.sluice;
 
+import io.sluice.engine.EngineProbe;
+import io.sluice.engine.Engine;
 import io.sluice.memory.InMemoryBackend;
 import io.sluice.redisson.RedissonBackend;
 import io.sluice.rule.Rule;
@@ -82,12 +84,12 @@ class PrefetchTest {
         /** Admits, then waits for a refill it started, so that a test of one thread sees one order of events. */
         Decision admitSettled(String key) {
             Decision d = admit(key);
-            prefetcher().settled(sluice.rateDecider().keyOf(sluice.rules().get("r").orElseThrow(), key)).join();
+            EngineProbe.settled(sluice.engine(), sluice.rules().get("r").orElseThrow(), key).join();
             return d;
         }
 
-        Prefetcher prefetcher() {
-            return sluice.rateDecider().prefetcher();
+        Engine engine() {
+            return sluice.engine();
         }
 
         @Override
@@ -137,15 +139,15 @@ class PrefetchTest {
             assertThat(a.admit("bob").remaining()).isEqualTo(999);
             assertThat(a.admit("bob").remaining()).as("from the stock").isEqualTo(998);
             assertThat(b.admit("bob").remaining()).as("the other server sees what the first holds as taken").isEqualTo(898);
-            assertThat(a.prefetcher().held()).isEqualTo(99);
+            assertThat(EngineProbe.held(a.engine())).isEqualTo(99);
             if (algorithm.equals("sliding-log")) assertThat(logSize()).as("two requests, a prefetch of 100 in one entry, one request").isEqualTo(3);
 
             clock.advance(Duration.ofMillis(999));
-            a.prefetcher().sweep().join();
-            assertThat(a.prefetcher().held()).as("the hold has not ended").isEqualTo(99);
+            EngineProbe.sweep(a.engine()).join();
+            assertThat(EngineProbe.held(a.engine())).as("the hold has not ended").isEqualTo(99);
             clock.advance(Duration.ofMillis(1));
-            a.prefetcher().sweep().join();
-            assertThat(a.prefetcher().held()).isZero();
+            EngineProbe.sweep(a.engine()).join();
+            assertThat(EngineProbe.held(a.engine())).isZero();
             assertThat(b.admit("bob").remaining()).as("all 99 back: 4 used").isEqualTo(996);
             if (algorithm.equals("sliding-log")) assertThat(logSize()).as("the prefetch's entry kept for its one permit used").isEqualTo(4);
         }
@@ -214,10 +216,10 @@ class PrefetchTest {
             assertThat(admitted).as("at most the limit while the servers hold stock").isLessThanOrEqualTo(300);
             // The rest of the servers' stocks, handed back at the hold's end, is admitted then: exactly the limit.
             // (Once every refill the hammer started has landed: one that lands later is handed back later.)
-            for (Server s : servers) s.prefetcher().settled(s.sluice().rateDecider().keyOf(s.sluice().rules().get("r").orElseThrow(), "frank")).join();
+            for (Server s : servers) EngineProbe.settled(s.engine(), s.sluice().rules().get("r").orElseThrow(), "frank").join();
             clock.advance(Duration.ofSeconds(1));
-            for (Server s : servers) s.prefetcher().sweep().join();
-            for (Server s : servers) assertThat(s.prefetcher().held()).isZero();
+            for (Server s : servers) EngineProbe.sweep(s.engine()).join();
+            for (Server s : servers) assertThat(EngineProbe.held(s.engine())).isZero();
             int more = 0;
             while (servers.get(0).admit("frank").allowed()) more++;
             assertThat(admitted + more).isEqualTo(300);

@@ -1,5 +1,6 @@
 package io.sluice;
 
+import io.sluice.engine.EngineProbe;
 import io.sluice.rule.Rule;
 import io.sluice.testing.RedisProcess;
 import org.junit.jupiter.api.Timeout;
@@ -49,7 +50,7 @@ class StrandedPrefetchTest {
                 redis.thaw();
             }
             assertThat(during.outcome()).as("decided by the failure policy").isNotEqualTo(Decision.Outcome.DECIDED);
-            String key = sluice.rateDecider().keyOf(rule, "k");
+            String key = EngineProbe.keyOf(sluice.engine(), rule, "k");
             // Once the late call has run and its stock is back, only the request's own permit is taken.
             boolean settled = within(SETTLE, () -> algorithm.equals("sliding-log")
                     ? "99".equals(redis.command("GET", "{" + key + "}:value"))
@@ -65,7 +66,7 @@ class StrandedPrefetchTest {
 
     private static Decision admit(Sluice sluice, Rule rule, String key) {
         Decision d = sluice.admit(List.of(rule), KeySource.fixed(key)).toCompletableFuture().join().decisions().get(0);
-        sluice.rateDecider().prefetcher().settled(sluice.rateDecider().keyOf(rule, key)).join();
+        EngineProbe.settled(sluice.engine(), rule, key).join();
         return d;
     }
 

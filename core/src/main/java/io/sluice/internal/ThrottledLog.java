@@ -1,5 +1,6 @@
 package io.sluice.internal;
 
+import io.sluice.engine.Ticker;
 import java.lang.System.Logger;
 import java.util.Map;
 import java.util.ResourceBundle;

@@ -1,6 +1,6 @@
 package io.sluice.micrometer;
 
-import io.sluice.internal.DecisionListener;
+import io.sluice.engine.DecisionListener;
 
 import java.util.Optional;
 

@@ -7,7 +7,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 import io.micrometer.core.instrument.Timer;
 import io.sluice.Decision;
-import io.sluice.internal.DecisionListener;
+import io.sluice.engine.DecisionListener;
 import io.sluice.rule.Rule;
 
 import java.util.Locale;

@@ -1,6 +1,6 @@
 package io.sluice.testing;
 
-import io.sluice.internal.Ticker;
+import io.sluice.engine.Ticker;
 
 import java.time.Clock;
 import java.time.Duration;

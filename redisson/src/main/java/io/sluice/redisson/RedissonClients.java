@@ -1,7 +1,7 @@
 package io.sluice.redisson;
 
 import io.sluice.ConfigException;
-import io.sluice.internal.Deadlines;
+import io.sluice.engine.Deadlines;
 import io.sluice.rule.RuleParser;
 import io.sluice.rule.Settings;
 import org.redisson.Redisson;

@@ -4,7 +4,7 @@ import io.sluice.Admission;
 import io.sluice.Decision;
 import io.sluice.KeySource;
 import io.sluice.Sluice;
-import io.sluice.internal.Deadlines;
+import io.sluice.engine.Deadlines;
 import io.sluice.rule.Rule;
 import io.sluice.rule.Settings;
 import io.sluice.testing.Connected;

@@ -1,0 +1,36 @@
+package io.sluice.engine;
+
+import io.sluice.Decision;
+import io.sluice.Stats;
+
+import java.util.concurrent.atomic.LongAdder;
+
+/** Counts what the engine reports, for {@link Sluice#stats()}. Thread-safe. */
+final class StatsRecorder implements DecisionListener {
+    private final LongAdder backendCalls = new LongAdder();
+    private final LongAdder failedOpen = new LongAdder();
+    private final LongAdder failedClosed = new LongAdder();
+    private final LongAdder circuitOpenSkips = new LongAdder();
+    private final LongAdder shielded = new LongAdder();
+
+    @Override
+    public void decided(Decision decision, Source source) {
+        switch (source) {
+            case SHIELD -> shielded.increment();
+            case CIRCUIT_OPEN, BACKEND_FAILURE -> {
+                (decision.allowed() ? failedOpen : failedClosed).increment();
+                if (source == Source.CIRCUIT_OPEN) circuitOpenSkips.increment();
+            }
+            default -> { }
+        }
+    }
+
+    @Override
+    public void backendCalled() {
+        backendCalls.increment();
+    }
+
+    Stats snapshot() {
+        return new Stats(backendCalls.sum(), failedOpen.sum(), failedClosed.sum(), circuitOpenSkips.sum(), shielded.sum());
+    }
+}
