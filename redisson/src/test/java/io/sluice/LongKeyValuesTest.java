@@ -6,7 +6,7 @@ import io.sluice.key.KeyResolver;
 import io.sluice.redisson.CallerClockBackend;
 import io.sluice.rule.Rule;
 import io.sluice.testing.MutableClock;
-import io.sluice.testing.TestRedis;
+import io.sluice.testing.TestRedisson;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -30,7 +30,7 @@ class LongKeyValuesTest {
 
     @BeforeAll
     static void connect() {
-        redisson = TestRedis.client();
+        redisson = TestRedisson.client();
     }
 
     @AfterAll

@@ -5,6 +5,7 @@ import io.sluice.key.KeyResolver;
 import io.sluice.key.RequestView;
 import io.sluice.rule.Rule;
 import io.sluice.testing.TestRedis;
+import io.sluice.testing.TestRedisson;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -36,7 +37,7 @@ class PlansThroughTheEngineTest {
 
     @BeforeAll
     void connect() {
-        redis = TestRedis.client();
+        redis = TestRedisson.client();
     }
 
     @AfterAll

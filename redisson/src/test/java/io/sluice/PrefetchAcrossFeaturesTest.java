@@ -4,7 +4,7 @@ import io.sluice.engine.EngineProbe;
 import io.sluice.redisson.CallerClockBackend;
 import io.sluice.rule.Rule;
 import io.sluice.testing.MutableClock;
-import io.sluice.testing.TestRedis;
+import io.sluice.testing.TestRedisson;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -34,7 +34,7 @@ class PrefetchAcrossFeaturesTest {
 
     @BeforeAll
     static void connect() {
-        redis = TestRedis.client();
+        redis = TestRedisson.client();
     }
 
     @AfterAll

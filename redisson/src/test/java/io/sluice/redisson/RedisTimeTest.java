@@ -7,6 +7,7 @@ import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 import io.sluice.testing.Resp;
 import io.sluice.testing.TestRedis;
+import io.sluice.testing.TestRedisson;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -44,7 +45,7 @@ class RedisTimeTest {
 
     @BeforeAll
     static void connect() {
-        redisson = TestRedis.client();
+        redisson = TestRedisson.client();
         port = URI.create(TestRedis.address()).getPort();
     }
 

@@ -1,7 +1,8 @@
 package io.sluice;
 
+import io.sluice.redisson.RedissonBackendProvider;
 import io.sluice.testing.MutableClock;
-import io.sluice.testing.TestRedis;
+import io.sluice.testing.TestRedisson;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
 
@@ -16,10 +17,10 @@ class ClockSkewTest {
 
     @Test
     void aServerTenSecondsBehindRedisMeasuresAboutMinusTenSeconds() {
-        RedissonClient redisson = TestRedis.client();
+        RedissonClient redisson = TestRedisson.client();
         MutableClock behind = new MutableClock(System.currentTimeMillis() - 10_000);
         try (Sluice sluice = Sluice.builder().properties(Map.of("sluice.rules.r.rate", "1/1s"))
-                .redisson(redisson).clock(behind).build()) {
+                .backend(RedissonBackendProvider.using(redisson)).clock(behind).build()) {
             await().atMost(Duration.ofSeconds(10)).until(() -> sluice.clockSkew().isPresent());
             // The hand-held clock stands still while real time runs on, so allow for the seconds the test takes.
             assertThat(sluice.clockSkew().get().toMillis()).isBetween(-12_000L, -9_000L);

@@ -3,7 +3,7 @@ package io.sluice;
 import io.sluice.redisson.CallerClockBackends;
 import io.sluice.rule.Rule;
 import io.sluice.testing.MutableClock;
-import io.sluice.testing.TestRedis;
+import io.sluice.testing.TestRedisson;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -41,7 +41,7 @@ class SlidingLogOnTestTimeTest {
 
     @BeforeAll
     static void connect() {
-        redis = TestRedis.client();
+        redis = TestRedisson.client();
     }
 
     @AfterAll

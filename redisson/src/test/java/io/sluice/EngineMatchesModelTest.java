@@ -1,6 +1,6 @@
 package io.sluice;
 
-import io.sluice.testing.TestRedis;
+import io.sluice.testing.TestRedisson;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
@@ -34,7 +34,7 @@ class EngineMatchesModelTest {
 
     @BeforeAll
     static void connect() {
-        redis = TestRedis.client();
+        redis = TestRedisson.client();
     }
 
     @AfterAll

@@ -8,7 +8,7 @@ import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 import io.sluice.spi.Refunding;
 import io.sluice.testing.MutableClock;
-import io.sluice.testing.TestRedis;
+import io.sluice.testing.TestRedisson;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -35,7 +35,7 @@ class ElasticTest {
 
     @BeforeAll
     static void connect() {
-        redisson = TestRedis.client();
+        redisson = TestRedisson.client();
     }
 
     @AfterAll

@@ -6,7 +6,7 @@ import io.sluice.spi.Prefetch;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 import io.sluice.testing.MutableClock;
-import io.sluice.testing.TestRedis;
+import io.sluice.testing.TestRedisson;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -37,7 +37,7 @@ class PrefetchMatchesModelTest {
 
     @BeforeAll
     static void connect() {
-        redisson = TestRedis.client();
+        redisson = TestRedisson.client();
     }
 
     @AfterAll

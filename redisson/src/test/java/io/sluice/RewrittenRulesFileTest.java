@@ -4,7 +4,7 @@ import io.sluice.redisson.CallerClockBackend;
 import io.sluice.rule.Rule;
 import io.sluice.testing.LogRecorder;
 import io.sluice.testing.MutableClock;
-import io.sluice.testing.TestRedis;
+import io.sluice.testing.TestRedisson;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -49,7 +49,7 @@ class RewrittenRulesFileTest {
 
     @BeforeAll
     static void connect() {
-        redisson = TestRedis.client();
+        redisson = TestRedisson.client();
     }
 
     @AfterAll

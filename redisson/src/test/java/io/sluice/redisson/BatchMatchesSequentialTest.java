@@ -6,6 +6,7 @@ import io.sluice.spi.RateRequest;
 import io.sluice.testing.MutableClock;
 import io.sluice.testing.Resp;
 import io.sluice.testing.TestRedis;
+import io.sluice.testing.TestRedisson;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -35,7 +36,7 @@ class BatchMatchesSequentialTest {
 
     @BeforeAll
     static void connect() {
-        redisson = TestRedis.client();
+        redisson = TestRedisson.client();
     }
 
     @AfterAll
