@@ -23,6 +23,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import java.util.logging.SimpleFormatter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -224,11 +228,35 @@ class RedisYamlConfigIT {
                 original.write(b, off, len);
             }
         }, true, StandardCharsets.UTF_8));
+        // JUL's console handler keeps the stderr it met first (another test class of this JVM may have made it):
+        // what Sluice logs through JUL is read from the root logger as well, wherever the console writes.
+        Logger root = Logger.getLogger("");
+        StringBuilder logged = new StringBuilder();
+        Handler reading = new Handler() {
+            private final SimpleFormatter format = new SimpleFormatter();
+
+            @Override
+            public synchronized void publish(LogRecord r) {
+                logged.append(format.format(r));
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        root.addHandler(reading);
         try {
             action.run();
         } finally {
+            root.removeHandler(reading);
             System.setErr(original);
         }
-        return copy.toString(StandardCharsets.UTF_8);
+        synchronized (reading) {
+            return copy.toString(StandardCharsets.UTF_8) + logged;
+        }
     }
 }
