@@ -1,0 +1,169 @@
+package io.sluice.examples.spring;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.sluice.Sluice;
+import io.sluice.filter.SluiceFilter;
+import io.sluice.testing.TestRedis;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The example application on a random port, over real HTTP, against a real Redis: the rules of
+ * application.properties applied by the filter and by a service, answered with the filter's headers and body.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class ExampleApplicationTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    /** Long enough that every concurrent request reaches the server while the first two still render. */
+    private static final Duration HELD_REPORT = Duration.ofMillis(1500);
+
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    @Autowired
+    private Environment environment;
+    @Autowired
+    private Sluice sluice;
+    @Autowired
+    private FilterRegistrationBean<SluiceFilter> sluiceFilter;
+    @Autowired
+    private MeterRegistry meters;
+    @Autowired
+    private Reports reports;
+
+    @DynamicPropertySource
+    static void redis(DynamicPropertyRegistry properties) {
+        properties.add("sluice.redis.address", TestRedis::address);
+        // Counters of earlier runs on a shared Redis (SLUICE_TEST_REDIS) stay apart.
+        properties.add("sluice.key-prefix", () -> "example-" + UUID.randomUUID());
+        // Exact counts need every decision made in Redis, on a loaded test machine too.
+        properties.add("sluice.backend-timeout", () -> "5s");
+    }
+
+    @TestConfiguration
+    static class Meters {
+        @Bean
+        MeterRegistry meterRegistry() {
+            return new SimpleMeterRegistry();
+        }
+    }
+
+    @Test
+    void fivePostsAMinuteThenA429WithRetryAfterTheRateLimitHeadersAndTheProblemBody() throws Exception {
+        for (int i = 1; i <= 5; i++) {
+            HttpResponse<String> ok = get("/api/posts");
+            assertThat(ok.statusCode()).as("post " + i).isEqualTo(200);
+            assertThat(header(ok, "X-RateLimit-Limit")).isEqualTo("5");
+            assertThat(header(ok, "X-RateLimit-Remaining")).isEqualTo(Integer.toString(5 - i));
+            assertThat(header(ok, "RateLimit-Policy")).isEqualTo("\"posts\";q=5;w=60");
+            assertThat(header(ok, "RateLimit")).startsWith("\"posts\";r=" + (5 - i) + ";t=");
+        }
+        HttpResponse<String> rejected = get("/api/posts");
+
+        assertThat(rejected.statusCode()).isEqualTo(429);
+        long retryAfter = Long.parseLong(header(rejected, "Retry-After"));
+        assertThat(retryAfter).isBetween(1L, 60L);
+        assertThat(header(rejected, "X-RateLimit-Remaining")).isEqualTo("0");
+        assertThat(header(rejected, "RateLimit-Policy")).isEqualTo("\"posts\";q=5;w=60");
+        assertThat(header(rejected, "RateLimit")).startsWith("\"posts\";r=0;t=");
+        assertThat(header(rejected, "Content-Type")).startsWith("application/problem+json");
+        assertThat(JSON.readTree(rejected.body())).isEqualTo(JSON.readTree(
+                "{\"type\":\"about:blank\",\"title\":\"Too Many Requests\",\"status\":429,\"detail\":\"Request limit reached."
+                        + " Retry after " + retryAfter + " second" + (retryAfter == 1 ? "" : "s") + ".\","
+                        + "\"violated-policies\":[\"posts\"]}"));
+        assertThat(count("posts", "allowed")).isEqualTo(5);
+        assertThat(count("posts", "rejected")).isEqualTo(1);
+    }
+
+    @Test
+    void twoReportsInFlightAtOnceTheOthersRejectedAtOnce() throws Exception {
+        reports.renderFor(HELD_REPORT);
+        try {
+            List<CompletableFuture<HttpResponse<String>>> responses = new ArrayList<>();
+            for (int i = 0; i < 5; i++) responses.add(http.sendAsync(request("/api/reports/r" + i), HttpResponse.BodyHandlers.ofString()));
+            List<HttpResponse<String>> done = responses.stream().map(CompletableFuture::join).toList();
+
+            assertThat(done).filteredOn(r -> r.statusCode() == 200).hasSize(2);
+            List<HttpResponse<String>> rejected = done.stream().filter(r -> r.statusCode() == 429).toList();
+            assertThat(rejected).hasSize(3);
+            for (HttpResponse<String> r : rejected) {
+                assertThat(header(r, "Retry-After")).isNotNull();
+                assertThat(header(r, "RateLimit-Policy")).isEqualTo("\"reports\";q=2;qu=\"concurrent-requests\"");
+                assertThat(JSON.readTree(r.body()).get("violated-policies").get(0).asString()).isEqualTo("reports");
+            }
+            assertThat(reports.peak()).isEqualTo(2);
+        } finally {
+            reports.renderFor(Reports.RENDERING);
+        }
+        // Every permit came back when its request ended.
+        assertThat(get("/api/reports/after").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void aLimitExceededExceptionOfAServiceIsAnsweredAsTheFilterAnswers() throws Exception {
+        assertThat(get("/api/exports?user=ada").statusCode()).isEqualTo(200);
+        assertThat(get("/api/exports?user=ada").statusCode()).isEqualTo(200);
+        HttpResponse<String> rejected = get("/api/exports?user=ada");
+
+        assertThat(rejected.statusCode()).isEqualTo(429);
+        long retryAfter = Long.parseLong(header(rejected, "Retry-After"));
+        assertThat(retryAfter).isBetween(1L, 60L);
+        assertThat(header(rejected, "X-RateLimit-Limit")).isEqualTo("2");
+        assertThat(header(rejected, "RateLimit-Policy")).isEqualTo("\"exports\";q=2;w=60");
+        assertThat(header(rejected, "RateLimit")).startsWith("\"exports\";r=0;t=");
+        assertThat(header(rejected, "Content-Type")).startsWith("application/problem+json");
+        JsonNode body = JSON.readTree(rejected.body());
+        assertThat(body).isEqualTo(JSON.readTree(
+                "{\"type\":\"about:blank\",\"title\":\"Too Many Requests\",\"status\":429,\"detail\":\"Request limit reached."
+                        + " Retry after " + retryAfter + " second" + (retryAfter == 1 ? "" : "s") + ".\","
+                        + "\"violated-policies\":[\"exports\"]}"));
+        // Another user has a counter of their own.
+        assertThat(get("/api/exports?user=grace").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void theFilterAppliesTheApplicationsOneEngineAfterSpringSecurity() {
+        assertThat(sluiceFilter.getFilter().sluice()).isSameAs(sluice);
+        assertThat(sluiceFilter.getUrlPatterns()).containsExactly("/*");
+        assertThat(sluiceFilter.getOrder()).isEqualTo(-99);
+        assertThat(sluice.rules().all()).extracting(r -> r.name()).containsExactly("exports", "posts", "reports");
+    }
+
+    private double count(String rule, String result) {
+        return meters.get("sluice.requests").tag("rule", rule).tag("result", result).counter().count();
+    }
+
+    private HttpResponse<String> get(String path) throws Exception {
+        return http.send(request(path), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private HttpRequest request(String path) {
+        return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + environment.getProperty("local.server.port") + path))
+                .timeout(Duration.ofSeconds(30)).build();
+    }
+
+    private static String header(HttpResponse<?> response, String name) {
+        return response.headers().firstValue(name).orElse(null);
+    }
+}
