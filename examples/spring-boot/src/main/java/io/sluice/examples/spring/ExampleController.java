@@ -5,9 +5,10 @@ import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
+import java.security.Principal;
 import java.util.Map;
 
-/** The endpoints the rules limit: posts and reports through the filter, exports through {@link ExportService}. */
+/** The endpoints the rules limit: posts, notes and reports through the filter, exports through {@link ExportService}. */
 @RestController
 public class ExampleController {
     private final Reports reports;
@@ -21,6 +22,11 @@ public class ExampleController {
     @GetMapping("/api/posts")
     public Map<String, String> posts() {
         return Map.of("posts", "none yet");
+    }
+
+    @GetMapping("/api/notes")
+    public Map<String, String> notes(Principal user) {
+        return Map.of("notes", "none yet for " + user.getName());
     }
 
     @GetMapping("/api/reports/{name}")

@@ -9,7 +9,9 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.boot.web.servlet.DelegatingFilterProxyRegistrationBean;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -21,8 +23,10 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -41,6 +45,8 @@ class ExampleApplicationTest {
 
     private final HttpClient http = HttpClient.newHttpClient();
 
+    @Autowired
+    private ApplicationContext context;
     @Autowired
     private Environment environment;
     @Autowired
@@ -97,11 +103,31 @@ class ExampleApplicationTest {
     }
 
     @Test
+    void notesCountPerSignedInUserBecauseSluiceRunsAfterSpringSecurity() throws Exception {
+        for (int i = 1; i <= 3; i++) {
+            HttpResponse<String> ok = get("/api/notes", "ada", "ada-password");
+            assertThat(ok.statusCode()).as("note " + i).isEqualTo(200);
+            assertThat(header(ok, "RateLimit")).startsWith("\"notes\";r=" + (3 - i) + ";t=");
+        }
+        HttpResponse<String> rejected = get("/api/notes", "ada", "ada-password");
+        assertThat(rejected.statusCode()).isEqualTo(429);
+        assertThat(JSON.readTree(rejected.body()).get("violated-policies").get(0).asString()).isEqualTo("notes");
+
+        // Another user has a counter of their own; a request Spring Security refuses never reaches Sluice.
+        assertThat(get("/api/notes", "grace", "grace-password").statusCode()).isEqualTo(200);
+        HttpResponse<String> anonymous = get("/api/notes");
+        assertThat(anonymous.statusCode()).isEqualTo(401);
+        assertThat(header(anonymous, "RateLimit")).isNull();
+        assertThat(count("notes", "allowed")).isEqualTo(4);
+        assertThat(count("notes", "rejected")).isEqualTo(1);
+    }
+
+    @Test
     void twoReportsInFlightAtOnceTheOthersRejectedAtOnce() throws Exception {
         reports.renderFor(HELD_REPORT);
         try {
             List<CompletableFuture<HttpResponse<String>>> responses = new ArrayList<>();
-            for (int i = 0; i < 5; i++) responses.add(http.sendAsync(request("/api/reports/r" + i), HttpResponse.BodyHandlers.ofString()));
+            for (int i = 0; i < 5; i++) responses.add(http.sendAsync(request("/api/reports/r" + i).build(), HttpResponse.BodyHandlers.ofString()));
             List<HttpResponse<String>> done = responses.stream().map(CompletableFuture::join).toList();
 
             assertThat(done).filteredOn(r -> r.statusCode() == 200).hasSize(2);
@@ -147,7 +173,10 @@ class ExampleApplicationTest {
         assertThat(sluiceFilter.getFilter().sluice()).isSameAs(sluice);
         assertThat(sluiceFilter.getUrlPatterns()).containsExactly("/*");
         assertThat(sluiceFilter.getOrder()).isEqualTo(-99);
-        assertThat(sluice.rules().all()).extracting(r -> r.name()).containsExactly("exports", "posts", "reports");
+        assertThat(context.getBeansOfType(DelegatingFilterProxyRegistrationBean.class).values())
+                .as("Spring Security's filter chain").singleElement()
+                .satisfies(security -> assertThat(security.getOrder()).isLessThan(sluiceFilter.getOrder()));
+        assertThat(sluice.rules().all()).extracting(r -> r.name()).containsExactly("exports", "notes", "posts", "reports");
     }
 
     private double count(String rule, String result) {
@@ -155,12 +184,18 @@ class ExampleApplicationTest {
     }
 
     private HttpResponse<String> get(String path) throws Exception {
-        return http.send(request(path), HttpResponse.BodyHandlers.ofString());
+        return http.send(request(path).build(), HttpResponse.BodyHandlers.ofString());
     }
 
-    private HttpRequest request(String path) {
+    private HttpResponse<String> get(String path, String user, String password) throws Exception {
+        String credentials = Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
+        return http.send(request(path).header("Authorization", "Basic " + credentials).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    private HttpRequest.Builder request(String path) {
         return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + environment.getProperty("local.server.port") + path))
-                .timeout(Duration.ofSeconds(30)).build();
+                .timeout(Duration.ofSeconds(30));
     }
 
     private static String header(HttpResponse<?> response, String name) {
