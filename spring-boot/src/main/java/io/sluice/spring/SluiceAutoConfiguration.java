@@ -7,6 +7,7 @@ import jakarta.servlet.DispatcherType;
 import org.redisson.api.RedissonClient;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -26,7 +27,8 @@ import java.util.EnumSet;
  * bean when it has one (else on {@code sluice.redis.*}), its meters in the application's Micrometer
  * {@code MeterRegistry}; in a servlet web application, the {@link SluiceFilter} on {@code /*} after Spring
  * Security's filter chain, and {@link LimitExceededHandler} answering a {@code LimitExceededException} as the filter
- * answers a rejection. docs/spring-boot.md says what each does and how to replace it.
+ * answers a rejection; with Actuator, the endpoint {@link SluiceEndpoint} when it is exposed. docs/spring-boot.md
+ * says what each does and how to replace it.
  */
 @AutoConfiguration
 public class SluiceAutoConfiguration {
@@ -76,6 +78,24 @@ public class SluiceAutoConfiguration {
         ClassLoader loader = beans.getBeanClassLoader();
         if (!ClassUtils.isPresent(METER_REGISTRY, loader)) return null;
         return beans.getBeanProvider(ClassUtils.resolveClassName(METER_REGISTRY, loader)).getIfUnique();
+    }
+
+    /** With Actuator: the endpoint {@code sluice}, when exposed. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
+    static class Actuator {
+        /**
+         * The rules in effect and a key's usage.
+         *
+         * @param sluice the engine
+         * @return the endpoint
+         */
+        @Bean
+        @ConditionalOnMissingBean
+        @ConditionalOnAvailableEndpoint
+        SluiceEndpoint sluiceEndpoint(Sluice sluice) {
+            return new SluiceEndpoint(sluice);
+        }
     }
 
     /** The filter and the exception handler of a servlet web application. */

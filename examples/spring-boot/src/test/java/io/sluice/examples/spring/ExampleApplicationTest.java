@@ -28,6 +28,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 
@@ -37,7 +38,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The example application on a random port, over real HTTP, against a real Redis: the rules of
  * application.properties applied by the filter and by a service, answered with the filter's headers and body.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = "management.endpoints.web.exposure.include=health,sluice")
 class ExampleApplicationTest {
     /** Spring Boot's own parser: the test reads JSON the same way on any Jackson. */
     private static final JsonParser JSON = JsonParserFactory.getJsonParser();
@@ -177,6 +179,26 @@ class ExampleApplicationTest {
                 .as("Spring Security's filter chain").singleElement()
                 .satisfies(security -> assertThat(security.getOrder()).isLessThan(sluiceFilter.getOrder()));
         assertThat(sluice.rules().all()).extracting(r -> r.name()).containsExactly("exports", "notes", "posts", "reports");
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void theActuatorEndpointShowsTheRulesInEffectAndAKeysFreePermits() throws Exception {
+        HttpResponse<String> response = get("/actuator/sluice");
+        assertThat(response.statusCode()).isEqualTo(200);
+        Map<String, Object> state = JSON.parseMap(response.body());
+        assertThat(state.get("connected")).isEqualTo(true);
+        List<Map<String, Object>> rules = (List<Map<String, Object>>) state.get("rules");
+        assertThat(rules).extracting(r -> r.get("name")).containsExactly("exports", "notes", "posts", "reports");
+        assertThat(rules.get(2)).containsEntry("rate", "5/1m").containsEntry("paths", List.of("/api/posts"))
+                .containsEntry("key", "ip");
+
+        HttpResponse<String> usage = get("/actuator/sluice/reports/*");
+        assertThat(usage.statusCode()).isEqualTo(200);
+        assertThat(JSON.parseMap(usage.body())).containsEntry("rule", "reports").containsEntry("concurrency", 2)
+                .containsEntry("available", 2);
+        assertThat(get("/actuator/sluice/posts/127.0.0.1").statusCode()).as("a rate rule's usage").isEqualTo(404);
+        assertThat(get("/actuator/sluice/nothing/x").statusCode()).as("an unknown rule").isEqualTo(404);
     }
 
     private double count(String rule, String result) {

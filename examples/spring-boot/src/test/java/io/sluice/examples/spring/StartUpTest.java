@@ -48,6 +48,7 @@ class StartUpTest {
     void aProfileChangesTheRules() throws Exception {
         try (ConfigurableApplicationContext context = start("--spring.profiles.active=strict")) {
             assertThat(statuses(context, "/api/posts", 3)).containsExactly(200, 200, 429);
+            assertThat(statuses(context, "/actuator/sluice", 1)).as("the endpoint, not exposed").containsExactly(404);
         }
     }
 
