@@ -7,15 +7,21 @@ import org.springframework.core.env.EnumerablePropertySource;
 import org.springframework.core.env.PropertySource;
 import org.springframework.core.env.StandardEnvironment;
 
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The {@code sluice.*} properties of Spring's {@link ConfigurableEnvironment}, as a rules file would hold them:
  * {@code application.properties} and {@code application.yaml} (profiles included), system properties, command-line
- * arguments and environment variables, with Spring's precedence and its {@code ${...}} placeholders resolved. The
+ * arguments and environment variables, with Spring's precedence and its {@code ${...}} placeholders resolved (a YAML
+ * list becomes the comma-separated value of the rules file). The
  * map goes to the same {@link RuleParser} as a rules file, so names, defaults and start-up errors are the same, and
  * an unknown {@code sluice.*} property fails start-up. As a {@link RulesSource}, the Environment is read again on
  * every {@code Sluice.reload()}.
@@ -27,6 +33,8 @@ import java.util.Set;
  */
 public final class EnvironmentRules {
     private static final String ENV_PREFIX = "SLUICE_";
+    /** An element of a list, such as {@code sluice.rules.posts.methods[1]}. */
+    private static final Pattern LIST_ELEMENT = Pattern.compile("(.+)\\[(\\d+)]");
     /**
      * Every global and rule property name with a dash (docs/rules.md; EnvironmentRulesTest checks the two agree):
      * an environment variable cannot carry the dash, so it is put back from here.
@@ -58,17 +66,30 @@ public final class EnvironmentRules {
         // Names first, as written (the first source by precedence decides); values then through the Environment,
         // which applies precedence across sources, relaxed names and placeholders.
         Map<String, String> byRelaxedName = new LinkedHashMap<>();
+        // A YAML list (methods: [GET, HEAD]) is sluice...methods[0], [1]: the elements of the first source that
+        // has the list, in index order, as the comma-separated value a rules file holds.
+        Map<String, SortedMap<Integer, String>> lists = new HashMap<>();
         for (PropertySource<?> source : environment.getPropertySources()) {
             if (!(source instanceof EnumerablePropertySource<?> enumerable)) continue;
             boolean variables = StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME.equals(source.getName());
+            Map<String, SortedMap<Integer, String>> listsHere = new HashMap<>();
             for (String name : enumerable.getPropertyNames()) {
                 String property = variables ? fromVariable(name) : name.startsWith(RuleParser.PREFIX) ? name : null;
-                if (property != null) byRelaxedName.putIfAbsent(relaxed(property), property);
+                if (property == null) continue;
+                Matcher element = LIST_ELEMENT.matcher(property);
+                if (element.matches()) {
+                    property = element.group(1);
+                    listsHere.computeIfAbsent(property, p -> new TreeMap<>()).put(Integer.valueOf(element.group(2)), name);
+                }
+                byRelaxedName.putIfAbsent(relaxed(property), property);
             }
+            listsHere.forEach(lists::putIfAbsent);
         }
         Map<String, String> out = new LinkedHashMap<>();
         for (String property : byRelaxedName.values()) {
-            String value = environment.getProperty(property);
+            SortedMap<Integer, String> elements = lists.get(property);
+            String value = elements == null ? environment.getProperty(property)
+                    : String.join(",", elements.values().stream().map(environment::getProperty).toList());
             if (value != null) out.put(property, value);
         }
         return out;

@@ -1,5 +1,6 @@
 package io.sluice.spring;
 
+import io.sluice.Sluice;
 import io.sluice.testing.RepositoryFiles;
 import org.junit.jupiter.api.Test;
 import org.springframework.core.env.MapPropertySource;
@@ -8,6 +9,7 @@ import org.springframework.core.env.SystemEnvironmentPropertySource;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -33,6 +35,33 @@ class EnvironmentRulesTest {
                 "sluice.rules.posts.paths", "/api/posts",
                 "sluice.key-prefix", "from-env",
                 "sluice.rules.posts.on-missing-key", "deny"));
+    }
+
+    @Test
+    void aYamlListIsTheCommaSeparatedValueOfTheFirstSourceThatHasIt() {
+        StandardEnvironment environment = environment(Map.of(
+                "sluice.rules.posts.methods[0]", "POST", "sluice.rules.posts.methods[1]", "${app.method:PUT}",
+                "sluice.rules.posts.paths[0]", "/b", "sluice.rules.posts.paths[1]", "/c"), Map.of());
+        environment.getPropertySources().addFirst(new MapPropertySource("application-strict.yaml",
+                Map.of("sluice.rules.posts.paths[0]", "/a")));
+
+        assertThat(EnvironmentRules.properties(environment)).containsExactlyInAnyOrderEntriesOf(Map.of(
+                "sluice.rules.posts.methods", "POST,PUT",
+                "sluice.rules.posts.paths", "/a"));
+    }
+
+    @Test
+    void aReloadReadsTheEnvironmentAgain() {
+        Map<String, Object> file = new HashMap<>(Map.of("sluice.rules.posts.rate", "5/1m", "sluice.rules.posts.paths", "/api/posts"));
+        StandardEnvironment environment = environment(file, Map.of());
+        try (Sluice sluice = Sluice.builder().source(EnvironmentRules.source(environment)).inMemory().build()) {
+            assertThat(sluice.rules().get("posts").orElseThrow().rate().orElseThrow()).hasToString("5/1m");
+
+            file.put("sluice.rules.posts.rate", "7/1m");
+
+            assertThat(sluice.reload()).isTrue();
+            assertThat(sluice.rules().get("posts").orElseThrow().rate().orElseThrow()).hasToString("7/1m");
+        }
     }
 
     @Test

@@ -45,8 +45,10 @@ class StartUpTest {
     }
 
     @Test
-    void aProfileChangesTheRules() throws Exception {
+    void aYamlProfileChangesTheRules() throws Exception {
         try (ConfigurableApplicationContext context = start("--spring.profiles.active=strict")) {
+            assertThat(context.getBean(Sluice.class).rules().get("posts").orElseThrow().methods())
+                    .containsExactlyInAnyOrder("GET", "HEAD");
             assertThat(statuses(context, "/api/posts", 3)).containsExactly(200, 200, 429);
             assertThat(statuses(context, "/actuator/sluice", 1)).as("the endpoint, not exposed").containsExactly(404);
         }
