@@ -1,5 +1,6 @@
 package io.sluice.engine;
 
+import io.sluice.engine.rate.RateDecider;
 import io.sluice.Admission;
 import io.sluice.Decision;
 import io.sluice.KeySource;

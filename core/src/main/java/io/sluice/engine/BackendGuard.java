@@ -23,9 +23,9 @@ import java.util.concurrent.TimeoutException;
  * meant for a warm one, and a user's first request should be decided by the backend, not by
  * {@code on-backend-failure}. Thread-safe.
  */
-final class BackendGuard {
+public final class BackendGuard {
     /** Consecutive failures that open the circuit. */
-    static final int FAILURES_BEFORE_OPEN = 5;
+    public static final int FAILURES_BEFORE_OPEN = 5;
     /** How long an open circuit skips the backend before it lets one probe through. */
     static final long COOL_DOWN_MILLIS = 1_000;
     /** The {@code Retry-After} of a request denied by {@code on-backend-failure=deny}. */
@@ -52,7 +52,7 @@ final class BackendGuard {
     /** Calls that run different code (and a different script) in the backend: each is slow the first time. */
     enum Path { RATE, LEASE }
 
-    BackendGuard(Duration timeout, Ticker ticker, DecisionListener listener, ThrottledLog log) {
+    public BackendGuard(Duration timeout, Ticker ticker, DecisionListener listener, ThrottledLog log) {
         this(timeout, Duration.ZERO, ticker, listener, log);
     }
 
@@ -60,7 +60,7 @@ final class BackendGuard {
      * @param startUp from now, how long calls may run past their deadline while the backend has never answered
      *                ({@link Duration#ZERO}: never)
      */
-    BackendGuard(Duration timeout, Duration startUp, Ticker ticker, DecisionListener listener, ThrottledLog log) {
+    public BackendGuard(Duration timeout, Duration startUp, Ticker ticker, DecisionListener listener, ThrottledLog log) {
         this.timeout = timeout;
         this.startUpEndsNanos = ticker.nanos() + startUp.toNanos();
         this.startUpWait = !startUp.isZero();
@@ -74,12 +74,12 @@ final class BackendGuard {
     }
 
     /** {@code sluice.backend-timeout}: the deadline of one backend call. */
-    Duration timeout() {
+    public Duration timeout() {
         return timeout;
     }
 
     /** Whether the backend may be asked now; when not, decide with {@link #circuitOpen}. */
-    boolean allows() {
+    public boolean allows() {
         return breaker.allows();
     }
 
@@ -89,12 +89,12 @@ final class BackendGuard {
      * latest first), so a caller deciding again at once could still find the circuit open after a successful
      * probe.
      */
-    <T> CompletableFuture<T> call(CompletionStage<T> stage, Duration limit) {
+    public <T> CompletableFuture<T> call(CompletionStage<T> stage, Duration limit) {
         return call(stage, limit, Path.RATE);
     }
 
     /** As {@link #call(CompletionStage, Duration)}, for a call of the given path. */
-    <T> CompletableFuture<T> call(CompletionStage<T> stage, Duration limit, Path path) {
+    public <T> CompletableFuture<T> call(CompletionStage<T> stage, Duration limit, Path path) {
         return unjudged(stage, limit, path).whenComplete((v, e) -> {
             // A request the backend refused was answered: the backend is as healthy as after any answer.
             if (e == null || causedByRequest(e)) breaker.onSuccess();
@@ -103,12 +103,12 @@ final class BackendGuard {
     }
 
     /** A backend call under the deadline whose outcome the caller reports ({@link #succeeded}, {@link #failed}). */
-    <T> CompletableFuture<T> unjudged(CompletionStage<T> stage, Duration limit) {
+    public <T> CompletableFuture<T> unjudged(CompletionStage<T> stage, Duration limit) {
         return unjudged(stage, limit, Path.RATE);
     }
 
     /** As {@link #unjudged(CompletionStage, Duration)}, for a call of the given path. */
-    <T> CompletableFuture<T> unjudged(CompletionStage<T> stage, Duration limit, Path path) {
+    public <T> CompletableFuture<T> unjudged(CompletionStage<T> stage, Duration limit, Path path) {
         listener.backendCalled();
         long started = ticker.nanos();
         // The stage returned runs after the report, so whoever sees the decision sees the call's duration counted.
@@ -124,7 +124,7 @@ final class BackendGuard {
     }
 
     /** A wait for something else's call (not a call of its own: nothing counted), failed past the deadline. */
-    <T> CompletableFuture<T> bounded(CompletionStage<T> stage, Duration limit) {
+    public <T> CompletableFuture<T> bounded(CompletionStage<T> stage, Duration limit) {
         return deadlines.bound(stage, atStartUp(limit, Path.RATE));
     }
 
@@ -135,21 +135,21 @@ final class BackendGuard {
         return left > limit.toNanos() ? Duration.ofNanos(left) : limit;
     }
 
-    void succeeded() {
+    public void succeeded() {
         breaker.onSuccess();
     }
 
-    void failed() {
+    public void failed() {
         breaker.onFailure();
     }
 
     /** Fails the calls past their deadline; run every few milliseconds by the engine's scheduler. */
-    void sweep() {
+    public void sweep() {
         deadlines.sweep();
     }
 
     /** The rule's {@code on-backend-failure} for a call that failed or was late. */
-    Decision failure(Rule rule, Decision.Kind kind, long limit, Throwable e) {
+    public Decision failure(Rule rule, Decision.Kind kind, long limit, Throwable e) {
         Throwable cause = unwrap(e);
         boolean skipped = cause == CIRCUIT_OPEN;
         boolean allow = rule.onBackendFailure() == FailurePolicy.ALLOW;
@@ -167,7 +167,7 @@ final class BackendGuard {
      * Whether a call failed because of its own request's arguments ({@link RequestRefusedException}): the backend
      * answered, so that is the request's error, decided by {@link #refused}, never a backend failure.
      */
-    static boolean causedByRequest(Throwable e) {
+    public static boolean causedByRequest(Throwable e) {
         return unwrap(e) instanceof RequestRefusedException;
     }
 
@@ -176,7 +176,7 @@ final class BackendGuard {
      * ({@link Decision#neverFits}), reported as the rule's own decision; the circuit and {@code on-backend-failure}
      * are not involved.
      */
-    Decision refused(Rule rule, long limit, long cost, Throwable e) {
+    public Decision refused(Rule rule, long limit, long cost, Throwable e) {
         log.warn("refused:" + rule.name(), "Backend refused a request of rule '" + rule.name() + "' (cost " + cost
                 + "): " + unwrap(e).getMessage() + "; rejecting it");
         Decision d = Decision.neverFits(rule, limit, 0, Duration.ZERO, cost);
@@ -185,11 +185,11 @@ final class BackendGuard {
     }
 
     /** The rule's {@code on-backend-failure} for a call the open circuit skipped. */
-    Decision circuitOpen(Rule rule, Decision.Kind kind, long limit) {
+    public Decision circuitOpen(Rule rule, Decision.Kind kind, long limit) {
         return failure(rule, kind, limit, CIRCUIT_OPEN);
     }
 
-    static Throwable unwrap(Throwable e) {
+    public static Throwable unwrap(Throwable e) {
         return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
     }
 }

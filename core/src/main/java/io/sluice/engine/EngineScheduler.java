@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
  * returns once the thread has really ended, so a container undeploying the application finds no thread of it
  * still running. Thread-safe.
  */
-final class EngineScheduler implements AutoCloseable {
+public final class EngineScheduler implements AutoCloseable {
     static final String THREAD_NAME = "sluice-scheduler";
     /** How long {@link #close} waits for the thread to end. */
     private static final long JOIN_MILLIS = 5_000;
@@ -20,7 +20,7 @@ final class EngineScheduler implements AutoCloseable {
     private final ScheduledThreadPoolExecutor executor;
     private final Queue<Thread> threads = new ConcurrentLinkedQueue<>();
 
-    EngineScheduler() {
+    public EngineScheduler() {
         executor = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, THREAD_NAME);
             t.setDaemon(true);
@@ -32,17 +32,17 @@ final class EngineScheduler implements AutoCloseable {
     }
 
     /** Runs {@code task} after {@code initialMillis}, then {@code delayMillis} after each run ends. */
-    ScheduledFuture<?> withFixedDelay(Runnable task, long initialMillis, long delayMillis) {
+    public ScheduledFuture<?> withFixedDelay(Runnable task, long initialMillis, long delayMillis) {
         return executor.scheduleWithFixedDelay(task, initialMillis, delayMillis, TimeUnit.MILLISECONDS);
     }
 
     /** Runs {@code task} every {@code periodMillis}, the first time after one period. */
-    ScheduledFuture<?> atFixedRate(Runnable task, long periodMillis) {
+    public ScheduledFuture<?> atFixedRate(Runnable task, long periodMillis) {
         return executor.scheduleAtFixedRate(task, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
     }
 
     /** Runs {@code task} once after {@code delayMillis}; false when the engine is closing. */
-    boolean later(Runnable task, long delayMillis) {
+    public boolean later(Runnable task, long delayMillis) {
         if (executor.isShutdown()) return false;
         try {
             executor.schedule(task, delayMillis, TimeUnit.MILLISECONDS);

@@ -8,15 +8,15 @@ import io.sluice.rule.Rule;
  * The Redis key of each rule and key value: the prefix, the rule, what is limited and the hashed value. The
  * resolved value is always hashed, so no user-supplied character reaches Redis. Immutable and thread-safe.
  */
-final class KeyNaming {
+public final class KeyNaming {
     private final String prefix;
 
-    KeyNaming(String prefix) {
+    public KeyNaming(String prefix) {
         this.prefix = prefix;
     }
 
     /** The rate state of the rule's algorithm for the key (see {@link RateKeys} for why it looks as it does). */
-    String rate(Rule rule, String raw) {
+    public String rate(Rule rule, String raw) {
         return RateKeys.name(prefix, rule.name(), rule.ratePolicy().algorithm(), rule.rate().orElseThrow(), KeyResolver.hash(raw));
     }
 
@@ -24,7 +24,7 @@ final class KeyNaming {
      * The semaphore of the rule's concurrency for the key. The limit is not in the name: a changed limit keeps the
      * permits held, and the scripts change the free count by the difference.
      */
-    String lease(Rule rule, String raw) {
+    public String lease(Rule rule, String raw) {
         return prefix + ":" + rule.name() + ":concurrency:" + KeyResolver.hash(raw);
     }
 }

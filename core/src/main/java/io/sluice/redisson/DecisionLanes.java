@@ -26,7 +26,7 @@ import java.util.function.ToIntFunction;
  * never sent after its caller could have given up on it. Thread-safe.
  */
 final class DecisionLanes {
-    /** Keys' decisions in one call at most, each key's at most {@code RateDecider.MAX_BATCH}. */
+    /** Keys' decisions in one call at most, each key's at most {@code Lanes.MAX_BATCH}. */
     static final int MAX_UNITS = 64;
 
     /**

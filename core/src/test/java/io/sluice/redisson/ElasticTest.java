@@ -1,6 +1,6 @@
 package io.sluice.redisson;
 
-import io.sluice.engine.Elastic;
+import io.sluice.engine.rate.Elastic;
 import io.sluice.memory.InMemoryBackend;
 import io.sluice.spi.Algorithm;
 import io.sluice.spi.LimiterBackend;

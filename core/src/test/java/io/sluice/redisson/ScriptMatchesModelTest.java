@@ -1,6 +1,6 @@
 package io.sluice.redisson;
 
-import io.sluice.engine.RateShield;
+import io.sluice.engine.rate.RateShield;
 import io.sluice.memory.InMemoryBackend;
 import io.sluice.memory.RateModel;
 import io.sluice.spi.Algorithm;

@@ -1,4 +1,4 @@
-package io.sluice.engine;
+package io.sluice.engine.rate;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

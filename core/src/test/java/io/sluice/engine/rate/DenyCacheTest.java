@@ -1,4 +1,4 @@
-package io.sluice.engine;
+package io.sluice.engine.rate;
 
 import org.junit.jupiter.api.Test;
 

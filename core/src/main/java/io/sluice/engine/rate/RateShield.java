@@ -1,4 +1,4 @@
-package io.sluice.engine;
+package io.sluice.engine.rate;
 
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;

@@ -1,0 +1,42 @@
+package io.sluice.engine.prefetch;
+
+import io.sluice.spi.Algorithm;
+import io.sluice.spi.RateRequest;
+
+/**
+ * What the backend last said one key had left besides this server's stocks (after this server's last call of the
+ * key, and the stocks it has handed back since): with the stocks' rest, the key's remaining permits. Guarded by the
+ * lock of the key's slot.
+ */
+final class HeardLeft {
+    private long left;
+    /** When the backend said {@link #left} (this server's ticker), and how long until its next permit freed. */
+    private long at;
+    private long resetMillis;
+
+    /** What the backend said the key had left besides this server's stocks, at {@code at}. */
+    void heard(long left, long at, long resetMillis) {
+        this.left = left;
+        this.at = at;
+        this.resetMillis = resetMillis;
+    }
+
+    /** The key has {@code more} permits besides this server's stocks (a stock handed back, a refund). */
+    void add(long more) {
+        left += more;
+    }
+
+    /**
+     * What the key has left besides this server's stocks now: what the backend last said, and for a token bucket the
+     * tokens it has gained since (its first at the reset the backend gave, then one an interval), up to its capacity
+     * less the {@code lent} tokens of this server's stocks (out of the bucket and of its room until handed back).
+     * Exact with one server; with several, other servers' stocks may keep the bucket lower than this says.
+     */
+    long now(RateRequest r, long now, long lent) {
+        long elapsed = now - at;
+        if (r.algorithm() != Algorithm.TOKEN_BUCKET || elapsed < resetMillis) return left;
+        double intervalMillis = (double) r.period().toMillis() / r.limit();
+        long gained = 1 + (long) Math.floor((elapsed - resetMillis) / intervalMillis);
+        return Math.max(left, Math.min(left + gained, r.burst() - lent));
+    }
+}

@@ -1,0 +1,267 @@
+package io.sluice.engine.prefetch;
+
+import io.sluice.engine.Ticker;
+import io.sluice.spi.Prefetch;
+import io.sluice.spi.RateRequest;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One key's prefetch on this server: its {@link StockState}, its call in flight and what the backend last said it had
+ * left ({@link HeardLeft}), changed together under this slot's lock. A stock taken out of the slot is handed back under
+ * that lock, so that a request that finds it gone finds its hand-back in {@link HandBacks#inFlight}. Thread-safe.
+ */
+final class KeySlot {
+    /** How a swept stock whose hold has ended was met. */
+    enum Swept { HANDED_BACK, DEFERRED, FORGOTTEN }
+
+    /** A request paid from the stock: the key's remaining permits and reset, and whether the caller sends a refill. */
+    record Paid(long remaining, long resetMillis, boolean refill) {
+    }
+
+    /** A call's answer put in place: whether its stock was kept, and the permits held besides (the request's remaining). */
+    record Landing(boolean kept, long besides) {
+    }
+
+    private final HandBacks handBacks;
+    private StockState state = StockState.NoStock.NONE;
+    private final HeardLeft heard = new HeardLeft();
+    /** Completes when the call in flight has been answered and its stock put in place. */
+    private CompletableFuture<Void> call = CompletableFuture.completedFuture(null);
+
+    KeySlot(HandBacks handBacks) {
+        this.handBacks = handBacks;
+    }
+
+    /**
+     * Pays for {@code request} from the stock in use, or from the next one when that cannot (the one in use then goes
+     * back), and starts the refill when the stock runs low ({@link StockState#refill}).
+     *
+     * @return null when no stock can pay (none, ended, another limit, too few left)
+     */
+    synchronized Paid take(RateRequest request, long now) {
+        Stock s = state.current;
+        Stock spent = null;
+        if ((s == null || !s.pays(request, now)) && state.next != null && state.next.pays(request, now)) {
+            spent = s;
+            state = state.with(state.next, null);
+            s = state.current;
+        }
+        if (s == null || !s.pays(request, now)) return null;
+        s.left -= request.cost();
+        Stock n = state.next;
+        // The key's remaining permits as without prefetch: what the backend has, and what this server holds.
+        if (spent != null) {
+            heard.add(spent.left);
+            handBacks.send(spent);
+        }
+        long remaining = heard.now(request, now, lent()) + s.left + (n != null ? n.left : 0);
+        long reset = Math.max(0, s.prefetch.outcome().resetMillis() - (now - s.fetchedAt));
+        boolean refill = false;
+        if (n == null && s.low(now)) refill = startCall(state.refill());
+        return new Paid(remaining, reset, refill);
+    }
+
+    /** Tokens of this server's stocks, out of their bucket until handed back. */
+    private long lent() {
+        return (state.current != null ? state.current.prefetch.taken() : 0) + (state.next != null ? state.next.prefetch.taken() : 0);
+    }
+
+    /** Starts a request's own call ({@link StockState#fetch}); the caller sends it and ends it with {@link #landed}. */
+    synchronized boolean fetch() {
+        return startCall(state.fetch());
+    }
+
+    private boolean startCall(StockState calling) {
+        if (calling == null) return false;
+        state = calling;
+        call = new CompletableFuture<>();
+        return true;
+    }
+
+    /**
+     * A request's own call answered {@code p}, bringing {@code arrived} (null: none) sent at {@code sent}: the stocks
+     * it replaces go back; when it brought none, the permits held for the request's limit are its remaining too.
+     */
+    synchronized Landing fetched(RateRequest request, Prefetch p, Stock arrived, long sent) {
+        if (state.gone()) {
+            if (arrived != null) handBacks.send(arrived);
+            return new Landing(false, 0);
+        }
+        heard.heard(p.remaining(), sent, p.outcome().resetMillis());
+        long besides = 0;
+        if (arrived == null) {
+            // Only stocks of the request's limit are its remaining: another limit's (a refill that landed after they
+            // were handed back) are not spent on it.
+            if (state.current != null && state.current.forLimitOf(request)) besides += state.current.left;
+            if (state.next != null && state.next.forLimitOf(request)) besides += state.next.left;
+            return new Landing(false, besides);
+        }
+        // Permits this server held besides the request are the key's too: its remaining counts them.
+        List<Stock> back = stocks();
+        state = state.landed(arrived);
+        for (Stock old : back) {
+            heard.add(old.left);
+            besides += old.left;
+        }
+        for (Stock old : back) handBacks.send(old);
+        return new Landing(true, besides);
+    }
+
+    /** A refill answered {@code p}, bringing {@code arrived} (null: none, or it failed) sent at {@code sent}. */
+    synchronized boolean refilled(Prefetch p, Stock arrived, long sent) {
+        if (arrived == null) {
+            // Nothing left in the backend (or it failed): refilling again at once would only ask again.
+            state = state.foundNothing();
+            return false;
+        }
+        if (state.gone()) {
+            handBacks.send(arrived);
+            return false;
+        }
+        Stock back = state.next;
+        state = state.landed(arrived);
+        heard.heard(p.remaining() + (back != null ? back.left : 0), sent, p.outcome().resetMillis());
+        if (back != null) handBacks.send(back);
+        return true;
+    }
+
+    /** The call in flight is answered and its stock in place: those waiting for it go on. */
+    void landed() {
+        CompletableFuture<Void> c;
+        synchronized (this) {
+            state = state.callEnded();
+            c = call;
+        }
+        c.complete(null);
+    }
+
+    /** The key's call in flight, completing once its stock is in place; null when none is. */
+    synchronized CompletableFuture<Void> inFlight() {
+        return state.calling() ? call : null;
+    }
+
+    /**
+     * The hold of {@code stock} has ended: it goes back, unless the key's call in flight holds it (which may reach
+     * the backend before or after a hand-back sent now, so what it says the key has left would be off by the stock:
+     * its answer hands the stock back itself, or the next sweep does). A slot left with nothing is forgotten.
+     */
+    synchronized Swept holdEnded(Stock stock) {
+        if (state.calling() && (state.current == stock || state.next == stock)) return Swept.DEFERRED;
+        boolean ended = true;
+        if (state.current == stock) {
+            state = state.with(state.next, null);
+        } else if (state.next == stock) {
+            state = state.with(state.current, null);
+        } else {
+            // Already replaced: handed back when it was.
+            ended = false;
+        }
+        if (ended) {
+            heard.add(stock.left);
+            handBacks.send(stock);
+        }
+        StockState forgotten = state.forget();
+        if (forgotten == null) return Swept.HANDED_BACK;
+        state = forgotten;
+        return Swept.FORGOTTEN;
+    }
+
+    /** Forgets a key left with nothing and no call in flight (after a call that brought no stock). */
+    synchronized boolean forgetIfEmpty() {
+        StockState forgotten = state.gone() ? null : state.forget();
+        if (forgotten == null) return false;
+        state = forgotten;
+        return true;
+    }
+
+    /**
+     * The key's remaining permits after a decision the backend made, which left it {@code backendRemaining}: those,
+     * and the permits this server holds for the request's limit, as without prefetch.
+     */
+    synchronized long remaining(RateRequest request, long backendRemaining, Ticker ticker, long resetMillis) {
+        Stock current = state.current;
+        Stock next = state.next;
+        // What the backend has left depends on the limit asked: a request of another limit than the stocks' (a
+        // plan the key's stocks are not for) does not tell what those stocks' requests have left besides them.
+        boolean ofTheStocks = (current == null || current.forLimitOf(request)) && (next == null || next.forLimitOf(request));
+        if (ofTheStocks) heard.heard(backendRemaining, ticker.millis(), resetMillis);
+        long held = 0;
+        if (current != null && current.forLimitOf(request)) held += current.left;
+        if (next != null && next.forLimitOf(request)) held += next.left;
+        return backendRemaining + held;
+    }
+
+    /**
+     * Puts a rejected request's permits back into the stock in use, when it is of the request's limit and has room
+     * (it never holds more than it took, so its hand-back never returns more than the backend lent it).
+     */
+    synchronized boolean putBack(RateRequest request, long now) {
+        Stock s = state.current;
+        if (state.gone() || s == null || now >= s.until || !s.forLimitOf(request) || s.left + request.cost() > s.prefetch.taken()) {
+            return false;
+        }
+        s.left += request.cost();
+        return true;
+    }
+
+    /** The backend took back a request's permits: the key has that many more besides this server's stocks. */
+    synchronized void refunded(RateRequest request) {
+        heard.add(request.cost());
+    }
+
+    /**
+     * Hands back the stocks taken for another limit than {@code request}'s; the next one left becomes the one in use.
+     *
+     * @return completes once they are back; null when there were none
+     */
+    synchronized CompletableFuture<Void> handBackOtherLimits(RateRequest request) {
+        Stock current = state.current;
+        Stock next = state.next;
+        List<Stock> back = new ArrayList<>(2);
+        if (current != null && !current.forLimitOf(request)) {
+            back.add(current);
+            current = null;
+        }
+        if (next != null && !next.forLimitOf(request)) {
+            back.add(next);
+            next = null;
+        }
+        if (current == null && next != null) {
+            current = next;
+            next = null;
+        }
+        state = state.with(current, next);
+        if (back.isEmpty()) return null;
+        List<CompletableFuture<Void>> returns = new ArrayList<>(back.size());
+        for (Stock s : back) returns.add(handBacks.send(s).toCompletableFuture());
+        return CompletableFuture.allOf(returns.toArray(new CompletableFuture<?>[0]));
+    }
+
+    /** Prefetched permits of the key not yet used. */
+    synchronized long held() {
+        return (state.current != null ? state.current.left : 0) + (state.next != null ? state.next.left : 0);
+    }
+
+    /** The engine stops: the slot is gone, and its stocks are the caller's to hand back. */
+    synchronized List<Stock> close() {
+        List<Stock> back = stocks();
+        state = state.close();
+        return back;
+    }
+
+    /** The stocks held, the one in use first. */
+    private List<Stock> stocks() {
+        List<Stock> held = new ArrayList<>(2);
+        if (state.current != null) held.add(state.current);
+        if (state.next != null) held.add(state.next);
+        return held;
+    }
+
+    /** The state the key is in (for tests). */
+    synchronized StockState state() {
+        return state;
+    }
+}

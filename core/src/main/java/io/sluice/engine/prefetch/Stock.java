@@ -1,0 +1,41 @@
+package io.sluice.engine.prefetch;
+
+import io.sluice.spi.Prefetch;
+import io.sluice.spi.RateRequest;
+
+/** Prefetched permits of one key, taken at {@code fetchedAt} and good until {@code until}; {@code left} is what is unused. */
+final class Stock {
+    /** A stock is refilled once this share of it is left (or of its hold, once this share of it is used). */
+    static final int REFILL_AT_QUARTER = 4;
+
+    final Prefetch prefetch;
+    final long fetchedAt;
+    final long until;
+    long left; // guarded by the lock of the slot that holds it
+
+    Stock(Prefetch prefetch, long fetchedAt, long until) {
+        this.prefetch = prefetch;
+        this.fetchedAt = fetchedAt;
+        this.until = until;
+        this.left = prefetch.taken();
+    }
+
+    boolean pays(RateRequest r, long now) {
+        return now < until && left >= r.cost() && forLimitOf(r);
+    }
+
+    /** Whether it was taken for {@code r}'s limit (a plan or a reload may give the key's next request another). */
+    boolean forLimitOf(RateRequest r) {
+        return prefetch.request().equals(r.withCost(1));
+    }
+
+    /**
+     * Whether to refill now: a quarter of it is left, or a quarter of its hold while a quarter of it has been
+     * used (a key that uses a stock more slowly is not refilled: its next request asks for itself).
+     */
+    boolean low(long now) {
+        long taken = prefetch.taken();
+        if (left * REFILL_AT_QUARTER <= taken) return true;
+        return (until - now) * REFILL_AT_QUARTER <= until - fetchedAt && (taken - left) * REFILL_AT_QUARTER >= taken;
+    }
+}

@@ -1,0 +1,100 @@
+package io.sluice.engine.rate;
+
+import io.sluice.engine.BackendGuard;
+import io.sluice.engine.DecisionListener;
+import io.sluice.engine.EngineScheduler;
+import io.sluice.engine.KeyNaming;
+import io.sluice.engine.Ticker;
+import io.sluice.engine.prefetch.Prefetcher;
+import io.sluice.Decision;
+import io.sluice.rule.Rule;
+import io.sluice.rule.RuleSet;
+import io.sluice.spi.LimiterBackend;
+import io.sluice.spi.RateRequest;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
+
+/**
+ * Rate decisions: each request down its rule's {@link RatePath} (stock, shield, prefetch, breaker, then the backend
+ * call, coalesced per key or borrowing for an elastic rule), and what a rejected request took given back. The
+ * parts the paths share (the shield, the key's lanes, the prefetched stocks) live once per engine. An elastic
+ * decision is reported once, for the elastic rule; the capacity rule's own counts (stats, meters) cover only
+ * requests it matched itself, not what it lent. Thread-safe.
+ */
+public final class RateDecider {
+    private final BackendGuard guard;
+    private final KeyNaming naming;
+    private final Ticker ticker;
+    private final DecisionListener listener;
+    private final Shield shield;
+    private final Prefetcher prefetcher;
+    private final Refunds refunds;
+    private final RatePath paths;
+
+    public RateDecider(LimiterBackend backend, BackendGuard guard, KeyNaming naming, Ticker ticker, DecisionListener listener,
+                EngineScheduler scheduler, Supplier<RuleSet> rules) {
+        this.guard = guard;
+        this.naming = naming;
+        this.ticker = ticker;
+        this.listener = listener;
+        this.shield = new Shield(ticker);
+        this.prefetcher = new Prefetcher(backend, ticker, scheduler, shield::forget);
+        this.refunds = new Refunds(backend, guard, shield, prefetcher);
+        this.paths = new RatePath(backend, guard, naming, ticker, listener, rules, shield, prefetcher, refunds,
+                new LeakySlot(scheduler::later));
+    }
+
+    /** The permits this server prefetched (for tests: {@link Prefetcher#sweep}, {@link Prefetcher#held}). */
+    public Prefetcher prefetcher() {
+        return prefetcher;
+    }
+
+    /** The backend key of {@code rule} for the key value {@code raw} (for tests). */
+    public String keyOf(Rule rule, String raw) {
+        return naming.rate(rule, raw);
+    }
+
+    /** Hands back the permits this server prefetched and has not used. */
+    public void close() {
+        prefetcher.close();
+    }
+
+    /** After a reload: forgets what the shield knows (its entries hold per limit already; this frees the memory). */
+    public void forgetShielded() {
+        shield.clear();
+        paths.forget();
+    }
+
+    /**
+     * Hands back the {@code cost} permits an admitted decision of {@code rule} took for a request that another rule
+     * then rejected (the contract's Evaluation: a rejected request spends nothing of the other rules), and completes
+     * once the backend has them back or the deadline has passed, so that the key's next decision counts them as free.
+     * Only what {@link Refunds#refundable} allows. A prefetching rule puts them back into the key's stock when it can
+     * take them, else tells its prefetcher what the backend has back (the key's Remaining).
+     */
+    public CompletionStage<Void> giveBack(Rule rule, String raw, long cost) {
+        if (!Refunds.refundable(rule)) return CompletableFuture.completedFuture(null);
+        RateRequest request = rule.ratePolicy().request(naming.rate(rule, raw), rule.rate().orElseThrow(), cost);
+        if (rule.ratePolicy().prefetches() && prefetcher.putBack(request)) {
+            shield.forget(request.key());
+            return CompletableFuture.completedFuture(null);
+        }
+        return refunds.refund(rule, request);
+    }
+
+    public CompletionStage<Decision> decide(Rule rule, String raw, long cost) {
+        long limit = rule.rate().orElseThrow().permits();
+        RateRequest request = rule.ratePolicy().request(naming.rate(rule, raw), rule.rate().get(), cost);
+        if (request.neverFits()) {
+            // Decided here: a cost above anything the rule admits is never handed to a script.
+            Decision d = Decision.neverFits(rule, limit, 0, Duration.ZERO, cost);
+            listener.decided(d, DecisionListener.Source.RULE);
+            return CompletableFuture.completedFuture(d);
+        }
+        long deadlineNanos = ticker.nanos() + guard.timeout().toNanos();
+        return paths.forRule(rule).decide(new RateAsk(rule, request, limit, deadlineNanos));
+    }
+}

@@ -1,0 +1,115 @@
+package io.sluice.engine.rate;
+
+import io.sluice.engine.BackendGuard;
+import io.sluice.engine.DecisionListener;
+import io.sluice.engine.KeyNaming;
+import io.sluice.engine.Ticker;
+import io.sluice.engine.prefetch.Prefetcher;
+import io.sluice.rule.Rule;
+import io.sluice.rule.RuleSet;
+import io.sluice.rule.Throttling;
+import io.sluice.spi.LimiterBackend;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
+
+/**
+ * The rate paths of the engine's rules: for each rule, the steps its requests go down, assembled once from what
+ * the rule says (its {@link Shape}) and kept while a rule of that shape exists. A plan limits a rule's numbers,
+ * never its shape, so the rule as any plan limits it goes down the same path; a reload brings new shapes.
+ * Thread-safe.
+ */
+final class RatePath {
+    /** What of a rule decides its path's steps: read here once, never on a request. */
+    record Shape(boolean prefetches, long ahead, Duration hold, Throttling throttling, boolean dryRun) {
+        static Shape of(Rule rule) {
+            var p = rule.ratePolicy();
+            return p.prefetches() ? new Shape(true, p.prefetch(), p.prefetchHold(), p.throttling(), rule.dryRun())
+                    : new Shape(false, 0, Duration.ZERO, p.throttling(), rule.dryRun());
+        }
+
+        /**
+         * Whether the shield answers for the rule: not under soft or elastic throttling (the key may go past a
+         * nominal "0 remaining": only the backend knows), and not in dry run (such rules exist to measure).
+         */
+        boolean shielded() {
+            return !dryRun && throttling == Throttling.HARD;
+        }
+
+        /**
+         * How long the shield may trust that nothing frees before the backend's reset: until then, unless the rule
+         * prefetches, since then any server may hand permits back, at the latest when its hold ends.
+         */
+        long shieldCapMillis() {
+            return prefetches ? hold.toMillis() : Long.MAX_VALUE;
+        }
+    }
+
+    private final LimiterBackend backend;
+    private final BackendGuard guard;
+    private final KeyNaming naming;
+    private final Ticker ticker;
+    private final DecisionListener listener;
+    private final Supplier<RuleSet> rules;
+    private final Shield shield;
+    private final Lanes lanes;
+    private final Prefetcher prefetcher;
+    private final Refunds refunds;
+    private final LeakySlot slot;
+    private final ConcurrentHashMap<Shape, RateStep> paths = new ConcurrentHashMap<>();
+
+    RatePath(LimiterBackend backend, BackendGuard guard, KeyNaming naming, Ticker ticker, DecisionListener listener,
+             Supplier<RuleSet> rules, Shield shield, Prefetcher prefetcher, Refunds refunds, LeakySlot slot) {
+        this.backend = backend;
+        this.guard = guard;
+        this.naming = naming;
+        this.ticker = ticker;
+        this.listener = listener;
+        this.rules = rules;
+        this.shield = shield;
+        this.lanes = new Lanes(backend, guard, shield);
+        this.prefetcher = prefetcher;
+        this.refunds = refunds;
+        this.slot = slot;
+    }
+
+    /** The first step of {@code rule}'s path. */
+    RateStep forRule(Rule rule) {
+        Shape shape = Shape.of(rule);
+        RateStep first = paths.get(shape);
+        return first != null ? first : paths.computeIfAbsent(shape, this::assemble);
+    }
+
+    /** Drops the paths of shapes the rules may no longer have (after a reload); new ones are assembled on use. */
+    void forget() {
+        paths.clear();
+    }
+
+    /** The steps of a rule of {@code shape}, top to bottom. */
+    private RateStep assemble(Shape shape) {
+        List<UnaryOperator<RateStep>> steps = new ArrayList<>();
+        if (shape.prefetches()) steps.add(next -> new StockStep(prefetcher, guard, ticker, listener, next));
+        if (shape.shielded()) steps.add(next -> new ShieldStep(shield, listener, next));
+        if (shape.prefetches()) steps.add(next -> new PrefetchStep(prefetcher, shape.ahead(), shape.hold(),
+                shape.shielded() ? shield : null, guard, refunds, ticker, listener, next));
+        steps.add(next -> new BreakerStep(guard, next));
+        // This server's stock of the key is the key's: what remains counts it, as without prefetch.
+        BackendStep.Remaining remaining = shape.prefetches() ? prefetcher::remaining : BackendStep.Remaining.BACKEND;
+        RateStep path = new BackendStep(call(shape), remaining, slot, guard, refunds, listener);
+        for (int i = steps.size() - 1; i >= 0; i--) path = steps.get(i).apply(path);
+        return path;
+    }
+
+    /** Elastic borrowing (not coalesced: its calls span two keys), or the key's lane. */
+    private RateCall call(Shape shape) {
+        if (shape.throttling() == Throttling.ELASTIC) {
+            // A dry-run rule never borrows: what it took would be missing from rules that enforce.
+            return new ElasticCall(backend, guard, naming, shape.dryRun() ? null : rules);
+        }
+        return lanes.call(shape.shielded(), shape.shieldCapMillis());
+    }
+}

@@ -1,0 +1,72 @@
+package io.sluice.engine.rate;
+
+import io.sluice.engine.BackendGuard;
+import io.sluice.engine.prefetch.Prefetcher;
+import io.sluice.Decision;
+import io.sluice.rule.Rule;
+import io.sluice.rule.Throttling;
+import io.sluice.spi.Algorithm;
+import io.sluice.spi.LimiterBackend;
+import io.sluice.spi.RateOutcome;
+import io.sluice.spi.RateRequest;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Rate permits given back to the backend: those of a request another rule rejected ({@link RateDecider#giveBack}),
+ * and those a late answer admitted for a request the failure policy denied meanwhile. Thread-safe.
+ */
+final class Refunds {
+    private final LimiterBackend backend;
+    private final BackendGuard guard;
+    private final Shield shield;
+    private final Prefetcher prefetcher;
+
+    Refunds(LimiterBackend backend, BackendGuard guard, Shield shield, Prefetcher prefetcher) {
+        this.backend = backend;
+        this.guard = guard;
+        this.shield = shield;
+        this.prefetcher = prefetcher;
+    }
+
+    /**
+     * Whether what a decision of {@code rule} admitted can be given back: refundable algorithms under hard or soft
+     * throttling only. A leaky bucket's slot cannot be given back, and an elastic decision may have borrowed from
+     * its capacity rule, which its answer does not say; both keep what they took.
+     */
+    static boolean refundable(Rule rule) {
+        return rule.ratePolicy().throttling() != Throttling.ELASTIC && rule.ratePolicy().algorithm().refundable();
+    }
+
+    /**
+     * Gives {@code request}'s permits back to the backend, within the deadline; a prefetcher learns the key has
+     * them. A failed hand-back leaves the permits counted: the safe side.
+     */
+    CompletionStage<Void> refund(Rule rule, RateRequest request) {
+        // What the shield knew of the key counted these permits as taken.
+        shield.forget(request.key());
+        CompletionStage<Void> refund;
+        try {
+            refund = backend.refund(request);
+        } catch (RuntimeException e) {
+            refund = CompletableFuture.failedFuture(e);
+        }
+        if (rule.ratePolicy().prefetches()) refund = refund.thenRun(() -> prefetcher.refunded(request));
+        return guard.bounded(refund, guard.timeout()).handle((v, e) -> null);
+    }
+
+    /**
+     * What Redis did late is undone: a call answered after its deadline, whose request {@code on-backend-failure}
+     * denied meanwhile, gave back what it admitted (a permit the request never used). Failed open, the request went
+     * on: its permit is its own. Not undone where a rejection's are not either ({@link #refundable}), except an
+     * elastic decision the answer shows within the nominal limit (nothing borrowed) of a counting algorithm.
+     */
+    void undoIfDenied(RateAsk ask, Decision failed, RateOutcome late) {
+        if (!late.allowed() || !failed.rejects()) return;
+        Rule rule = ask.rule();
+        boolean withinLimit = rule.ratePolicy().throttling() == Throttling.ELASTIC && !late.overLimit()
+                && rule.ratePolicy().algorithm().refundable() && ask.request().algorithm() != Algorithm.TOKEN_BUCKET;
+        if (refundable(rule) || withinLimit) refund(rule, ask.request());
+    }
+}

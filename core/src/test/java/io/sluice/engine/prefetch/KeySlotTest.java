@@ -1,0 +1,225 @@
+package io.sluice.engine.prefetch;
+
+import io.sluice.memory.InMemoryBackend;
+import io.sluice.spi.Prefetch;
+import io.sluice.spi.RateOutcome;
+import io.sluice.spi.RateRequest;
+import io.sluice.testing.ForwardingBackend;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** One key's slot: its state's transitions as requests, calls and the sweep meet it, and what it hands back. */
+class KeySlotTest {
+    private static final RateRequest REQUEST = new RateRequest("k", 100, Duration.ofSeconds(1), 1);
+    private static final RateRequest OTHER_LIMIT = new RateRequest("k", 200, Duration.ofSeconds(1), 1);
+
+    /** Records hand-backs, answered when the test says. */
+    private static final class HandBackLog extends ForwardingBackend {
+        final List<Long> handedBack = new ArrayList<>();
+        CompletableFuture<Void> answer = CompletableFuture.completedFuture(null);
+
+        HandBackLog() {
+            super(new InMemoryBackend());
+        }
+
+        @Override
+        public CompletionStage<Void> returnPrefetched(Prefetch prefetch, long unused) {
+            handedBack.add(unused);
+            return answer;
+        }
+    }
+
+    private final HandBackLog backend = new HandBackLog();
+    private final List<String> told = new ArrayList<>();
+    private final KeySlot slot = new KeySlot(new HandBacks(backend, told::add));
+
+    private static Prefetch prefetch(RateRequest r, long taken, long remaining) {
+        return new Prefetch(new RateOutcome(true, remaining, 1000, 0), r.withCost(1), taken, remaining, "receipt");
+    }
+
+    private static Stock stock(RateRequest r, long taken, long at) {
+        return new Stock(prefetch(r, taken, 50), at, at + 1000);
+    }
+
+    /** The slot after a request's own call brought {@code stock}. */
+    private Stock stocked(Stock stock) {
+        assertThat(slot.fetch()).isTrue();
+        assertThat(slot.fetched(REQUEST, stock.prefetch, stock, stock.fetchedAt).kept()).isTrue();
+        slot.landed();
+        return stock;
+    }
+
+    @Test
+    void aNewKeyHasNoStockAndFetchesOnce() {
+        assertThat(slot.state()).isInstanceOf(StockState.NoStock.class);
+        assertThat(slot.take(REQUEST, 0)).isNull();
+        assertThat(slot.fetch()).isTrue();
+        assertThat(slot.state()).isInstanceOf(StockState.Fetching.class);
+        assertThat(slot.fetch()).as("one call per key").isFalse();
+        CompletableFuture<Void> call = slot.inFlight();
+        assertThat(call).isNotDone();
+        slot.landed();
+        assertThat(call).isDone();
+        assertThat(slot.inFlight()).isNull();
+        assertThat(slot.state()).isInstanceOf(StockState.NoStock.class);
+        assertThat(slot.forgetIfEmpty()).isTrue();
+        assertThat(slot.state().gone()).isTrue();
+        assertThat(slot.fetch()).as("a slot gone stays gone").isFalse();
+    }
+
+    @Test
+    void aStockPaysAndCountsWhatTheBackendHas() {
+        stocked(stock(REQUEST, 10, 0));
+        assertThat(slot.state()).isInstanceOf(StockState.Stocked.class);
+        KeySlot.Paid paid = slot.take(REQUEST, 10);
+        assertThat(paid.remaining()).as("50 in the backend, 9 here").isEqualTo(59);
+        assertThat(paid.refill()).isFalse();
+        assertThat(slot.held()).isEqualTo(9);
+        assertThat(slot.take(OTHER_LIMIT, 10)).as("another limit's request").isNull();
+        assertThat(slot.take(REQUEST, 1000)).as("its hold has ended").isNull();
+    }
+
+    @Test
+    void aStockRunningLowRefillsOnceAndItsNextLandsBesideIt() {
+        stocked(stock(REQUEST, 4, 0));
+        assertThat(slot.take(REQUEST, 1).refill()).as("three of four left, early in the hold").isFalse();
+        assertThat(slot.take(REQUEST, 800).refill()).as("a fifth of the hold left, a quarter used").isTrue();
+        assertThat(slot.state()).isInstanceOf(StockState.Refilling.class);
+        assertThat(slot.take(REQUEST, 800).refill()).as("one refill at a time").isFalse();
+        Stock next = stock(REQUEST, 4, 800);
+        assertThat(slot.refilled(next.prefetch, next, 800)).isTrue();
+        slot.landed();
+        assertThat(slot.state()).isInstanceOf(StockState.Stocked.class);
+        assertThat(slot.state().next).isSameAs(next);
+        assertThat(slot.take(REQUEST, 800).remaining()).as("the last of the current one, and the next").isEqualTo(50 + 4);
+        assertThat(slot.take(REQUEST, 800).remaining()).as("the next pays once the current cannot").isEqualTo(50 + 3);
+        assertThat(slot.state().current).isSameAs(next);
+        assertThat(backend.handedBack).as("the spent stock had nothing left").isEmpty();
+    }
+
+    @Test
+    void aRefillThatFindsNothingStopsRefillsUntilARequestsOwnCallBringsStock() {
+        stocked(stock(REQUEST, 4, 0));
+        assertThat(slot.take(REQUEST, 800).refill()).isTrue();
+        assertThat(slot.refilled(null, null, 800)).isFalse();
+        slot.landed();
+        assertThat(slot.state()).isInstanceOf(StockState.Dry.class);
+        assertThat(slot.take(REQUEST, 801).refill()).as("dry").isFalse();
+        assertThat(slot.fetch()).isTrue();
+        Stock fresh = stock(REQUEST, 4, 2);
+        assertThat(slot.fetched(REQUEST, fresh.prefetch, fresh, 2).besides()).as("the two left of the old stock").isEqualTo(2);
+        assertThat(backend.handedBack).containsExactly(2L);
+        slot.landed();
+        assertThat(slot.state()).isInstanceOf(StockState.Stocked.class);
+        assertThat(slot.take(REQUEST, 900).refill()).as("refills again").isTrue();
+    }
+
+    @Test
+    void theSweepDefersAStockWhileItsKeysCallIsInFlight() {
+        Stock s = stocked(stock(REQUEST, 10, 0));
+        assertThat(slot.fetch()).isTrue();
+        assertThat(slot.holdEnded(s)).isEqualTo(KeySlot.Swept.DEFERRED);
+        assertThat(backend.handedBack).isEmpty();
+        slot.landed();
+        assertThat(slot.holdEnded(s)).isEqualTo(KeySlot.Swept.FORGOTTEN);
+        assertThat(backend.handedBack).containsExactly(10L);
+        assertThat(told).containsExactly("k");
+        assertThat(slot.state().gone()).isTrue();
+    }
+
+    @Test
+    void anEndedHoldOfTheNextLeavesTheCurrent() {
+        Stock s = stocked(stock(REQUEST, 4, 0));
+        assertThat(slot.take(REQUEST, 800).refill()).isTrue();
+        Stock next = stock(REQUEST, 4, 800);
+        slot.refilled(next.prefetch, next, 800);
+        slot.landed();
+        assertThat(slot.holdEnded(next)).isEqualTo(KeySlot.Swept.HANDED_BACK);
+        assertThat(slot.state().current).isSameAs(s);
+        assertThat(slot.state().next).isNull();
+        assertThat(slot.holdEnded(stock(REQUEST, 4, 0))).as("a stock no longer here").isEqualTo(KeySlot.Swept.HANDED_BACK);
+        assertThat(backend.handedBack).containsExactly(4L);
+    }
+
+    @Test
+    void aHandBackStaysInFlightUntilAnswered() {
+        backend.answer = new CompletableFuture<>();
+        HandBacks handBacks = new HandBacks(backend, told::add);
+        KeySlot other = new KeySlot(handBacks);
+        other.fetch();
+        Stock s = stock(OTHER_LIMIT, 10, 0);
+        other.fetched(OTHER_LIMIT, s.prefetch, s, 0);
+        other.landed();
+        CompletableFuture<Void> back = other.handBackOtherLimits(REQUEST);
+        assertThat(back).isNotNull().isNotDone();
+        assertThat(other.state()).isInstanceOf(StockState.NoStock.class);
+        assertThat(handBacks.inFlight("k")).isNotNull();
+        backend.answer.complete(null);
+        assertThat(back).isDone();
+        assertThat(handBacks.inFlight("k")).isNull();
+        assertThat(handBacks.allAnswered()).isDone();
+    }
+
+    @Test
+    void handBackOtherLimitsKeepsTheRequestsOwn() {
+        stocked(stock(REQUEST, 10, 0));
+        assertThat(slot.handBackOtherLimits(REQUEST)).isNull();
+        assertThat(slot.held()).isEqualTo(10);
+    }
+
+    @Test
+    void aCallThatBringsNothingCountsTheStocksOfItsLimit() {
+        stocked(stock(REQUEST, 10, 0));
+        slot.fetch();
+        KeySlot.Landing none = slot.fetched(REQUEST, prefetch(REQUEST, 0, 7), null, 5);
+        assertThat(none.kept()).isFalse();
+        assertThat(none.besides()).isEqualTo(10);
+        assertThat(slot.fetched(OTHER_LIMIT, prefetch(OTHER_LIMIT, 0, 7), null, 5).besides()).isZero();
+        slot.landed();
+        assertThat(slot.state()).isInstanceOf(StockState.Stocked.class);
+        assertThat(slot.forgetIfEmpty()).isFalse();
+    }
+
+    @Test
+    void permitsPutBackFitTheStockInUse() {
+        stocked(stock(REQUEST, 10, 0));
+        assertThat(slot.putBack(REQUEST, 1)).as("never more than it took").isFalse();
+        slot.take(REQUEST, 1);
+        assertThat(slot.putBack(OTHER_LIMIT, 1)).isFalse();
+        assertThat(slot.putBack(REQUEST, 1)).isTrue();
+        assertThat(slot.held()).isEqualTo(10);
+        assertThat(slot.putBack(REQUEST, 1000)).as("its hold has ended").isFalse();
+    }
+
+    @Test
+    void remainingCountsWhatTheBackendSaidAndTheStocks() {
+        stocked(stock(REQUEST, 10, 0));
+        assertThat(slot.remaining(REQUEST, 30, () -> 0, 1000)).isEqualTo(40);
+        assertThat(slot.remaining(OTHER_LIMIT, 30, () -> 0, 1000)).isEqualTo(30);
+        slot.refunded(REQUEST);
+        assertThat(slot.take(REQUEST, 1).remaining()).as("30 heard, 1 refunded, 9 here").isEqualTo(40);
+    }
+
+    @Test
+    void closingHandsItsStocksToTheCallerAndWhatLandsAfterGoesBack() {
+        stocked(stock(REQUEST, 10, 0));
+        assertThat(slot.fetch()).isTrue();
+        List<Stock> back = slot.close();
+        assertThat(back).hasSize(1);
+        assertThat(slot.state().gone()).isTrue();
+        Stock late = stock(REQUEST, 5, 1);
+        assertThat(slot.fetched(REQUEST, late.prefetch, late, 1).kept()).isFalse();
+        assertThat(backend.handedBack).containsExactly(5L);
+        slot.landed();
+        assertThat(slot.inFlight()).isNull();
+        assertThat(slot.take(REQUEST, 1)).isNull();
+        assertThat(slot.putBack(REQUEST, 1)).isFalse();
+    }
+}

@@ -1,0 +1,94 @@
+package io.sluice.engine.rate;
+
+import io.sluice.engine.BackendGuard;
+import io.sluice.engine.DecisionListener;
+import io.sluice.engine.EngineScheduler;
+import io.sluice.engine.prefetch.Prefetcher;
+import io.sluice.Decision;
+import io.sluice.memory.InMemoryBackend;
+import io.sluice.rule.Rule;
+import io.sluice.spi.Prefetch;
+import io.sluice.spi.RateRequest;
+import io.sluice.testing.ForwardingBackend;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class PrefetchStepTest {
+    private static final Duration HOLD = Duration.ofSeconds(10);
+    private final RateStepFixture f = new RateStepFixture();
+    /** Prefetching calls wait for it. */
+    private volatile CompletableFuture<Void> gate = CompletableFuture.completedFuture(null);
+    private final ForwardingBackend backend = new ForwardingBackend(new InMemoryBackend()) {
+        @Override
+        public CompletionStage<Prefetch> tryConsumeAndPrefetch(RateRequest request, long ahead, Duration hold) {
+            return gate.thenCompose(open -> super.tryConsumeAndPrefetch(request, ahead, hold));
+        }
+    };
+    private final EngineScheduler scheduler = new EngineScheduler();
+    private final Shield shield = new Shield(f.ticker);
+    private final Prefetcher prefetcher = new Prefetcher(backend, f.ticker, scheduler, shield::forget);
+    private final RateStepFixture.Below below = new RateStepFixture.Below();
+    private final PrefetchStep step = new PrefetchStep(prefetcher, 5, HOLD, shield, f.guard,
+            new Refunds(backend, f.guard, shield, prefetcher), f.ticker, f.listener, below);
+    private final Rule rule = RateStepFixture.rule("rate=100/1h", "prefetch=5", "prefetch-hold=10s", "on-backend-failure=deny");
+
+    @AfterEach
+    void close() {
+        prefetcher.close();
+        scheduler.close();
+    }
+
+    @Test
+    void anIdleKeysRequestTakesPermitsAheadInItsOwnCall() {
+        Decision d = step.decide(f.ask(rule, "k", 1)).toCompletableFuture().join();
+        assertThat(d.allowed()).isTrue();
+        assertThat(f.sources).containsExactly(DecisionListener.Source.BACKEND);
+        assertThat(prefetcher.held()).isEqualTo(5);
+        assertThat(below.calls).hasValue(0);
+    }
+
+    @Test
+    void aRequestFindingTheKeysCallInFlightWaitsForItsStock() {
+        gate = new CompletableFuture<>();
+        CompletableFuture<Decision> first = step.decide(f.ask(rule, "k", 1)).toCompletableFuture();
+        CompletableFuture<Decision> second = step.decide(f.ask(rule, "k", 1)).toCompletableFuture();
+        assertThat(second).isNotDone();
+        gate.complete(null);
+        assertThat(first.join().allowed()).isTrue();
+        assertThat(second.join().allowed()).isTrue();
+        assertThat(f.sources).containsExactlyInAnyOrder(DecisionListener.Source.BACKEND, DecisionListener.Source.PREFETCH);
+        assertThat(below.calls).hasValue(0);
+    }
+
+    @Test
+    void theWaitForTheKeysCallIsBoundedByTheDeadline() {
+        gate = new CompletableFuture<>();
+        step.decide(f.ask(rule, "k", 1));
+        CompletableFuture<Decision> second = step.decide(f.ask(rule, "k", 1)).toCompletableFuture();
+        f.pastDeadline();
+        assertThat(second.join().outcome()).isEqualTo(Decision.Outcome.BACKEND_FAILURE);
+        assertThat(below.calls).hasValue(0);
+    }
+
+    @Test
+    void anOpenCircuitLeavesTheRequestToTheStepsBelow() {
+        for (int i = 0; i < BackendGuard.FAILURES_BEFORE_OPEN; i++) f.guard.failed();
+        assertThat(step.decide(f.ask(rule, "k", 1)).toCompletableFuture().join().allowed()).isTrue();
+        assertThat(below.calls).hasValue(1);
+        assertThat(prefetcher.held()).isZero();
+    }
+
+    @Test
+    void aCallThatTookNothingAheadTeachesTheShield() {
+        Rule two = RateStepFixture.rule("rate=6/1h", "prefetch=5", "prefetch-hold=10s");
+        step.decide(f.ask(two, "k", 1)).toCompletableFuture().join();
+        step.decide(f.ask(two, "k", 1)).toCompletableFuture().join();
+        assertThat(shield.screen(f.ask(two, "k", 1))).as("the key has nothing left").isNotNull();
+    }
+}

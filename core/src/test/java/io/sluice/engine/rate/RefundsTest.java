@@ -1,0 +1,81 @@
+package io.sluice.engine.rate;
+
+import io.sluice.engine.EngineScheduler;
+import io.sluice.engine.prefetch.Prefetcher;
+import io.sluice.Decision;
+import io.sluice.memory.InMemoryBackend;
+import io.sluice.spi.RateOutcome;
+import io.sluice.spi.RateRequest;
+import io.sluice.testing.ForwardingBackend;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class RefundsTest {
+    private final RateStepFixture f = new RateStepFixture();
+    private final List<RateRequest> refunded = new CopyOnWriteArrayList<>();
+    private final ForwardingBackend backend = new ForwardingBackend(new InMemoryBackend()) {
+        @Override
+        public CompletionStage<Void> refund(RateRequest request) {
+            refunded.add(request);
+            return CompletableFuture.completedFuture(null);
+        }
+    };
+    private final EngineScheduler scheduler = new EngineScheduler();
+    private final Shield shield = new Shield(f.ticker);
+    private final Refunds refunds = new Refunds(backend, f.guard, shield, new Prefetcher(backend, f.ticker, scheduler, key -> { }));
+
+    @AfterEach
+    void close() {
+        scheduler.close();
+    }
+
+    @Test
+    void aLeakyBucketsSlotAndAnElasticDecisionAreNotRefundable() {
+        assertThat(Refunds.refundable(RateStepFixture.rule("rate=5/1m"))).isTrue();
+        assertThat(Refunds.refundable(RateStepFixture.rule("rate=5/1m", "algorithm=leaky-bucket"))).isFalse();
+        assertThat(Refunds.refundable(RateStepFixture.rules("r.rate=5/1m", "r.throttling=elastic", "r.capacity=c",
+                "c.rate=50/1m", "c.key=global").get("r").orElseThrow())).isFalse();
+    }
+
+    @Test
+    void aRefundMakesTheShieldForgetTheKey() {
+        RateAsk ask = f.ask(RateStepFixture.rule("rate=5/1m"), "k", 1);
+        shield.learn(ask.request(), f.ticker.millis(), Long.MAX_VALUE, 0, 60_000, Lanes.MAX_BATCH);
+        assertThat(shield.screen(ask)).isNotNull();
+        refunds.refund(ask.rule(), ask.request()).toCompletableFuture().join();
+        assertThat(refunded).containsExactly(ask.request());
+        assertThat(shield.screen(ask)).isNull();
+    }
+
+    @Test
+    void onlyAPermitAdmittedLateForADeniedRequestIsUndone() {
+        RateAsk ask = f.ask(RateStepFixture.rule("rate=5/1m", "on-backend-failure=deny"), "k", 1);
+        Decision denied = Decision.failedClosed(ask.rule(), Decision.Kind.RATE, 5, Duration.ofSeconds(1));
+        Decision allowed = Decision.failedOpen(ask.rule(), Decision.Kind.RATE, 5);
+        refunds.undoIfDenied(ask, allowed, new RateOutcome(true, 4, 1_000, 0));
+        refunds.undoIfDenied(ask, denied, new RateOutcome(false, 0, 1_000, 1_000));
+        assertThat(refunded).isEmpty();
+        refunds.undoIfDenied(ask, denied, new RateOutcome(true, 4, 1_000, 0));
+        assertThat(refunded).containsExactly(ask.request());
+    }
+
+    @Test
+    void anElasticPermitWithinTheNominalLimitIsUndoneOneOverItIsNot() {
+        var rule = RateStepFixture.rules("r.rate=5/1m", "r.throttling=elastic", "r.capacity=c", "r.on-backend-failure=deny",
+                "c.rate=50/1m", "c.key=global").get("r").orElseThrow();
+        RateAsk ask = f.ask(rule, "k", 1);
+        Decision denied = Decision.failedClosed(rule, Decision.Kind.RATE, 5, Duration.ofSeconds(1));
+        refunds.undoIfDenied(ask, denied, new RateOutcome(true, 0, 1_000, 0, 0, true));
+        assertThat(refunded).isEmpty();
+        refunds.undoIfDenied(ask, denied, new RateOutcome(true, 3, 1_000, 0, 0, false));
+        assertThat(refunded).containsExactly(ask.request());
+    }
+}
