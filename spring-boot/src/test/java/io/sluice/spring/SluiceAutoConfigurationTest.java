@@ -1,10 +1,16 @@
 package io.sluice.spring;
 
 import io.sluice.ConfigException;
+import io.sluice.Sluice;
+import io.sluice.filter.SluiceFilter;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.mock.env.MockEnvironment;
+
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -32,6 +38,37 @@ class SluiceAutoConfigurationTest {
             assertThat(rootCause(context.getStartupFailure())).isInstanceOf(ConfigException.class)
                     .hasMessageStartingWith("Invalid Sluice configuration: sluice.colour = \"blue\": expected a known property");
         });
+    }
+
+    @Test
+    void anApplicationsOwnSluiceReplacesTheAutoConfiguredOneAndTheFilterAppliesIt() {
+        Sluice own = Sluice.builder().properties(Map.of("sluice.rules.posts.rate", "5/1m",
+                "sluice.rules.posts.paths", "/api/posts")).inMemory().build();
+        try {
+            new WebApplicationContextRunner()
+                    .withConfiguration(AutoConfigurations.of(SluiceAutoConfiguration.class))
+                    .withBean(Sluice.class, () -> own)
+                    .run(context -> {
+                        assertThat(context).hasNotFailed().hasSingleBean(Sluice.class)
+                                .hasSingleBean(LimitExceededHandler.class);
+                        @SuppressWarnings("unchecked")
+                        FilterRegistrationBean<SluiceFilter> filter = context.getBean(FilterRegistrationBean.class);
+                        assertThat(filter.getFilter().sluice()).isSameAs(own);
+                        assertThat(filter.getUrlPatterns()).containsExactly("/*");
+                        assertThat(filter.isAsyncSupported()).isTrue();
+                    });
+        } finally {
+            own.close();
+        }
+    }
+
+    @Test
+    void withoutAServletWebApplicationThereIsNoFilterNorHandler() {
+        try (Sluice own = Sluice.builder().properties(Map.of("sluice.rules.posts.rate", "5/1m")).inMemory().build()) {
+            runner.withBean(Sluice.class, () -> own).run(context -> assertThat(context).hasNotFailed()
+                    .hasSingleBean(Sluice.class).doesNotHaveBean(FilterRegistrationBean.class)
+                    .doesNotHaveBean(LimitExceededHandler.class));
+        }
     }
 
     @Test
