@@ -5,6 +5,7 @@ import io.sluice.Sluice;
 import io.sluice.filter.SluiceFilter;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
@@ -68,6 +69,22 @@ class SluiceAutoConfigurationTest {
             runner.withBean(Sluice.class, () -> own).run(context -> assertThat(context).hasNotFailed()
                     .hasSingleBean(Sluice.class).doesNotHaveBean(FilterRegistrationBean.class)
                     .doesNotHaveBean(LimitExceededHandler.class));
+        }
+    }
+
+    @Test
+    void theEndpointIsThereOnlyWhenExposedAndNeedsNoActuatorOtherwise() {
+        try (Sluice own = Sluice.builder().properties(Map.of("sluice.rules.posts.rate", "5/1m")).inMemory().build()) {
+            WebApplicationContextRunner web = new WebApplicationContextRunner()
+                    .withConfiguration(AutoConfigurations.of(SluiceAutoConfiguration.class))
+                    .withBean(Sluice.class, () -> own);
+            web.run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(SluiceEndpoint.class));
+            web.withPropertyValues("management.endpoints.web.exposure.include=sluice")
+                    .run(context -> assertThat(context).hasNotFailed().hasSingleBean(SluiceEndpoint.class));
+            web.withPropertyValues("management.endpoints.web.exposure.include=sluice")
+                    .withClassLoader(new FilteredClassLoader("org.springframework.boot.actuate"))
+                    .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(SluiceEndpoint.class)
+                            .hasSingleBean(FilterRegistrationBean.class));
         }
     }
 
