@@ -8,15 +8,13 @@ import io.sluice.engine.Ticker;
 import io.sluice.key.RequestView;
 import io.sluice.memory.InMemoryBackend;
 import io.sluice.micrometer.Micrometer;
-import io.sluice.redisson.RedissonBackend;
-import io.sluice.redisson.RedissonClients;
 import io.sluice.rule.ConfigLoader;
 import io.sluice.rule.Rule;
 import io.sluice.rule.RuleParser;
 import io.sluice.rule.RuleSet;
 import io.sluice.rule.RulesSource;
+import io.sluice.spi.BackendProvider;
 import io.sluice.spi.LimiterBackend;
-import org.redisson.api.RedissonClient;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -28,6 +26,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.ServiceLoader;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -240,7 +239,7 @@ public final class Sluice implements AutoCloseable {
         private boolean config;
         private String configLocation;
         private LimiterBackend backend;
-        private RedissonClient redisson;
+        private BackendProvider provider;
         private Clock clock = Clock.systemUTC();
         private Ticker ticker = Ticker.SYSTEM;
         private ClassLoader classLoader;
@@ -312,32 +311,35 @@ public final class Sluice implements AutoCloseable {
         }
 
         /**
-         * A backend of your own; Sluice closes it on {@link Sluice#close()}. Excludes {@link #redisson} and
-         * {@link #inMemory}.
+         * A backend of your own; Sluice closes it on {@link Sluice#close()}. Replaces a {@link
+         * #backend(BackendProvider) provider}; excludes {@link #inMemory}.
          *
          * @param backend the backend
          * @return this builder
          */
         public Builder backend(LimiterBackend backend) {
             this.backend = Objects.requireNonNull(backend);
+            this.provider = null;
             return this;
         }
 
         /**
-         * Your own Redisson client; Sluice uses it and leaves it open on close. Excludes {@link #backend} and
-         * {@link #inMemory}.
+         * A backend made for the rules' settings, in place of the provider found on the class path: such as
+         * {@code RedissonBackendProvider.using(client)} of {@code sluice-redisson}, for your own Redisson client
+         * (which Sluice then leaves open on close). Start-up waits for its first connection as for the provider's.
+         * Replaces a {@link #backend(LimiterBackend) backend}; excludes {@link #inMemory}.
          *
-         * @param client the client
+         * @param provider what makes the backend
          * @return this builder
          */
-        public Builder redisson(RedissonClient client) {
-            this.redisson = Objects.requireNonNull(client);
+        public Builder backend(BackendProvider provider) {
+            this.provider = Objects.requireNonNull(provider);
+            this.backend = null;
             return this;
         }
 
         /**
-         * Keep the limits in this JVM only: for tests and single-node use. Excludes {@link #backend} and
-         * {@link #redisson}.
+         * Keep the limits in this JVM only: for tests and single-node use. Excludes {@link #backend}.
          *
          * @return this builder
          */
@@ -393,16 +395,18 @@ public final class Sluice implements AutoCloseable {
         }
 
         /**
-         * The engine. Without a backend of your own, a Redisson client or {@link #inMemory}, Sluice connects
-         * to the Redis the rules name, in the background, and waits for the first connection for as long as
-         * {@code sluice.await-backend} says (default {@code 10s}), so that the first request is decided in Redis: a
-         * Redis that is down blocks this only that long, then it is logged and Sluice serves anyway, each rule
-         * following its {@code on-backend-failure} until Redis connects. Until Redis has answered a first decision,
+         * The engine. Without a backend of your own or {@link #inMemory}, Sluice makes one with the {@link
+         * BackendProvider} on the class path ({@code sluice-redisson}'s: it connects to the Redis the rules name, in
+         * the background), or with the {@link #backend(BackendProvider) provider given}, and waits for the first
+         * connection for as long as {@code sluice.await-backend} says (default {@code 10s}), so that the first
+         * request is decided in Redis: a Redis that is down blocks this only that long, then it is logged and Sluice
+         * serves anyway, each rule following its {@code on-backend-failure} until Redis connects. Until Redis has answered a first decision,
          * and within that wait from now, a decision waits for Redis beyond {@code sluice.backend-timeout}: the first
          * decisions of a fresh JVM are slower than a warm deadline allows.
          *
          * @return the engine; close it on shutdown
-         * @throws IllegalStateException without rules, or with more than one backend chosen
+         * @throws IllegalStateException without rules, with more than one backend chosen, or with none chosen and
+         *                               not exactly one provider on the class path
          * @throws IllegalArgumentException when the meter registry is not a Micrometer {@code MeterRegistry}
          * @throws ConfigException naming every problem of the rules read from a {@link #config} or {@link #source}
          */
@@ -414,11 +418,10 @@ public final class Sluice implements AutoCloseable {
             }
             if (rules == null) throw new IllegalStateException("rules, properties, config or source are required");
             List<String> chosen = new ArrayList<>();
-            if (backend != null) chosen.add("backend(...)");
-            if (redisson != null) chosen.add("redisson(...)");
+            if (backend != null || provider != null) chosen.add("backend(...)");
             if (inMemory) chosen.add("inMemory()");
             if (chosen.size() > 1) {
-                throw new IllegalStateException("choose one backend: backend(...), redisson(...) or inMemory(); got "
+                throw new IllegalStateException("choose one backend: backend(...) or inMemory(); got "
                         + String.join(" and ", chosen));
             }
             Optional<DecisionListener> meters = Micrometer.listener(meterRegistry);
@@ -426,13 +429,29 @@ public final class Sluice implements AutoCloseable {
             if (inMemory) b = new InMemoryBackend(clock);
             // Sluice's own deadline decides when a call is late; the client's timeout only backs it up.
             Duration clientTimeout = Deadlines.clientTimeout(rules.settings().backendTimeout());
-            if (redisson != null) b = new RedissonBackend(redisson, false, clock, clientTimeout);
-            if (b == null) {
-                b = new RedissonBackend(RedissonClients.create(rules.settings(), classLoader), true, clock, clientTimeout);
+            boolean provided = b == null;
+            if (provided) {
+                BackendProvider p = provider != null ? provider : discoveredProvider();
+                b = p.create(rules.settings(), classLoader, clock, clientTimeout);
             }
-            Sluice sluice = new Sluice(new Engine(rules, from, loaded, b, clock, ticker, meters, backend == null && !inMemory));
+            Sluice sluice = new Sluice(new Engine(rules, from, loaded, b, clock, ticker, meters, provided));
             BackendStartup.await(b, rules.settings().awaitBackend());
             return sluice;
+        }
+
+        /** The one {@link BackendProvider} registered on the class path (sluice-redisson's). */
+        private BackendProvider discoveredProvider() {
+            ClassLoader loader = classLoader != null ? classLoader : Sluice.class.getClassLoader();
+            List<BackendProvider> found = new ArrayList<>();
+            ServiceLoader.load(BackendProvider.class, loader).forEach(found::add);
+            if (found.size() == 1) return found.get(0);
+            if (found.isEmpty()) {
+                throw new IllegalStateException("no backend: add sluice-redisson to the class path for Redis, or give "
+                        + "one with backend(...) or inMemory()");
+            }
+            List<String> names = found.stream().map(p -> p.getClass().getName()).toList();
+            throw new IllegalStateException("several backend providers on the class path, " + names
+                    + ": choose one with backend(...)");
         }
     }
 }

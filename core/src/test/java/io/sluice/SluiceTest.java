@@ -53,9 +53,18 @@ class SluiceTest {
         Map<String, String> p = Map.of("sluice.rules.a.rate", "1/s");
         assertThatThrownBy(() -> Sluice.builder().properties(p).inMemory().backend(new InMemoryBackend(clock)).build())
                 .isInstanceOf(IllegalStateException.class)
-                .hasMessage("choose one backend: backend(...), redisson(...) or inMemory(); got backend(...) and inMemory()");
+                .hasMessage("choose one backend: backend(...) or inMemory(); got backend(...) and inMemory()");
         assertThatThrownBy(() -> Sluice.builder().inMemory().build())
                 .isInstanceOf(IllegalStateException.class).hasMessage("rules, properties, config or source are required");
+    }
+
+    @Test
+    void withoutABackendOrAProviderOnTheClassPathTheBuilderSaysWhatToAdd() {
+        // sluice-core's own class path has no BackendProvider registered: sluice-redisson is not on it.
+        assertThatThrownBy(() -> Sluice.builder().properties(Map.of("sluice.rules.a.rate", "1/s")).build())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("no backend: add sluice-redisson to the class path for Redis, or give one with backend(...) "
+                        + "or inMemory()");
     }
 
     @Test

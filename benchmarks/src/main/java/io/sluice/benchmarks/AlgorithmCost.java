@@ -2,6 +2,7 @@ package io.sluice.benchmarks;
 
 import io.sluice.KeySource;
 import io.sluice.Sluice;
+import io.sluice.redisson.RedissonBackendProvider;
 import io.sluice.rule.Rule;
 import io.sluice.spi.Algorithm;
 import org.redisson.api.RScript;
@@ -71,7 +72,7 @@ public final class AlgorithmCost {
     static Cost measure(Algorithm algorithm, int n) {
         RedissonClient redisson = BenchRedis.client();
         String prefix = "cost-" + UUID.randomUUID().toString().substring(0, 8);
-        try (Sluice sluice = Sluice.builder().redisson(redisson).properties(Map.of(
+        try (Sluice sluice = Sluice.builder().backend(RedissonBackendProvider.using(redisson)).properties(Map.of(
                 "sluice.key-prefix", prefix,
                 "sluice.backend-timeout", "10s",
                 "sluice.rules.cost.rate", "1000000000/10s",

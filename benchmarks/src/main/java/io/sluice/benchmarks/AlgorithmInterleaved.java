@@ -4,6 +4,7 @@ import io.sluice.Admission;
 import io.sluice.KeySource;
 import io.sluice.Sluice;
 import io.sluice.redisson.RedissonBackend;
+import io.sluice.redisson.RedissonBackendProvider;
 import io.sluice.rule.Rule;
 import io.sluice.spi.Algorithm;
 import io.sluice.spi.LimiterBackend;
@@ -148,7 +149,7 @@ public final class AlgorithmInterleaved {
             p.put(rule + "key", "header:X-Bench");
             if (alg == Algorithm.LEAKY_BUCKET && !rejected) p.put(rule + "queue", Long.toString(ALLOWED_LEAKY_QUEUE));
         }
-        Sluice sluice = Sluice.builder().redisson(redisson).properties(p).build();
+        Sluice sluice = Sluice.builder().backend(RedissonBackendProvider.using(redisson)).properties(p).build();
         engines.add(sluice);
         Map<String, Call> systems = new LinkedHashMap<>();
         RRateLimiter limiter = redisson.getRateLimiter(prefix + ":rrl");

@@ -3,6 +3,7 @@ package io.sluice.benchmarks;
 import io.sluice.Admission;
 import io.sluice.KeySource;
 import io.sluice.Sluice;
+import io.sluice.redisson.RedissonBackendProvider;
 import io.sluice.rule.Rule;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -45,7 +46,7 @@ public class ConcurrencyBenchmark {
     @Setup(Level.Trial)
     public void setUp() {
         redisson = BenchRedis.client();
-        sluice = Sluice.builder().redisson(redisson).properties(Map.of(
+        sluice = Sluice.builder().backend(RedissonBackendProvider.using(redisson)).properties(Map.of(
                 "sluice.key-prefix", prefix,
                 "sluice.backend-timeout", "10s",
                 "sluice.rules.conc.concurrency", "100000",

@@ -2,6 +2,7 @@ package io.sluice.benchmarks;
 
 import io.sluice.Sluice;
 import io.sluice.filter.SluiceFilter;
+import io.sluice.redisson.RedissonBackendProvider;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
@@ -60,7 +61,7 @@ public final class HttpBenchmark {
         List<Cell> cells = new ArrayList<>();
         RedissonClient redisson = BenchRedis.client();
         {
-            Sluice sluice = Sluice.builder().redisson(redisson).properties(Map.of(
+            Sluice sluice = Sluice.builder().backend(RedissonBackendProvider.using(redisson)).properties(Map.of(
                     "sluice.key-prefix", "httpbench",
                     "sluice.backend-timeout", "3s",
                     "sluice.headers", "all",

@@ -4,6 +4,7 @@ import io.sluice.Admission;
 import io.sluice.Decision;
 import io.sluice.KeySource;
 import io.sluice.Sluice;
+import io.sluice.redisson.RedissonBackendProvider;
 import io.sluice.rule.Rule;
 
 import java.util.ArrayList;
@@ -47,7 +48,7 @@ public final class Overload {
 
     /** One row of the table: {@code callers} asking {@code rate} for {@code seconds} steady seconds. */
     static String run(String algorithm, int callers, int seconds, String rate, long limit, String timeout) throws InterruptedException {
-        try (Sluice sluice = Sluice.builder().redisson(BenchRedis.client()).properties(Map.of(
+        try (Sluice sluice = Sluice.builder().backend(RedissonBackendProvider.using(BenchRedis.client())).properties(Map.of(
                 "sluice.key-prefix", "overload-" + UUID.randomUUID().toString().substring(0, 8),
                 "sluice.backend-timeout", timeout,
                 "sluice.rules.hot.rate", rate,

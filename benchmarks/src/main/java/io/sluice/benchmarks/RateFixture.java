@@ -12,6 +12,7 @@ import io.github.bucket4j.redis.redisson.cas.RedissonBasedProxyManager;
 import io.sluice.Admission;
 import io.sluice.KeySource;
 import io.sluice.Sluice;
+import io.sluice.redisson.RedissonBackendProvider;
 import io.sluice.rule.Rule;
 import org.redisson.Redisson;
 import org.redisson.api.RRateLimiter;
@@ -104,7 +105,7 @@ final class RateFixture implements AutoCloseable {
                         // -Dsluice.bench.algorithm=token-bucket (etc.): Sluice's decision with another algorithm.
                         "sluice.rules.bench.algorithm", System.getProperty("sluice.bench.algorithm", "sliding-log")));
                 if (system == SystemUnderTest.SLUICE_PREFETCH && permits > PREFETCH) p.put("sluice.rules.bench.prefetch", Long.toString(PREFETCH));
-                sluice = Sluice.builder().redisson(redisson).properties(p).build();
+                sluice = Sluice.builder().backend(RedissonBackendProvider.using(redisson)).properties(p).build();
                 rules = List.of(sluice.rules().get("bench").orElseThrow());
                 sluiceKeys = new KeySource[keys];
                 for (int i = 0; i < keys; i++) sluiceKeys[i] = KeySource.fixed("user-" + i);

@@ -3,6 +3,7 @@ package io.sluice.benchmarks;
 import io.sluice.Admission;
 import io.sluice.KeySource;
 import io.sluice.Sluice;
+import io.sluice.redisson.RedissonBackendProvider;
 import io.sluice.rule.Rule;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
@@ -44,7 +45,7 @@ public final class RedisMemory {
         List<Usage> out = new ArrayList<>();
         for (int requests : new int[]{1, 10}) {
             String prefix = "mem" + UUID.randomUUID().toString().substring(0, 6);
-            try (Sluice sluice = Sluice.builder().redisson(redisson).properties(Map.of("sluice.key-prefix", prefix,
+            try (Sluice sluice = Sluice.builder().backend(RedissonBackendProvider.using(redisson)).properties(Map.of("sluice.key-prefix", prefix,
                     "sluice.rules.posts.rate", "10/1h", "sluice.rules.posts.key", "user")).build()) {
                 Rule rule = sluice.rules().get("posts").orElseThrow();
                 for (int i = 0; i < requests; i++) sluice.admit(List.of(rule), KeySource.fixed("alice")).toCompletableFuture().join().close();
@@ -52,7 +53,7 @@ public final class RedisMemory {
             }
         }
         String prefix = "mem" + UUID.randomUUID().toString().substring(0, 6);
-        try (Sluice sluice = Sluice.builder().redisson(redisson).properties(Map.of("sluice.key-prefix", prefix,
+        try (Sluice sluice = Sluice.builder().backend(RedissonBackendProvider.using(redisson)).properties(Map.of("sluice.key-prefix", prefix,
                 "sluice.rules.images.concurrency", "4", "sluice.rules.images.key", "user")).build()) {
             Rule rule = sluice.rules().get("images").orElseThrow();
             Admission a = sluice.admit(List.of(rule), KeySource.fixed("alice")).toCompletableFuture().join();

@@ -2,6 +2,7 @@ package io.sluice.cdi;
 
 import io.sluice.Sluice;
 import io.sluice.micrometer.Micrometer;
+import io.sluice.redisson.RedissonBackendProvider;
 import io.sluice.rule.ConfigLoader;
 import io.sluice.rule.RuleParser;
 import io.sluice.rule.RuleSet;
@@ -12,7 +13,6 @@ import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
-import org.redisson.api.RedissonClient;
 
 import java.util.Map;
 
@@ -20,7 +20,7 @@ import java.util.Map;
  * The default, application-wide {@link Sluice}: built on first use from the rules file (the system
  * property {@code sluice.config}, the environment variable {@code SLUICE_CONFIG}, then
  * {@code classpath:sluice.properties}) and closed when the container shuts down. When the application
- * has a {@link RedissonClient} bean, Sluice uses it (and leaves it open) instead of creating its own. With
+ * has a {@code RedissonClient} bean, Sluice uses it (and leaves it open) instead of creating its own. With
  * Micrometer on the class path, the meters go to the application's {@code MeterRegistry} bean when there is
  * one, else to Micrometer's global registry.
  *
@@ -55,14 +55,16 @@ public class SluiceProducer {
 
     @Produces
     @Singleton
-    Sluice sluice(Instance<RedissonClient> redisson, Instance<Object> beans) {
+    Sluice sluice(Instance<Object> beans) {
         ClassLoader loader = contextClassLoader();
         Object meters = meterRegistry(beans);
         // Read again by Sluice.reload() and sluice.reload.
         RulesSource source = rulesSource();
+        var redisson = beans.select(RedissonBackendProvider.clientType());
         Sluice sluice;
         if (redisson.isResolvable()) {
-            sluice = Sluice.builder().source(source).classLoader(loader).redisson(redisson.get()).meterRegistry(meters).build();
+            sluice = Sluice.builder().source(source).classLoader(loader)
+                    .backend(RedissonBackendProvider.using(redisson.get())).meterRegistry(meters).build();
             ApplicationSluice.applyRequired(source, sluice);
         } else {
             // The same rules as the servlet filter's: one engine (and Redis client) for both, whichever starts first.

@@ -4,6 +4,7 @@ import io.sluice.LimitExceededException;
 import io.sluice.Sluice;
 import io.sluice.rule.ConfigLoader;
 import io.sluice.testing.TestRedis;
+import io.sluice.testing.TestRedisson;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Alternative;
@@ -42,7 +43,7 @@ class OverrideTest {
         // The rules file names a Redis nobody listens on: only the application's client can reach one.
         var rules = CdiTesting.rulesFile("sluice.redis.address=redis://127.0.0.1:" + TestRedis.freePort(),
                 "sluice.rules.viaclient.rate=1/1h", "sluice.rules.viaclient.key=global");
-        MyRedisson.client = TestRedis.client();
+        MyRedisson.client = TestRedisson.client();
         try {
             WeldContainer container = CdiTesting.boot(rules, MyRedisson.class, UsesClient.class);
             try {

@@ -3,6 +3,7 @@ package io.sluice.engine;
 import io.sluice.Sluice;
 import io.sluice.internal.Log;
 import io.sluice.rule.Durations;
+import io.sluice.spi.Connecting;
 import io.sluice.spi.LimiterBackend;
 
 import java.time.Duration;
@@ -26,12 +27,13 @@ public final class BackendStartup {
      * a deployment blocks.
      */
     public static void await(LimiterBackend backend, Duration await) {
-        if (await.isZero() || backend.connected()) return;
+        // A backend without a connection of its own (an in-JVM store) is there from the start.
+        if (await.isZero() || !(backend instanceof Connecting connecting) || connecting.connected()) return;
         long started = System.nanoTime();
         long deadline = started + await.toNanos();
-        CompletableFuture<Void> first = backend.firstConnection().toCompletableFuture();
+        CompletableFuture<Void> first = connecting.firstConnection().toCompletableFuture();
         // connected() starts another attempt when the last one failed; the future tells at once when one succeeds.
-        while (!backend.connected()) {
+        while (!connecting.connected()) {
             long left = deadline - System.nanoTime();
             if (left <= 0) {
                 LOG.warn("Sluice started without its backend: no connection to Redis within sluice.await-backend={};"

@@ -1,7 +1,7 @@
 package io.sluice.engine;
 
 import io.sluice.internal.ThrottledLog;
-import io.sluice.spi.LimiterBackend;
+import io.sluice.spi.ServerClock;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -19,7 +19,7 @@ final class ClockSkewMonitor {
     static final long MEASURE_EVERY_MILLIS = TimeUnit.MINUTES.toMillis(1);
     static final long RETRY_FIRST_AFTER_MILLIS = TimeUnit.SECONDS.toMillis(1);
 
-    private final LimiterBackend backend;
+    private final ServerClock backend;
     private final Clock clock;
     private final Ticker ticker;
     private final Duration max;
@@ -28,7 +28,7 @@ final class ClockSkewMonitor {
     private final AtomicBoolean retryPending = new AtomicBoolean();
     private volatile Duration skew;
 
-    ClockSkewMonitor(LimiterBackend backend, Clock clock, Ticker ticker, Duration max, EngineScheduler scheduler,
+    ClockSkewMonitor(ServerClock backend, Clock clock, Ticker ticker, Duration max, EngineScheduler scheduler,
                      ThrottledLog log) {
         this.backend = backend;
         this.clock = clock;
@@ -42,7 +42,7 @@ final class ClockSkewMonitor {
         scheduler.withFixedDelay(this::measure, 0, MEASURE_EVERY_MILLIS);
     }
 
-    /** The last measurement; empty before the first one, or for a backend without a clock. */
+    /** The last measurement; empty before the first one. */
     Optional<Duration> skew() {
         return Optional.ofNullable(skew);
     }
@@ -64,7 +64,6 @@ final class ClockSkewMonitor {
                 }
                 return;
             }
-            if (server == null) return; // a store without a clock of its own
             long roundTrip = ticker.millis() - sent;
             Duration measured = Duration.ofMillis(before + roundTrip / 2 - server);
             skew = measured;

@@ -11,7 +11,9 @@ import io.sluice.key.RequestView;
 import io.sluice.rule.Rule;
 import io.sluice.rule.RuleSet;
 import io.sluice.rule.RulesSource;
+import io.sluice.spi.Connecting;
 import io.sluice.spi.LimiterBackend;
+import io.sluice.spi.ServerClock;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -33,12 +35,15 @@ public final class Engine implements AutoCloseable {
 
     private final LiveRules live;
     private final LimiterBackend backend;
+    /** Null for a backend without a connection of its own (an in-JVM store): always connected. */
+    private final Connecting connecting;
     private final EngineScheduler scheduler = new EngineScheduler();
     private final StatsRecorder stats = new StatsRecorder();
     private final DecisionListener listener;
     private final Admitter admitter;
     private final RateDecider rates;
     private final Leases leases;
+    /** Null for a backend without a clock of its own: no skew to measure. */
     private final ClockSkewMonitor clockSkew;
     private final RulesReloader reloader;
 
@@ -52,16 +57,18 @@ public final class Engine implements AutoCloseable {
            Ticker ticker, Optional<DecisionListener> meters, boolean coldStart) {
         this.live = new LiveRules(rules, LOG);
         this.backend = backend;
+        this.connecting = backend instanceof Connecting c ? c : null;
         this.listener = meters.map(m -> DecisionListeners.of(List.of(stats, m))).orElse(stats);
         ThrottledLog log = new ThrottledLog(LOG, WARN_AT_MOST_EVERY_MILLIS, ticker);
-        KeyNaming naming = new KeyNaming(rules.settings().keyPrefix());
+        KeyNaming naming = new KeyNaming(rules.settings().keyPrefix(), backend);
         Duration startUp = coldStart ? rules.settings().awaitBackend() : Duration.ZERO;
         BackendGuard guard = new BackendGuard(rules.settings().backendTimeout(), startUp, ticker, listener, log);
         this.leases = new Leases(backend, guard, naming, scheduler, log, listener, live);
         this.rates = new RateDecider(backend, guard, naming, ticker, listener, scheduler, live);
         this.admitter = new Admitter(rates, leases, listener, log, rules.settings().headers());
-        this.clockSkew = new ClockSkewMonitor(backend, clock, ticker, rules.settings().maxClockSkew(), scheduler, log);
-        clockSkew.start();
+        this.clockSkew = backend instanceof ServerClock server
+                ? new ClockSkewMonitor(server, clock, ticker, rules.settings().maxClockSkew(), scheduler, log) : null;
+        if (clockSkew != null) clockSkew.start();
         scheduler.withFixedDelay(guard::sweep, DEADLINE_SWEEP_MILLIS, DEADLINE_SWEEP_MILLIS);
         // A key the shield remembers as exhausted may have room under a new limit.
         this.reloader = new RulesReloader(live, source, loaded, rates::forgetShielded);
@@ -106,11 +113,11 @@ public final class Engine implements AutoCloseable {
     }
 
     public Optional<Duration> clockSkew() {
-        return clockSkew.skew();
+        return clockSkew == null ? Optional.empty() : clockSkew.skew();
     }
 
     public boolean connected() {
-        return backend.connected();
+        return connecting == null || connecting.connected();
     }
 
     public Stats stats() {

@@ -5,8 +5,10 @@ import io.sluice.spi.LeaseOutcome;
 import io.sluice.spi.LeaseRequest;
 import io.sluice.spi.LimiterBackend;
 import io.sluice.spi.Prefetch;
+import io.sluice.spi.Prefetching;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
+import io.sluice.spi.Refunding;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -30,7 +32,7 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Idle state is dropped after its period (rates) or lease (semaphores without holders). Thread-safe.
  */
-public final class InMemoryBackend implements LimiterBackend {
+public final class InMemoryBackend implements LimiterBackend, Prefetching, Refunding {
     /** A refund looks this far back for the entry to remove, as refund-log.lua does. */
     private static final int REFUND_SCAN = 64;
     /** How long a hand-back that found no stock lent is remembered, as RedissonBackend's. */
@@ -112,7 +114,9 @@ public final class InMemoryBackend implements LimiterBackend {
 
     @Override
     public CompletionStage<Void> refund(RateRequest r) {
-        if (!r.algorithm().refundable()) return LimiterBackend.super.refund(r);
+        if (!r.algorithm().refundable()) {
+            return CompletableFuture.failedFuture(new UnsupportedOperationException(r.algorithm() + " cannot refund"));
+        }
         long now = clock.millis();
         sweep(now);
         if (r.algorithm() != Algorithm.SLIDING_LOG) {
@@ -143,7 +147,7 @@ public final class InMemoryBackend implements LimiterBackend {
     @Override
     public CompletionStage<Prefetch> tryConsumeAndPrefetch(RateRequest r, long ahead, Duration hold) {
         if (!Prefetch.supported(r, ahead)) {
-            return LimiterBackend.super.tryConsumeAndPrefetch(r, ahead, hold);
+            return tryConsume(r).thenApply(o -> Prefetch.none(r, o));
         }
         return prefetched(r.withCost(1), r, ahead, hold);
     }
@@ -167,7 +171,7 @@ public final class InMemoryBackend implements LimiterBackend {
                     long taken = t.taken();
                     RateOutcome last = t.last();
                     RateOutcome outcome = own != null ? own : new RateOutcome(taken > 0, last.remaining(), last.resetMillis(), last.retryAfterMillis());
-                    return CompletableFuture.completedFuture(new Prefetch(outcome, permit, taken, last.remaining(), taken == 0 ? null : id + ":" + taken));
+                    return CompletableFuture.completedFuture(new Prefetch(outcome, permit, taken, last.remaining(), taken == 0 ? null : new Prefetch.Receipt(id, taken)));
                 }
             }
         }
@@ -185,7 +189,7 @@ public final class InMemoryBackend implements LimiterBackend {
                 long left = Math.max(0, permit.limit() - log.used);
                 long reset = log.entries.isEmpty() ? 0 : Math.max(0, interval - (now - log.entries.get(0).at()));
                 RateOutcome outcome = own != null ? own : new RateOutcome(taken > 0, left, reset, 0);
-                return CompletableFuture.completedFuture(new Prefetch(outcome, permit, taken, left, taken == 0 ? null : id + ":" + taken));
+                return CompletableFuture.completedFuture(new Prefetch(outcome, permit, taken, left, taken == 0 ? null : new Prefetch.Receipt(id, taken)));
             }
         }
     }
@@ -194,7 +198,7 @@ public final class InMemoryBackend implements LimiterBackend {
     @Override
     public CompletionStage<Prefetch> prefetch(RateRequest permit, long ahead, Duration hold) {
         if (!Prefetch.supported(permit, ahead)) {
-            return LimiterBackend.super.prefetch(permit, ahead, hold);
+            return CompletableFuture.completedFuture(Prefetch.nothing(permit));
         }
         return prefetched(permit, null, ahead, hold);
     }
@@ -204,7 +208,7 @@ public final class InMemoryBackend implements LimiterBackend {
     public CompletionStage<Void> returnPrefetched(Prefetch p, long unused) {
         if (!p.handsBack(unused)) return CompletableFuture.completedFuture(null);
         RateRequest r = p.request();
-        String id = p.receipt().substring(0, p.receipt().lastIndexOf(':'));
+        String id = p.receipt().stockId();
         if (r.algorithm() == Algorithm.TOKEN_BUCKET) {
             handBackLent(r, id, unused);
             return CompletableFuture.completedFuture(null);
@@ -214,7 +218,7 @@ public final class InMemoryBackend implements LimiterBackend {
         synchronized (log) {
             for (ListIterator<Entry> it = log.entries.listIterator(); it.hasNext(); ) {
                 Entry e = it.next();
-                if (!id.equals(e.id()) || e.permits() != p.taken()) continue;
+                if (!id.equals(e.id()) || e.permits() != p.receipt().permits()) continue;
                 if (e.permits() > unused) it.set(new Entry(e.at(), e.permits() - unused, id));
                 else it.remove();
                 log.used -= unused;

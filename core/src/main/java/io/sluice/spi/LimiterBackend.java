@@ -1,15 +1,17 @@
 package io.sluice.spi;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
  * The one extension point between Sluice and a store of limits. Every operation is atomic in the store,
  * asynchronous, and completes with a value; it completes exceptionally only when the store failed.
  * The backend decides nothing about policy (dry-run, failure handling): it executes what it is asked.
+ *
+ * <p>This interface holds what every backend must do. What only some can do is a capability of its own, which a
+ * backend implements beside this one and the engine detects once, when it is built: {@link Batching} (several
+ * decisions of a key in one call), {@link Prefetching} (permits taken ahead for a server to hand out),
+ * {@link Refunding} (permits handed back), {@link ServerClock} (the store's own clock) and {@link Connecting} (a
+ * store reached over a connection). Without one, the engine does without it, explicitly.
  *
  * <p>Implementations are thread-safe.
  */
@@ -23,78 +25,6 @@ public interface LimiterBackend extends AutoCloseable {
      * @return allowed, remaining, reset and retry-after (and a leaky bucket's delay), in one answer
      */
     CompletionStage<RateOutcome> tryConsume(RateRequest request);
-
-    /**
-     * Decides several requests for one key, in order, exactly as {@link #tryConsume} called for each of them one
-     * after another at the same instant would: each answer sees the permits its predecessors took. A backend that
-     * can should decide them all in one round trip (Sluice coalesces concurrent decisions for a key into one such
-     * call); this default asks one after another.
-     *
-     * @param requests requests for the same key and algorithm, at least one, in arrival order
-     * @return one answer per request, in the same order
-     */
-    default CompletionStage<List<RateOutcome>> tryConsumeAll(List<RateRequest> requests) {
-        List<RateOutcome> answers = new ArrayList<>(requests.size());
-        CompletionStage<Void> chain = CompletableFuture.completedFuture(null);
-        for (RateRequest r : requests) chain = chain.thenCompose(ignored -> tryConsume(r)).thenAccept(answers::add);
-        return chain.thenApply(ignored -> answers);
-    }
-
-    /**
-     * Decides {@code request} as {@link #tryConsume} does and, in the same atomic step, takes up to {@code ahead}
-     * more permits of cost 1 (as many as fit after it, whatever the request's own answer) for this server to hand
-     * out by itself within {@code hold}; the unused ones come back through {@link #returnPrefetched}. Prefetched
-     * permits count against the limit as taken from the hold's end, not its start (a log keeps them in its window
-     * until {@code hold} after the window of now): however late in the hold one is used, no rolling window ever
-     * admits more than the limit. A backend that cannot do this takes nothing ahead, which is this default.
-     *
-     * @param request the request to decide
-     * @param ahead   permits to take ahead, at least 1
-     * @param hold    how long this server may hand them out
-     * @return the request's answer and what was taken ahead
-     */
-    default CompletionStage<Prefetch> tryConsumeAndPrefetch(RateRequest request, long ahead, Duration hold) {
-        return tryConsume(request).thenApply(o -> Prefetch.none(request, o));
-    }
-
-    /**
-     * Takes up to {@code ahead} permits of cost 1 for this server to hand out within {@code hold}, as
-     * {@link #tryConsumeAndPrefetch} does but with no request of its own: to refill before a server's prefetched
-     * permits run out. The outcome is that of the last permit asked. A backend that cannot prefetch takes nothing,
-     * which is this default.
-     *
-     * @param permit a request for one permit (cost 1)
-     * @param ahead  permits to take, at least 1
-     * @param hold   how long this server may hand them out
-     * @return what was taken
-     */
-    default CompletionStage<Prefetch> prefetch(RateRequest permit, long ahead, Duration hold) {
-        return CompletableFuture.completedFuture(new Prefetch(new RateOutcome(false, 0, 0, 0), permit.withCost(1), 0, 0, null));
-    }
-
-    /**
-     * Hands back {@code unused} of the permits a {@link #tryConsumeAndPrefetch} or {@link #prefetch} took ahead (the last ones it took);
-     * they are free again at once.
-     *
-     * @param prefetch what was taken
-     * @param unused   how many of them were not used, at most {@code prefetch.taken()}
-     * @return completes once handed back
-     */
-    default CompletionStage<Void> returnPrefetched(Prefetch prefetch, long unused) {
-        return CompletableFuture.completedFuture(null);
-    }
-
-    /**
-     * Hands back {@code request.cost()} permits an earlier {@link #tryConsume} took (an elastic request whose
-     * capacity rule could not pay for its overage). Only {@link Algorithm#refundable()} algorithms support it;
-     * the others complete exceptionally with {@link UnsupportedOperationException}.
-     *
-     * @param request the request whose permits to hand back
-     * @return completes once handed back
-     */
-    default CompletionStage<Void> refund(RateRequest request) {
-        return CompletableFuture.failedFuture(new UnsupportedOperationException(request.algorithm() + " cannot refund"));
-    }
 
     /**
      * Takes one concurrency permit with a lease, under the request's permit id, waiting up to the request's
@@ -134,40 +64,6 @@ public interface LimiterBackend extends AutoCloseable {
      * @return the free permits
      */
     CompletionStage<Integer> available(LeaseRequest request);
-
-    /**
-     * The store's own clock in epoch milliseconds, to measure this server's skew against it; completes with
-     * null when the store has no clock of its own (such as an in-JVM store).
-     *
-     * @return the store's time, or null
-     */
-    default CompletionStage<Long> serverTimeMillis() {
-        return CompletableFuture.completedFuture(null);
-    }
-
-    /**
-     * Whether the backend has reached its store: for health checks, and for start-up to know when to stop
-     * waiting ({@code sluice.await-backend}). A backend that connects in the background answers false until its
-     * first connection has succeeded, and may take the question as the cue to try again after a failed attempt.
-     * An in-JVM store is always connected.
-     *
-     * @return whether the first connection has been made
-     */
-    default boolean connected() {
-        return true;
-    }
-
-    /**
-     * Completes once the first connection to the store has succeeded (at once for a store that needs none). A
-     * failed attempt does not complete it: it completes exceptionally only if the backend is closed first. A
-     * backend that connects on demand retries when asked again (a decision, {@link #connected()}), so a caller
-     * that waits long polls {@link #connected()} meanwhile, as start-up does.
-     *
-     * @return the first connection
-     */
-    default CompletionStage<Void> firstConnection() {
-        return CompletableFuture.completedFuture(null);
-    }
 
     @Override
     void close();

@@ -1,19 +1,40 @@
 package io.sluice.spi;
 
 import java.time.Duration;
+import java.util.Objects;
 
 /**
- * The backend's answer to {@link LimiterBackend#tryConsumeAndPrefetch}: the request's own decision, and the permits
- * taken ahead of need for this server to hand out by itself. Immutable.
+ * A prefetching backend's answer ({@link Prefetching#tryConsumeAndPrefetch}, {@link Prefetching#prefetch}): the
+ * request's own decision, and the permits taken ahead of need for this server to hand out by itself. Immutable.
  *
  * @param outcome   the request's own decision, as {@link LimiterBackend#tryConsume} would have answered it
  * @param request   a request for one of the prefetched permits (the decided request at cost 1)
  * @param taken     permits taken ahead, 0 to the prefetch asked for (as many as fitted after the request)
  * @param remaining nominal permits the key had left after the prefetch
- * @param receipt   what the backend needs to hand back unused permits ({@link LimiterBackend#returnPrefetched}); null
+ * @param receipt   what the backend needs to hand back unused permits ({@link Prefetching#returnPrefetched}); null
  *                  when none were taken
  */
-public record Prefetch(RateOutcome outcome, RateRequest request, long taken, long remaining, String receipt) {
+public record Prefetch(RateOutcome outcome, RateRequest request, long taken, long remaining, Receipt receipt) {
+    /**
+     * What a backend wrote down to find prefetched permits again when they are handed back: the id it stored them
+     * under (a log's entry, a bucket's loan) and how many it stored. Only the backend that wrote it reads it.
+     *
+     * @param stockId the permits' id in the store
+     * @param permits how many were stored under it
+     */
+    public record Receipt(String stockId, long permits) {
+        /**
+         * Checks the receipt.
+         *
+         * @param stockId the permits' id in the store
+         * @param permits how many were stored under it
+         */
+        public Receipt {
+            Objects.requireNonNull(stockId, "stockId");
+            if (permits < 1) throw new IllegalArgumentException("a receipt is for at least one permit: " + permits);
+        }
+    }
+
     /**
      * How long after its hold a token bucket's stock still counts as lent, for its hand-back to arrive: the bucket
      * refills only up to its burst less the stocks lent, so that it and every server's stock together never hold more
@@ -44,6 +65,17 @@ public record Prefetch(RateOutcome outcome, RateRequest request, long taken, lon
      */
     public static Prefetch none(RateRequest request, RateOutcome outcome) {
         return new Prefetch(outcome, request.withCost(1), 0, outcome.remaining(), null);
+    }
+
+    /**
+     * Nothing taken, no request decided: what a backend answers a {@link Prefetching#prefetch} for an algorithm it
+     * cannot prefetch for.
+     *
+     * @param permit a request for one permit
+     * @return a prefetch of nothing, its outcome not allowed
+     */
+    public static Prefetch nothing(RateRequest permit) {
+        return new Prefetch(new RateOutcome(false, 0, 0, 0), permit.withCost(1), 0, 0, null);
     }
 
     /**

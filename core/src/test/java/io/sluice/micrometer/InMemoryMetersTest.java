@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Metrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.sluice.ConfigException;
 import io.sluice.Sluice;
+import io.sluice.spi.BackendProvider;
 import io.sluice.testing.CountingBackend;
 import org.junit.jupiter.api.Test;
 
@@ -64,8 +65,12 @@ class InMemoryMetersTest extends MetersContract {
 
     @Test
     void aBuildThatFailsLeavesNoMeterBehind() {
+        // A backend that cannot be made, as Redisson's for a missing configuration file.
+        BackendProvider missingConfig = (settings, loader, clock, timeout) -> {
+            throw new ConfigException("sluice.redis.config = \"" + settings.redisConfig().orElseThrow() + "\": not found");
+        };
         assertThatThrownBy(() -> Sluice.builder().properties(Map.of("sluice.redis.config", "file:/nonexistent/redisson.yaml",
-                "sluice.rules.g.rate", "1/1h")).meterRegistry(registry).build())
+                "sluice.rules.g.rate", "1/1h")).backend(missingConfig).meterRegistry(registry).build())
                 .isInstanceOf(ConfigException.class);
         assertThat(registry.getMeters()).isEmpty();
     }

@@ -1,6 +1,7 @@
 package io.sluice.testing;
 
 import io.sluice.memory.InMemoryBackend;
+import io.sluice.spi.Batching;
 import io.sluice.spi.LeaseOutcome;
 import io.sluice.spi.LeaseRequest;
 import io.sluice.spi.LimiterBackend;
@@ -21,7 +22,7 @@ import java.util.function.Supplier;
  * (no decision is ever answered, until the test completes {@link #pendingAcquires} by hand); records releases;
  * and can hold its answers (and releases) until the test opens it, as a slow Redis would.
  */
-public final class CountingBackend implements LimiterBackend {
+public final class CountingBackend implements LimiterBackend, Batching {
     public final AtomicInteger calls = new AtomicInteger();
     public final AtomicBoolean down = new AtomicBoolean();
     public final AtomicBoolean silent = new AtomicBoolean();
@@ -68,7 +69,7 @@ public final class CountingBackend implements LimiterBackend {
         calls.incrementAndGet();
         batches.add(requests.size());
         if (silent.get()) return new CompletableFuture<>();
-        return down.get() ? CompletableFuture.failedFuture(new IllegalStateException("down")) : whenOpen(() -> memory.tryConsumeAll(requests));
+        return down.get() ? CompletableFuture.failedFuture(new IllegalStateException("down")) : whenOpen(() -> Batching.oneAfterAnother(memory).tryConsumeAll(requests));
     }
 
     @Override

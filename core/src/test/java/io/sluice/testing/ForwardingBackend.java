@@ -1,18 +1,26 @@
 package io.sluice.testing;
 
+import io.sluice.spi.Batching;
+import io.sluice.spi.Connecting;
 import io.sluice.spi.LeaseOutcome;
 import io.sluice.spi.LeaseRequest;
 import io.sluice.spi.LimiterBackend;
 import io.sluice.spi.Prefetch;
+import io.sluice.spi.Prefetching;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
+import io.sluice.spi.Refunding;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
-/** A backend that asks another for everything; a test overrides what it watches. */
-public class ForwardingBackend implements LimiterBackend {
+/**
+ * A backend that asks another for everything; a test overrides what it watches. A capability the other lacks is
+ * answered as the engine does without it (its store's clock is not forwarded: the engine measures no skew).
+ */
+public class ForwardingBackend implements LimiterBackend, Batching, Prefetching, Refunding, Connecting {
     protected final LimiterBackend delegate;
 
     public ForwardingBackend(LimiterBackend delegate) {
@@ -26,27 +34,30 @@ public class ForwardingBackend implements LimiterBackend {
 
     @Override
     public CompletionStage<List<RateOutcome>> tryConsumeAll(List<RateRequest> requests) {
-        return delegate.tryConsumeAll(requests);
+        return (delegate instanceof Batching b ? b : Batching.oneAfterAnother(delegate)).tryConsumeAll(requests);
     }
 
     @Override
     public CompletionStage<Prefetch> tryConsumeAndPrefetch(RateRequest request, long ahead, Duration hold) {
-        return delegate.tryConsumeAndPrefetch(request, ahead, hold);
+        return delegate instanceof Prefetching p ? p.tryConsumeAndPrefetch(request, ahead, hold)
+                : delegate.tryConsume(request).thenApply(o -> Prefetch.none(request, o));
     }
 
     @Override
     public CompletionStage<Prefetch> prefetch(RateRequest permit, long ahead, Duration hold) {
-        return delegate.prefetch(permit, ahead, hold);
+        return delegate instanceof Prefetching p ? p.prefetch(permit, ahead, hold)
+                : CompletableFuture.completedFuture(Prefetch.nothing(permit));
     }
 
     @Override
     public CompletionStage<Void> returnPrefetched(Prefetch prefetch, long unused) {
-        return delegate.returnPrefetched(prefetch, unused);
+        return delegate instanceof Prefetching p ? p.returnPrefetched(prefetch, unused) : CompletableFuture.completedFuture(null);
     }
 
     @Override
     public CompletionStage<Void> refund(RateRequest request) {
-        return delegate.refund(request);
+        return delegate instanceof Refunding r ? r.refund(request)
+                : CompletableFuture.failedFuture(new UnsupportedOperationException("cannot refund"));
     }
 
     @Override
@@ -70,18 +81,13 @@ public class ForwardingBackend implements LimiterBackend {
     }
 
     @Override
-    public CompletionStage<Long> serverTimeMillis() {
-        return delegate.serverTimeMillis();
-    }
-
-    @Override
     public boolean connected() {
-        return delegate.connected();
+        return !(delegate instanceof Connecting c) || c.connected();
     }
 
     @Override
     public CompletionStage<Void> firstConnection() {
-        return delegate.firstConnection();
+        return delegate instanceof Connecting c ? c.firstConnection() : CompletableFuture.completedFuture(null);
     }
 
     @Override

@@ -1,8 +1,5 @@
 package io.sluice.testing;
 
-import org.redisson.Redisson;
-import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 import redis.embedded.RedisServer;
 
 import java.io.IOException;
@@ -43,13 +40,6 @@ public final class TestRedis {
     public static synchronized String address(RedisVersion version) {
         if (version == RedisVersion.REDIS_6_2) return address();
         return OTHERS.computeIfAbsent(version, RedisVersion::start).address();
-    }
-
-    /** A Redisson client of its own on {@link #address()}, with Redisson's defaults; the caller shuts it down. */
-    public static RedissonClient client() {
-        Config config = new Config();
-        config.useSingleServer().setAddress(address());
-        return Redisson.create(config);
     }
 
     public static synchronized String address() {

@@ -6,6 +6,7 @@ import io.sluice.Sluice;
 import io.sluice.key.KeyResolver;
 import io.sluice.testing.RateLimitHeaders;
 import io.sluice.testing.TestRedis;
+import io.sluice.testing.TestRedisson;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -54,7 +55,7 @@ abstract class HttpContract {
     void start() {
         prefix = "t" + UUID.randomUUID().toString().substring(0, 8);
         server = kind.start(initParams(prefix));
-        redis = TestRedis.client();
+        redis = TestRedisson.client();
     }
 
     @AfterAll

@@ -5,6 +5,7 @@ import io.restassured.specification.RequestSpecification;
 import io.sluice.Decision;
 import io.sluice.key.KeyResolver;
 import io.sluice.testing.TestRedis;
+import io.sluice.testing.TestRedisson;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -96,7 +97,7 @@ abstract class PlansHttpContract {
         Map<String, String> hookParams = initParams(prefix + "h");
         hookParams.put("rejection-handler", UpgradeHandler.class.getName());
         hooked = kind.start(hookParams);
-        redis = TestRedis.client();
+        redis = TestRedisson.client();
     }
 
     @AfterAll

@@ -3,6 +3,7 @@ package io.sluice.spring;
 import io.sluice.Sluice;
 import io.sluice.filter.RejectionHandler;
 import io.sluice.filter.SluiceFilter;
+import io.sluice.redisson.RedissonBackendProvider;
 import jakarta.servlet.DispatcherType;
 import org.redisson.api.RedissonClient;
 import org.springframework.beans.factory.ObjectProvider;
@@ -70,7 +71,7 @@ public class SluiceAutoConfiguration {
 
     /** The application's own Redisson client as the backend; Sluice leaves it open. The one place that says how. */
     private static void onClient(Sluice.Builder builder, RedissonClient client) {
-        builder.redisson(client);
+        builder.backend(RedissonBackendProvider.using(client));
     }
 
     /** The application's Micrometer registry, when Micrometer is there and one registry is primary; else null. */

@@ -1,6 +1,6 @@
 package io.sluice.engine.prefetch;
 
-import io.sluice.spi.LimiterBackend;
+import io.sluice.spi.Prefetching;
 
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -14,14 +14,14 @@ import java.util.function.Consumer;
  * taken. Thread-safe.
  */
 final class HandBacks {
-    private final LimiterBackend backend;
+    private final Prefetching backend;
     /** Told the key of every hand-back: what this server knew of the key's remaining permits is out of date. */
     private final Consumer<String> handedBack;
     private final ConcurrentHashMap<String, CompletableFuture<Void>> byKey = new ConcurrentHashMap<>();
     /** Every hand-back not yet answered (a test's sweep waits for them). */
     private final Set<CompletableFuture<Void>> all = ConcurrentHashMap.newKeySet();
 
-    HandBacks(LimiterBackend backend, Consumer<String> handedBack) {
+    HandBacks(Prefetching backend, Consumer<String> handedBack) {
         this.backend = backend;
         this.handedBack = handedBack;
     }

@@ -4,7 +4,7 @@ import io.sluice.engine.EngineScheduler;
 import io.sluice.engine.Ticker;
 import io.sluice.Decision;
 import io.sluice.rule.Rule;
-import io.sluice.spi.LimiterBackend;
+import io.sluice.spi.Prefetching;
 import io.sluice.spi.Prefetch;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
@@ -44,14 +44,14 @@ public final class Prefetcher {
     /** How long closing waits for the unused permits to go back. */
     private static final long CLOSE_RETURN_MILLIS = 2_000;
 
-    private final LimiterBackend backend;
+    private final Prefetching backend;
     private final Ticker ticker;
     private final ConcurrentHashMap<String, KeySlot> slots = new ConcurrentHashMap<>();
     private final HoldQueue holds;
     private final HandBacks handBacks;
 
     /** {@code handedBack} is told the key of every hand-back: what this server knew of its remaining is out of date. */
-    public Prefetcher(LimiterBackend backend, Ticker ticker, EngineScheduler scheduler, Consumer<String> handedBack) {
+    public Prefetcher(Prefetching backend, Ticker ticker, EngineScheduler scheduler, Consumer<String> handedBack) {
         this.backend = backend;
         this.ticker = ticker;
         this.holds = new HoldQueue(scheduler, () -> sweep());

@@ -3,6 +3,7 @@ package io.sluice.engine.rate;
 import io.sluice.spi.LimiterBackend;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
+import io.sluice.spi.Refunding;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -17,7 +18,7 @@ import java.util.concurrent.CompletionStage;
  *       (one round trip, as for a hard rule);</li>
  *   <li>admitted over the nominal limit: the capacity key pays the same cost, as the capacity rule's own requests
  *       do. Paid: admitted, after the capacity rule's delay when it is a leaky bucket (its slot);</li>
- *   <li>not paid: the own key's permits are handed back ({@link LimiterBackend#refund}) and the request is
+ *   <li>not paid: the own key's permits are handed back ({@link Refunding#refund}; on a backend that cannot refund, they stay taken) and the request is
  *       rejected with the capacity rule's retry-after.</li>
  * </ol>
  * Between steps 1 and 3 the own key counts a request it will give back: a concurrent request of the same key
@@ -29,11 +30,13 @@ public final class Elastic {
     }
 
     /**
+     * @param refunding the backend's refunds, null when it cannot refund
      * @param own      the rule's request, its {@code effectiveLimit} the limit plus the overage
      * @param capacity the capacity rule's request, as its own requests are built; its cost is replaced by the own
      *                 cost. Null when there is no capacity rule: nothing pays, so the rule holds its nominal limit
      */
-    public static CompletionStage<RateOutcome> consume(LimiterBackend backend, RateRequest own, RateRequest capacity) {
+    public static CompletionStage<RateOutcome> consume(LimiterBackend backend, Refunding refunding, RateRequest own,
+                                                   RateRequest capacity) {
         return backend.tryConsume(own).thenCompose(o -> {
             if (!o.allowed() || !o.overLimit()) return CompletableFuture.completedFuture(o);
             RateRequest pay = capacity == null ? null : capacity.withCost(own.cost());
@@ -47,7 +50,8 @@ public final class Elastic {
                 if (failure == null && paid.allowed()) return CompletableFuture.completedFuture(paid.delayMillis() == 0 ? o
                         : new RateOutcome(true, o.remaining(), o.resetMillis(), 0, paid.delayMillis(), true));
                 // Not paid for: hand the permits back whatever happens to the refund itself.
-                CompletionStage<Void> refunded = backend.refund(own).exceptionally(e -> null);
+                CompletionStage<Void> refunded = refunding == null ? CompletableFuture.completedFuture(null)
+                        : refunding.refund(own).exceptionally(e -> null);
                 if (failure != null) return refunded.thenCompose(ignored -> CompletableFuture.<RateOutcome>failedFuture(failure));
                 long retry = paid.neverFits() ? Math.max(1, o.resetMillis()) : paid.retryAfterMillis();
                 RateOutcome rejected = new RateOutcome(false, 0, o.resetMillis(), retry, 0, false);

@@ -6,6 +6,7 @@ import io.sluice.key.KeyResolver;
 import io.sluice.rule.Rule;
 import io.sluice.rule.RuleSet;
 import io.sluice.spi.LimiterBackend;
+import io.sluice.spi.Refunding;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 
@@ -22,6 +23,8 @@ import java.util.function.Supplier;
  */
 final class ElasticCall implements RateCall {
     private final LimiterBackend backend;
+    /** Null for a backend that cannot refund. */
+    private final Refunding refunding;
     private final BackendGuard guard;
     private final KeyNaming naming;
     /** The rules in effect, where the capacity rule is found; null when the rule never borrows. */
@@ -31,8 +34,9 @@ final class ElasticCall implements RateCall {
      * @param rules the rules in effect; null for a rule that never borrows (a dry-run rule: what it took would be
      *              missing from rules that enforce)
      */
-    ElasticCall(LimiterBackend backend, BackendGuard guard, KeyNaming naming, Supplier<RuleSet> rules) {
+    ElasticCall(LimiterBackend backend, Refunding refunding, BackendGuard guard, KeyNaming naming, Supplier<RuleSet> rules) {
         this.backend = backend;
+        this.refunding = refunding;
         this.guard = guard;
         this.naming = naming;
         this.rules = rules;
@@ -43,7 +47,7 @@ final class ElasticCall implements RateCall {
         RateRequest capacity = rules == null ? null : capacityRequest(ask.rule(), ask.cost()).orElse(null);
         CompletionStage<RateOutcome> answered;
         try {
-            answered = Elastic.consume(backend, ask.request(), capacity);
+            answered = Elastic.consume(backend, refunding, ask.request(), capacity);
         } catch (RuntimeException e) {
             answered = CompletableFuture.failedFuture(e);
         }

@@ -2,6 +2,7 @@ package io.sluice.engine.rate;
 
 import io.sluice.engine.BackendGuard;
 import io.sluice.internal.Coalescer;
+import io.sluice.spi.Batching;
 import io.sluice.spi.LimiterBackend;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
@@ -13,7 +14,7 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * Coalescing: one backend call at a time per key. While a call for a key is in flight, later requests for that
- * key wait and then go together, in arrival order, as one backend call ({@link LimiterBackend#tryConsumeAll})
+ * key wait and then go together, in arrival order, as one backend call ({@link Batching#tryConsumeAll})
  * that decides each of them as sequential calls at that instant would, at most {@link #MAX_BATCH} at a time. An
  * idle key's request goes at once, alone. A request's deadline starts when its call is sent; one queued behind a
  * call that failed (Redis down, or past the deadline) fails with it, unsent, so waiting its turn never makes it
@@ -25,12 +26,15 @@ final class Lanes {
     static final int MAX_BATCH = 64;
 
     private final LimiterBackend backend;
+    /** The backend's batching, or one call per request for a backend without it. */
+    private final Batching batching;
     private final BackendGuard guard;
     private final Shield shield;
     private final Coalescer<Pending> lanes = new Coalescer<>(MAX_BATCH, this::dispatch);
 
-    Lanes(LimiterBackend backend, BackendGuard guard, Shield shield) {
+    Lanes(LimiterBackend backend, Batching batching, BackendGuard guard, Shield shield) {
         this.backend = backend;
+        this.batching = batching;
         this.guard = guard;
         this.shield = shield;
     }
@@ -123,7 +127,7 @@ final class Lanes {
         for (Pending p : sent) requests.add(p.request());
         CompletionStage<List<RateOutcome>> call;
         try {
-            call = backend.tryConsumeAll(requests);
+            call = batching.tryConsumeAll(requests);
         } catch (RuntimeException e) {
             call = CompletableFuture.failedFuture(e);
         }

@@ -9,7 +9,10 @@ import io.sluice.engine.prefetch.Prefetcher;
 import io.sluice.Decision;
 import io.sluice.rule.Rule;
 import io.sluice.rule.RuleSet;
+import io.sluice.spi.Batching;
 import io.sluice.spi.LimiterBackend;
+import io.sluice.spi.Prefetching;
+import io.sluice.spi.Refunding;
 import io.sluice.spi.RateRequest;
 
 import java.time.Duration;
@@ -41,13 +44,16 @@ public final class RateDecider {
         this.ticker = ticker;
         this.listener = listener;
         this.shield = new Shield(ticker);
-        this.prefetcher = new Prefetcher(backend, ticker, scheduler, shield::forget);
-        this.refunds = new Refunds(backend, guard, shield, prefetcher);
-        this.paths = new RatePath(backend, guard, naming, ticker, listener, rules, shield, prefetcher, refunds,
+        // Each capability decided once: a backend without one takes the plain path, never a call that does nothing.
+        this.prefetcher = backend instanceof Prefetching p ? new Prefetcher(p, ticker, scheduler, shield::forget) : null;
+        Refunding refunding = backend instanceof Refunding r ? r : null;
+        Batching batching = backend instanceof Batching b ? b : Batching.oneAfterAnother(backend);
+        this.refunds = new Refunds(refunding, guard, shield, prefetcher);
+        this.paths = new RatePath(backend, batching, refunding, guard, naming, ticker, listener, rules, shield, prefetcher, refunds,
                 new LeakySlot(scheduler::later));
     }
 
-    /** The permits this server prefetched (for tests: {@link Prefetcher#sweep}, {@link Prefetcher#held}). */
+    /** The permits this server prefetched, null when the backend cannot (for tests: {@link Prefetcher#sweep}). */
     public Prefetcher prefetcher() {
         return prefetcher;
     }
@@ -59,7 +65,7 @@ public final class RateDecider {
 
     /** Hands back the permits this server prefetched and has not used. */
     public void close() {
-        prefetcher.close();
+        if (prefetcher != null) prefetcher.close();
     }
 
     /** After a reload: forgets what the shield knows (its entries hold per limit already; this frees the memory). */
@@ -78,11 +84,16 @@ public final class RateDecider {
     public CompletionStage<Void> giveBack(Rule rule, String raw, long cost) {
         if (!Refunds.refundable(rule)) return CompletableFuture.completedFuture(null);
         RateRequest request = rule.ratePolicy().request(naming.rate(rule, raw), rule.rate().orElseThrow(), cost);
-        if (rule.ratePolicy().prefetches() && prefetcher.putBack(request)) {
+        if (prefetches(rule) && prefetcher.putBack(request)) {
             shield.forget(request.key());
             return CompletableFuture.completedFuture(null);
         }
         return refunds.refund(rule, request);
+    }
+
+    /** Whether {@code rule} takes permits ahead: it asks for it and the backend can. */
+    private boolean prefetches(Rule rule) {
+        return prefetcher != null && rule.ratePolicy().prefetches();
     }
 
     public CompletionStage<Decision> decide(Rule rule, String raw, long cost) {

@@ -8,7 +8,9 @@ import io.sluice.engine.prefetch.Prefetcher;
 import io.sluice.rule.Rule;
 import io.sluice.rule.RuleSet;
 import io.sluice.rule.Throttling;
+import io.sluice.spi.Batching;
 import io.sluice.spi.LimiterBackend;
+import io.sluice.spi.Refunding;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,9 +28,10 @@ import java.util.function.UnaryOperator;
 final class RatePath {
     /** What of a rule decides its path's steps: read here once, never on a request. */
     record Shape(boolean prefetches, long ahead, Duration hold, Throttling throttling, boolean dryRun) {
-        static Shape of(Rule rule) {
+        /** {@code canPrefetch}: whether the backend can take permits ahead; a rule's {@code prefetch} needs it. */
+        static Shape of(Rule rule, boolean canPrefetch) {
             var p = rule.ratePolicy();
-            return p.prefetches() ? new Shape(true, p.prefetch(), p.prefetchHold(), p.throttling(), rule.dryRun())
+            return p.prefetches() && canPrefetch ? new Shape(true, p.prefetch(), p.prefetchHold(), p.throttling(), rule.dryRun())
                     : new Shape(false, 0, Duration.ZERO, p.throttling(), rule.dryRun());
         }
 
@@ -50,6 +53,8 @@ final class RatePath {
     }
 
     private final LimiterBackend backend;
+    /** Null for a backend that cannot refund: an elastic borrowing that went too far keeps what it took. */
+    private final Refunding refunding;
     private final BackendGuard guard;
     private final KeyNaming naming;
     private final Ticker ticker;
@@ -62,7 +67,7 @@ final class RatePath {
     private final LeakySlot slot;
     private final ConcurrentHashMap<Shape, RateStep> paths = new ConcurrentHashMap<>();
 
-    RatePath(LimiterBackend backend, BackendGuard guard, KeyNaming naming, Ticker ticker, DecisionListener listener,
+    RatePath(LimiterBackend backend, Batching batching, Refunding refunding, BackendGuard guard, KeyNaming naming, Ticker ticker, DecisionListener listener,
              Supplier<RuleSet> rules, Shield shield, Prefetcher prefetcher, Refunds refunds, LeakySlot slot) {
         this.backend = backend;
         this.guard = guard;
@@ -71,7 +76,8 @@ final class RatePath {
         this.listener = listener;
         this.rules = rules;
         this.shield = shield;
-        this.lanes = new Lanes(backend, guard, shield);
+        this.lanes = new Lanes(backend, batching, guard, shield);
+        this.refunding = refunding;
         this.prefetcher = prefetcher;
         this.refunds = refunds;
         this.slot = slot;
@@ -79,7 +85,7 @@ final class RatePath {
 
     /** The first step of {@code rule}'s path. */
     RateStep forRule(Rule rule) {
-        Shape shape = Shape.of(rule);
+        Shape shape = Shape.of(rule, prefetcher != null);
         RateStep first = paths.get(shape);
         return first != null ? first : paths.computeIfAbsent(shape, this::assemble);
     }
@@ -108,7 +114,7 @@ final class RatePath {
     private RateCall call(Shape shape) {
         if (shape.throttling() == Throttling.ELASTIC) {
             // A dry-run rule never borrows: what it took would be missing from rules that enforce.
-            return new ElasticCall(backend, guard, naming, shape.dryRun() ? null : rules);
+            return new ElasticCall(backend, refunding, guard, naming, shape.dryRun() ? null : rules);
         }
         return lanes.call(shape.shielded(), shape.shieldCapMillis());
     }

@@ -6,7 +6,7 @@ import io.sluice.Decision;
 import io.sluice.rule.Rule;
 import io.sluice.rule.Throttling;
 import io.sluice.spi.Algorithm;
-import io.sluice.spi.LimiterBackend;
+import io.sluice.spi.Refunding;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 
@@ -18,13 +18,14 @@ import java.util.concurrent.CompletionStage;
  * and those a late answer admitted for a request the failure policy denied meanwhile. Thread-safe.
  */
 final class Refunds {
-    private final LimiterBackend backend;
+    /** Null for a backend that cannot refund: permits once taken stay taken. */
+    private final Refunding refunding;
     private final BackendGuard guard;
     private final Shield shield;
     private final Prefetcher prefetcher;
 
-    Refunds(LimiterBackend backend, BackendGuard guard, Shield shield, Prefetcher prefetcher) {
-        this.backend = backend;
+    Refunds(Refunding refunding, BackendGuard guard, Shield shield, Prefetcher prefetcher) {
+        this.refunding = refunding;
         this.guard = guard;
         this.shield = shield;
         this.prefetcher = prefetcher;
@@ -46,13 +47,15 @@ final class Refunds {
     CompletionStage<Void> refund(Rule rule, RateRequest request) {
         // What the shield knew of the key counted these permits as taken.
         shield.forget(request.key());
+        // A backend that cannot refund keeps the permits until its window frees them.
+        if (refunding == null) return CompletableFuture.completedFuture(null);
         CompletionStage<Void> refund;
         try {
-            refund = backend.refund(request);
+            refund = refunding.refund(request);
         } catch (RuntimeException e) {
             refund = CompletableFuture.failedFuture(e);
         }
-        if (rule.ratePolicy().prefetches()) refund = refund.thenRun(() -> prefetcher.refunded(request));
+        if (prefetcher != null && rule.ratePolicy().prefetches()) refund = refund.thenRun(() -> prefetcher.refunded(request));
         return guard.bounded(refund, guard.timeout()).handle((v, e) -> null);
     }
 

@@ -41,7 +41,7 @@ class KeySlotTest {
     private final KeySlot slot = new KeySlot(new HandBacks(backend, told::add));
 
     private static Prefetch prefetch(RateRequest r, long taken, long remaining) {
-        return new Prefetch(new RateOutcome(true, remaining, 1000, 0), r.withCost(1), taken, remaining, "receipt");
+        return new Prefetch(new RateOutcome(true, remaining, 1000, 0), r.withCost(1), taken, remaining, taken > 0 ? new Prefetch.Receipt("receipt", taken) : null);
     }
 
     private static Stock stock(RateRequest r, long taken, long at) {

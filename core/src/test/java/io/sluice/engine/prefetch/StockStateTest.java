@@ -16,7 +16,7 @@ class StockStateTest {
     private static final RateRequest PERMIT = new RateRequest("k", 100, Duration.ofSeconds(1), 1);
 
     private static Stock stock() {
-        return new Stock(new Prefetch(new RateOutcome(true, 50, 1000, 0), PERMIT, 10, 40, "r"), 0, 1000);
+        return new Stock(new Prefetch(new RateOutcome(true, 50, 1000, 0), PERMIT, 10, 40, new Prefetch.Receipt("r", 10)), 0, 1000);
     }
 
     private final Stock a = stock();

@@ -30,7 +30,7 @@ class ElasticCallTest {
     @Test
     void overItsNominalLimitARuleBorrowsFromItsCapacityRuleUntilItRunsOut() {
         RuleSet rules = RateStepFixture.rules("r.rate=2/1m", "r.throttling=elastic", "r.overage=1000%", "r.capacity=c", "c.rate=3/1m", "c.key=global");
-        ElasticCall call = new ElasticCall(backend, f.guard, new KeyNaming("t"), () -> rules);
+        ElasticCall call = new ElasticCall(backend, backend, f.guard, new KeyNaming("t", backend), () -> rules);
         assertThat(admitted(call, rules, 6)).containsExactly(true, true, true, true, true, false);
     }
 
@@ -38,7 +38,7 @@ class ElasticCallTest {
     void aRuleThatNeverBorrowsHoldsItsNominalLimit() {
         RuleSet rules = RateStepFixture.rules("r.rate=2/1m", "r.throttling=elastic", "r.capacity=c", "r.mode=dry-run",
                 "c.rate=3/1m", "c.key=global");
-        ElasticCall call = new ElasticCall(backend, f.guard, new KeyNaming("t"), null);
+        ElasticCall call = new ElasticCall(backend, backend, f.guard, new KeyNaming("t", backend), null);
         assertThat(admitted(call, rules, 3)).containsExactly(true, true, false);
     }
 }

@@ -15,7 +15,7 @@ class LanesTest {
     private final RateStepFixture f = new RateStepFixture();
     private final CountingBackend backend = new CountingBackend(Clock.systemUTC());
     private final Shield shield = new Shield(f.ticker);
-    private final Lanes lanes = new Lanes(backend, f.guard, shield);
+    private final Lanes lanes = new Lanes(backend, backend, f.guard, shield);
     private final RateCall call = lanes.call(true, Long.MAX_VALUE);
 
     private static RateAnswer answer(RateCall.Sent sent) {

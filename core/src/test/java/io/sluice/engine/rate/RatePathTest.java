@@ -1,5 +1,6 @@
 package io.sluice.engine.rate;
 
+import io.sluice.spi.Batching;
 import io.sluice.engine.DecisionListener;
 import io.sluice.engine.EngineScheduler;
 import io.sluice.engine.KeyNaming;
@@ -18,7 +19,7 @@ class RatePathTest {
     private final Shield shield = new Shield(f.ticker);
     private final Prefetcher prefetcher = new Prefetcher(backend, f.ticker, scheduler, shield::forget);
     private final RuleSet rules = RateStepFixture.rules("r.rate=5/1m", "c.rate=50/1m", "c.key=global");
-    private final RatePath paths = new RatePath(backend, f.guard, new KeyNaming("t"), f.ticker, f.listener, () -> rules,
+    private final RatePath paths = new RatePath(backend, Batching.oneAfterAnother(backend), backend, f.guard, new KeyNaming("t", backend), f.ticker, f.listener, () -> rules,
             shield, prefetcher, new Refunds(backend, f.guard, shield, prefetcher), new LeakySlot(scheduler::later));
 
     @AfterEach

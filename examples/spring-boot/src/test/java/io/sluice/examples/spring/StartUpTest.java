@@ -3,6 +3,7 @@ package io.sluice.examples.spring;
 import io.sluice.ConfigException;
 import io.sluice.Sluice;
 import io.sluice.testing.TestRedis;
+import io.sluice.testing.TestRedisson;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -56,7 +57,7 @@ class StartUpTest {
 
     @Test
     void theApplicationsRedissonClientIsUsedAndLeftOpen() throws Exception {
-        RedissonClient client = TestRedis.client();
+        RedissonClient client = TestRedisson.client();
         try {
             Sluice sluice;
             // Nothing listens on sluice.redis.address: only the application's client can count.

@@ -1,0 +1,50 @@
+package io.sluice.spi;
+
+import java.time.Duration;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * A backend's capability to take permits ahead of need, for one server to hand out by itself within a hold, and
+ * to take back the ones it did not use. Prefetched permits count against the limit as taken from the hold's end,
+ * not its start (a log keeps them in its window until {@code hold} after the window of now): however late in the
+ * hold one is used, no rolling window ever admits more than the limit. Sluice prefetches only for rules that ask
+ * for it ({@code prefetch}) on a backend with this capability; elsewhere it decides every request in the backend.
+ */
+public interface Prefetching {
+
+    /**
+     * Decides {@code request} as {@link LimiterBackend#tryConsume} does and, in the same atomic step, takes up to
+     * {@code ahead} more permits of cost 1 (as many as fit after it, whatever the request's own answer) for this
+     * server to hand out by itself within {@code hold}. A request whose algorithm the backend cannot prefetch for
+     * is decided alone ({@link Prefetch#none}).
+     *
+     * @param request the request to decide
+     * @param ahead   permits to take ahead, at least 1
+     * @param hold    how long this server may hand them out
+     * @return the request's answer and what was taken ahead
+     */
+    CompletionStage<Prefetch> tryConsumeAndPrefetch(RateRequest request, long ahead, Duration hold);
+
+    /**
+     * Takes up to {@code ahead} permits of cost 1 for this server to hand out within {@code hold}, as
+     * {@link #tryConsumeAndPrefetch} does but with no request of its own: to refill before a server's prefetched
+     * permits run out. The outcome is that of the last permit asked. For an algorithm the backend cannot prefetch
+     * for, it takes nothing ({@link Prefetch#nothing}).
+     *
+     * @param permit a request for one permit (cost 1)
+     * @param ahead  permits to take, at least 1
+     * @param hold   how long this server may hand them out
+     * @return what was taken
+     */
+    CompletionStage<Prefetch> prefetch(RateRequest permit, long ahead, Duration hold);
+
+    /**
+     * Hands back {@code unused} of the permits a {@link #tryConsumeAndPrefetch} or {@link #prefetch} took ahead (the
+     * last ones it took), by the receipt the backend wrote into {@code prefetch}; they are free again at once.
+     *
+     * @param prefetch what was taken
+     * @param unused   how many of them were not used, at most {@code prefetch.taken()}
+     * @return completes once handed back
+     */
+    CompletionStage<Void> returnPrefetched(Prefetch prefetch, long unused);
+}

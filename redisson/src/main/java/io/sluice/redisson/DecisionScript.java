@@ -1,0 +1,127 @@
+package io.sluice.redisson;
+
+import io.sluice.spi.Algorithm;
+import io.sluice.spi.RateOutcome;
+import io.sluice.spi.RateRequest;
+
+import java.util.List;
+
+/**
+ * A rate algorithm's decision script, as it is (one request a call) and wrapped to decide several ({@link
+ * LuaScript#batched}): its text, the arguments of one request, and the reading of one answer. Every answer has the
+ * same count of numbers, so a call's answers are read one after another. Thread-safe (immutable).
+ */
+abstract class DecisionScript {
+    /** The scripts' "use Redis TIME" argument: production never passes a time. */
+    static final String REDIS_TIME = "";
+    /** A decision's mode: take permits, or hand them back. */
+    static final String CONSUME = "0";
+    static final String REFUND = "1";
+    /** The scripts' prefetch size of a decision that is none. */
+    static final String NO_PREFETCH = "0";
+
+    private final String one;
+    private final String many;
+    private final int answerSize;
+    private final List<Object> batchHeader;
+
+    /**
+     * @param arguments      arguments per request
+     * @param keys           keys per request
+     * @param answerSize     numbers per answer
+     * @param uniqueArgument which argument is unique to each request (a log entry's id), 0 for none
+     * @param decidesRuns    whether the script decides a run of identical requests itself (reading and writing its
+     *                       state once), where its decision costs several Redis commands
+     * @param files          the script's files, shared openings first
+     */
+    DecisionScript(int arguments, int keys, int answerSize, int uniqueArgument, boolean decidesRuns, String... files) {
+        String first = files[0];
+        String[] rest = List.of(files).subList(1, files.length).toArray(String[]::new);
+        this.one = LuaScript.of(first, rest);
+        this.many = LuaScript.batched(first, rest);
+        this.answerSize = answerSize;
+        // The header batch.lua reads the script's shape by.
+        this.batchHeader = List.of(Integer.toString(arguments), Integer.toString(uniqueArgument), Integer.toString(keys),
+                Integer.toString(answerSize), decidesRuns ? "1" : "0");
+    }
+
+    /** The script of {@code algorithm}, its time taken from the caller ({@code callerTime}, tests) or from Redis. */
+    static DecisionScript of(Algorithm algorithm, boolean callerTime) {
+        return switch (algorithm) {
+            case SLIDING_LOG -> new SlidingLogScript(callerTime);
+            case TOKEN_BUCKET -> new TokenBucketScript(callerTime);
+            case LEAKY_BUCKET -> new LeakyBucketScript(callerTime);
+            case FIXED_WINDOW -> new WindowScript(callerTime, "rate/fixed-window.lua");
+            case SLIDING_WINDOW -> new WindowScript(callerTime, "rate/sliding-window.lua");
+        };
+    }
+
+    /** The script for one request. */
+    String one() {
+        return one;
+    }
+
+    /** The script for several, run by {@code batch.lua}. */
+    String many() {
+        return many;
+    }
+
+    /** Numbers in one answer. */
+    int answerSize() {
+        return answerSize;
+    }
+
+    /** What {@code batch.lua} needs to know of the script, ahead of the requests. */
+    List<Object> batchHeader() {
+        return batchHeader;
+    }
+
+    /** A decision's keys. */
+    List<Object> keys(RateRequest r) {
+        return List.of(r.key());
+    }
+
+    /**
+     * One request's arguments.
+     *
+     * @param mode {@link #CONSUME} or {@link #REFUND}
+     * @param now  the caller's time (ms), which only a log and a test's run take
+     */
+    abstract String[] arguments(RateRequest r, String mode, String now);
+
+    /**
+     * A prefetch's arguments: up to {@code ahead.count()} permits of cost 1, under its id. Only a log and a token
+     * bucket take permits ahead.
+     */
+    String[] prefetchArguments(DecisionLanes.Ahead ahead, String now) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " takes nothing ahead");
+    }
+
+    /** The answer of request {@code r}, at {@code at} in a call's answers. */
+    abstract RateOutcome outcome(RateRequest r, List<Object> answers, int at);
+
+    /** A prefetch's answer, at {@code at}: how many it took, then what was left, the reset and the retry-after. */
+    static long taken(List<Object> answers, int at) {
+        return number(answers, at);
+    }
+
+    /** A prefetch's answer as an outcome: allowed when it took any. */
+    static RateOutcome prefetched(List<Object> answers, int at) {
+        return new RateOutcome(number(answers, at) > 0, number(answers, at + 1), number(answers, at + 2), number(answers, at + 3));
+    }
+
+    static long number(List<Object> answers, int at) {
+        return (Long) answers.get(at);
+    }
+
+    /** The scripts on Redis time take now (or Redis TIME) and the period first. */
+    static String time(boolean callerTime, String now) {
+        return callerTime ? now : REDIS_TIME;
+    }
+
+    /** The six numbers of a script on Redis time: allowed, remaining, reset, retry-after, delay, over the limit. */
+    static RateOutcome sixNumbers(List<Object> v, int at) {
+        return new RateOutcome(number(v, at) == 1L, number(v, at + 1), number(v, at + 2), number(v, at + 3),
+                number(v, at + 4), number(v, at + 5) == 1L);
+    }
+}

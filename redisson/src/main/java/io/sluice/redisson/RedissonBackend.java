@@ -1,0 +1,456 @@
+package io.sluice.redisson;
+
+import io.sluice.spi.Algorithm;
+import io.sluice.spi.Batching;
+import io.sluice.spi.Connecting;
+import io.sluice.spi.KeyLayout;
+import io.sluice.spi.LeaseOutcome;
+import io.sluice.spi.LeaseRequest;
+import io.sluice.spi.LimiterBackend;
+import io.sluice.spi.Prefetch;
+import io.sluice.spi.Prefetching;
+import io.sluice.spi.RateOutcome;
+import io.sluice.spi.RateRequest;
+import io.sluice.spi.Refunding;
+import io.sluice.spi.ServerClock;
+import org.redisson.Redisson;
+import org.redisson.api.RPermitExpirableSemaphore;
+import org.redisson.api.RTopic;
+import org.redisson.api.RRateLimiter;
+import org.redisson.api.RScript;
+import org.redisson.api.RedissonClient;
+import org.redisson.api.options.OptionalOptions;
+import org.redisson.client.codec.StringCodec;
+import org.redisson.connection.ConnectionManager;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongConsumer;
+import java.util.function.Supplier;
+import java.util.function.ToIntFunction;
+
+/**
+ * Limits in Redis, in the data layout of Redisson's {@link RRateLimiter} (type {@code OVERALL}) and
+ * {@link RPermitExpirableSemaphore}, so that Redisson's own objects of the same name read and change the
+ * same state. Each decision is one Lua script, one round trip, answering everything the response headers
+ * need (Redisson's {@code tryAcquire} answers only a boolean, and {@code availablePermits} would be a
+ * second round trip). The scripts also initialise missing state, so a limiter lost to {@code FLUSHALL},
+ * eviction or a failover heals on its next use instead of failing with "not initialized" or denying forever.
+ *
+ * <p>The other rate algorithms ({@code token-bucket}, {@code leaky-bucket}, {@code fixed-window},
+ * {@code sliding-window}) run Sluice's own scripts, one per algorithm, on one key each, on Redis {@code TIME}:
+ * the application servers' clocks do not take part. Their reference models are in {@code io.sluice.memory}.
+ *
+ * <p>This class connects and implements the SPI; each script is a class of its own that owns its arguments and
+ * reads its answer ({@link AcquireScript}, {@link SlidingLogScript}...), and {@link DecisionCalls} sends a lane's
+ * decisions in one call.
+ *
+ * <p>Scripts are never retried: a retried limiter script can count twice. Time of {@code sliding-log} and of
+ * leases comes from the injected clock of this server, as Redisson's primitives do. Every key written gets a
+ * TTL. Thread-safe.
+ *
+ * <p>Redisson's lazy start connects on the first command <em>in the calling thread</em>, retrying for as
+ * long as its configuration says (seconds with Redisson's defaults). So that no request thread ever waits
+ * for a connection, the first connection is made on a thread of this backend's own; until it succeeds,
+ * operations wait for it without blocking a thread (the caller's deadline bounds that wait), and a failed
+ * attempt is retried at most once a second, on demand.
+ */
+public final class RedissonBackend
+        implements LimiterBackend, Batching, Prefetching, Refunding, ServerClock, Connecting, KeyLayout {
+    /** The first character of a prefetch's id, which a request's (hexadecimal) never has. */
+    static final String STOCK_ID_MARK = "s";
+    /**
+     * How long a hand-back of a prefetch Sluice gave up on is remembered when it reached Redis first, so that the
+     * prefetch, if Redis runs it after all, takes nothing; and how long and how often such a hand-back is retried.
+     */
+    static final long TOMBSTONE_MILLIS = 60_000;
+    static final long CANCEL_RETRY_MILLIS = 500;
+    static final int CANCEL_ATTEMPTS = 120;
+    /**
+     * How much longer than its window a sliding log lives in Redis under a test's clock ({@link #onCallerClock}), as
+     * {@code redis-time.lua}'s slack does for the scripts on Redis time: Redis expires keys on its own real time, which
+     * a test's clock does not follow (a run may spend seconds of real time at one instant of its own, and a log that
+     * expired meanwhile would forget permits its window still counts).
+     */
+    static final long CALLER_TIME_KEEP_ALIVE_MILLIS = 60_000;
+    private final RedissonClient redisson;
+    private final boolean ownsClient;
+    private final Clock clock;
+    private final boolean callerTime;
+    private final Duration timeout;
+    private final RScript scripts;
+    private final DecisionLanes lanes;
+    private final LeaseWaiters waiters;
+    private final AcquireScript acquire;
+    private final RenewScript renew;
+    private final ReleaseScript release;
+    private final AvailableScript available;
+    private final RefundLogScript refundLog;
+    private final ReturnLogScript returnLog;
+    private final CancelLogScript cancelLog;
+    private final ServerTimeScript serverTime;
+    private final DecisionCalls calls;
+    private final Object connectLock = new Object();
+    private volatile boolean connected;
+    private volatile boolean closed;
+    /** Completed by the first attempt that succeeds; only a close fails it. */
+    private final CompletableFuture<Void> connectedOnce = new CompletableFuture<>();
+    private CompletableFuture<Void> connection; // guarded by connectLock
+    private long lastAttemptNanos;              // guarded by connectLock
+
+    /**
+     * @param redisson   the client; closed by {@link #close()} only when {@code ownsClient}
+     * @param clock      this server's clock, the time base of both Redisson primitives
+     * @param timeout    per-command timeout handed to Redisson (Sluice bounds each decision separately too)
+     */
+    public RedissonBackend(RedissonClient redisson, boolean ownsClient, Clock clock, Duration timeout) {
+        this(redisson, ownsClient, clock, timeout, false);
+    }
+
+    private RedissonBackend(RedissonClient redisson, boolean ownsClient, Clock clock, Duration timeout, boolean callerTime) {
+        this.redisson = redisson;
+        this.ownsClient = ownsClient;
+        this.clock = clock;
+        this.callerTime = callerTime;
+        this.timeout = timeout;
+        this.scripts = redisson.getScript(OptionalOptions.defaults()
+                .codec(StringCodec.INSTANCE).timeout(timeout).retryAttempts(0));
+        this.calls = new DecisionCalls(scripts, clock, callerTime);
+        this.lanes = new DecisionLanes(slots(redisson), DecisionScript.REFUND, calls::send);
+        this.waiters = new LeaseWaiters(this::subscribe, clock::millis);
+        this.acquire = new AcquireScript(scripts);
+        this.renew = new RenewScript(scripts);
+        this.release = new ReleaseScript(scripts);
+        this.available = new AvailableScript(scripts);
+        this.refundLog = new RefundLogScript(scripts);
+        this.returnLog = new ReturnLogScript(scripts);
+        this.cancelLog = new CancelLogScript(scripts);
+        this.serverTime = new ServerTimeScript(scripts);
+
+        connection();
+    }
+
+    private static final long RECONNECT_SPACING_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final String PING = "return 1";
+    /** Tells the scripts to wake waiters with both PUBLISH and (where Redis has it) SPUBLISH. */
+    private static final String PUBLISH_BOTH = "both";
+    private static final String SPUBLISH = "spublish";
+
+    /**
+     * For tests only (package-private, unreachable from configuration): the algorithms that run on Redis
+     * {@code TIME} take {@code clock}'s time instead, so a test can move time and compare the scripts with
+     * their reference models.
+     */
+    static RedissonBackend onCallerClock(RedissonClient redisson, Clock clock, Duration timeout) {
+        return new RedissonBackend(redisson, false, clock, timeout, true);
+    }
+
+    /**
+     * Which cluster slot a key is in, so that only keys of one slot share a script call: Redisson's own reckoning
+     * where the client is Redisson's class (0 outside a cluster), 0 for any other client outside a cluster, and
+     * null (no keys share a call) for another client of a cluster.
+     */
+    private static ToIntFunction<String> slots(RedissonClient redisson) {
+        if (redisson instanceof Redisson r) {
+            ConnectionManager connections = r.getCommandExecutor().getConnectionManager();
+            return connections::calcSlot;
+        }
+        return redisson.getConfig().isClusterConfig() ? null : key -> 0;
+    }
+
+    /** Runs {@code call} now when connected; otherwise once the (background) first connection succeeds. */
+    private <T> CompletionStage<T> whenConnected(Supplier<CompletionStage<T>> call) {
+        if (connected) return call.get();
+        return connection().thenCompose(ignored -> call.get());
+    }
+
+    private CompletableFuture<Void> connection() {
+        synchronized (connectLock) {
+            boolean failed = connection != null && connection.isCompletedExceptionally();
+            if (connection == null || failed && System.nanoTime() - lastAttemptNanos >= RECONNECT_SPACING_NANOS) {
+                lastAttemptNanos = System.nanoTime();
+                CompletableFuture<Void> attempt = new CompletableFuture<>();
+                connection = attempt;
+                if (closed) {
+                    attempt.completeExceptionally(new IllegalStateException("Sluice's Redis backend is closed"));
+                } else {
+                    Thread connector = new Thread(() -> connect(attempt), "sluice-redis-connect");
+                    connector.setDaemon(true);
+                    connector.start();
+                }
+            }
+            return connection;
+        }
+    }
+
+    /** Any first command makes Redisson connect; this thread is the one it blocks. */
+    private void connect(CompletableFuture<Void> attempt) {
+        try {
+            scripts.eval(RScript.Mode.READ_ONLY, PING, RScript.ReturnType.LONG);
+            connected = true;
+            connectedOnce.complete(null);
+            attempt.complete(null);
+        } catch (RuntimeException e) {
+            attempt.completeExceptionally(e);
+        }
+    }
+
+    /** Asking starts another attempt when the last one failed (at most once a second), so polling sees Redis come up. */
+    @Override
+    public boolean connected() {
+        if (!connected && !closed) connection();
+        return connected;
+    }
+
+    @Override
+    public CompletionStage<Void> firstConnection() {
+        if (!connected) connection();
+        return connectedOnce.copy();
+    }
+
+    /** Names a rate key in Redis: see {@link RateKeys}. */
+    @Override
+    public String rateKey(String prefix, String rule, Algorithm algorithm, Duration period, String hashedKey) {
+        return RateKeys.name(prefix, rule, algorithm, period, hashedKey);
+    }
+
+    /** The client underneath, for applications that want Redisson's own objects beside Sluice's. */
+    public RedissonClient client() {
+        return redisson;
+    }
+
+    @Override
+    public CompletionStage<RateOutcome> tryConsume(RateRequest r) {
+        return whenConnected(() -> lanes.submit(List.of(r), DecisionScript.CONSUME)).thenApply(answers -> answers.get(0));
+    }
+
+    /** One script call for all of them: the algorithm's script run once per request, in order, inside Redis. */
+    @Override
+    public CompletionStage<List<RateOutcome>> tryConsumeAll(List<RateRequest> requests) {
+        RateRequest first = requests.get(0);
+        for (RateRequest r : requests) {
+            if (!r.key().equals(first.key()) || r.algorithm() != first.algorithm()) {
+                throw new IllegalArgumentException("one key and algorithm per call: " + first.key() + " and " + r.key());
+            }
+        }
+        return whenConnected(() -> lanes.submit(requests, DecisionScript.CONSUME));
+    }
+
+    /**
+     * The request and its prefetched permits in one unit of the key's lane: one script call, which decides the
+     * request, then the run of permits (as many as fit); a log logs them at the hold's end, under one entry id that
+     * {@link #returnPrefetched} removes them by. The leaky bucket's pace and the two window counters take nothing
+     * ahead (the rules file allows prefetch only with a log or a token bucket).
+     */
+    @Override
+    public CompletionStage<Prefetch> tryConsumeAndPrefetch(RateRequest r, long ahead, Duration hold) {
+        if (!Prefetch.supported(r, ahead)) {
+            return tryConsume(r).thenApply(o -> Prefetch.none(r, o));
+        }
+        return prefetched(List.of(r), r.withCost(1), ahead, hold, stockId());
+    }
+
+    /** Permits alone, in the key's lane: the same unit without a request. */
+    @Override
+    public CompletionStage<Prefetch> prefetch(RateRequest permit, long ahead, Duration hold) {
+        if (!Prefetch.supported(permit, ahead)) {
+            return CompletableFuture.completedFuture(Prefetch.nothing(permit));
+        }
+        return prefetched(List.of(), permit, ahead, hold, stockId());
+    }
+
+    /**
+     * {@code requests} (the one request, or none) then up to {@code ahead} permits, as one unit of the key's lane.
+     * The outcome is the request's, or the prefetch's own when there is none; what is left is the prefetch's answer.
+     */
+    private CompletionStage<Prefetch> prefetched(List<RateRequest> requests, RateRequest permit, long ahead, Duration hold, String id) {
+        DecisionLanes.Ahead run = new DecisionLanes.Ahead(permit, ahead, hold.toMillis(), id, new AtomicLong(), new AtomicLong());
+        DecisionLanes.Unit unit = new DecisionLanes.Unit(requests, DecisionScript.CONSUME, run, new CompletableFuture<>());
+        CompletionStage<Prefetch> answered = whenConnected(() -> lanes.submit(unit)).thenApply(answers -> {
+            long taken = run.taken().get();
+            RateOutcome prefetch = answers.get(answers.size() - 1);
+            // The receipt: the stock's id (a log's entry, a bucket's loan) and its permits.
+            Prefetch.Receipt receipt = taken == 0 ? null : new Prefetch.Receipt(run.id(), taken);
+            return new Prefetch(answers.get(0), permit, taken, prefetch.remaining(), receipt);
+        });
+        // No answer (a timeout, a lost connection) does not mean Redis took nothing: it may run the call later.
+        answered.whenComplete((p, e) -> {
+            if (e != null && run.sentAt().get() != 0) cancel(run, 1);
+        });
+        return answered;
+    }
+
+    /**
+     * Hands back whatever the prefetch {@code run} took, its answer never having come: by its id, once, whether Redis
+     * ran it already or runs it later (then it takes nothing). Retried while Redis cannot be reached.
+     */
+    private void cancel(DecisionLanes.Ahead run, int attempt) {
+        cancelOnce(run).whenComplete((v, e) -> {
+            if (e == null || closed || attempt >= CANCEL_ATTEMPTS) return;
+            CompletableFuture.runAsync(() -> cancel(run, attempt + 1),
+                    CompletableFuture.delayedExecutor(CANCEL_RETRY_MILLIS, TimeUnit.MILLISECONDS));
+        });
+    }
+
+    /** One attempt of {@link #cancel}. */
+    private CompletionStage<?> cancelOnce(DecisionLanes.Ahead run) {
+        RateRequest r = run.request();
+        CompletionStage<?> sent;
+        try {
+            if (r.algorithm() == Algorithm.TOKEN_BUCKET) {
+                sent = handBackLent(r.withCost(run.count()), run.id());
+            } else {
+                long countsFrom = run.sentAt().get() + run.offsetMillis();
+                sent = whenConnected(() -> cancelLog.call(r.key(), run.id(), countsFrom, clock.millis(), TOMBSTONE_MILLIS));
+            }
+        } catch (RuntimeException e) {
+            sent = CompletableFuture.failedFuture(e);
+        }
+        return sent;
+    }
+
+    /** For tests: {@code r} and a prefetch under Sluice's id {@code id}, as {@link #tryConsumeAndPrefetch} sends them. */
+    CompletionStage<Prefetch> tryConsumeAndPrefetch(RateRequest r, long ahead, Duration hold, String id) {
+        return prefetched(List.of(r), r.withCost(1), ahead, hold, id);
+    }
+
+    /**
+     * For tests: one attempt of the hand-back of a prefetch given up on ({@code permit}, up to {@code ahead}, under
+     * {@code id}, sent at {@code sentAt} on this backend's clock), whichever reaches Redis first.
+     */
+    CompletionStage<?> giveUp(RateRequest permit, long ahead, Duration hold, String id, long sentAt) {
+        return cancelOnce(new DecisionLanes.Ahead(permit, ahead, hold.toMillis(), id, new AtomicLong(), new AtomicLong(sentAt)));
+    }
+
+    /**
+     * A token bucket's stock {@code id} handed back: up to {@code r.cost()} of its tokens return to the bucket (the
+     * rest were used), and it is no longer lent; a tombstone when Redis has not lent it (yet).
+     */
+    private CompletionStage<?> handBackLent(RateRequest r, String id) {
+        TokenBucketScript bucket = (TokenBucketScript) calls.script(Algorithm.TOKEN_BUCKET);
+        Object[] argv = bucket.handBackArguments(r, id, Long.toString(clock.millis()), TOMBSTONE_MILLIS);
+        return whenConnected(() -> scripts.<List<Object>>evalAsync(r.key(), RScript.Mode.READ_WRITE, bucket.one(),
+                RScript.ReturnType.LIST, bucket.keys(r), argv));
+    }
+
+    /** The last {@code unused} of the prefetched permits: the log's own entries removed, a bucket's tokens handed back. */
+    @Override
+    public CompletionStage<Void> returnPrefetched(Prefetch p, long unused) {
+        if (!p.handsBack(unused)) return CompletableFuture.completedFuture(null);
+        RateRequest r = p.request();
+        String id = p.receipt().stockId();
+        if (r.algorithm() == Algorithm.TOKEN_BUCKET) return handBackLent(r.withCost(unused), id).thenApply(ignored -> null);
+        return whenConnected(() -> returnLog.call(r.key(), id, p.receipt().permits(), unused)).thenApply(ignored -> null);
+    }
+
+    @Override
+    public CompletionStage<Void> refund(RateRequest r) {
+        CompletionStage<?> done = switch (r.algorithm()) {
+            case TOKEN_BUCKET, FIXED_WINDOW, SLIDING_WINDOW -> whenConnected(() -> lanes.submit(List.of(r), DecisionScript.REFUND));
+            case SLIDING_LOG -> whenConnected(() -> refundLog.call(r.key(), r.cost()));
+            case LEAKY_BUCKET -> null;
+        };
+        return done == null ? CompletableFuture.failedFuture(new UnsupportedOperationException(r.algorithm() + " cannot refund"))
+                : done.thenApply(ignored -> null);
+    }
+
+    /**
+     * For tests: several keys' decisions (each list one key's, in order) in exactly one script call, as a lane sends
+     * them when they wait at the same moment.
+     */
+    List<CompletableFuture<List<RateOutcome>>> tryConsumeTogether(List<List<RateRequest>> perKey) {
+        List<DecisionLanes.Unit> units = new ArrayList<>();
+        for (List<RateRequest> requests : perKey) units.add(new DecisionLanes.Unit(requests, DecisionScript.CONSUME));
+        calls.send(units);
+        return units.stream().map(DecisionLanes.Unit::answers).toList();
+    }
+
+    @Override
+    public CompletionStage<LeaseOutcome> tryAcquire(LeaseRequest r) {
+        return whenConnected(() -> acquire(r));
+    }
+
+    private CompletionStage<LeaseOutcome> acquire(LeaseRequest r) {
+        CompletionStage<LeaseWaiters.Answer> immediate = acquireNow(r);
+        if (r.waitTime().isZero()) return immediate.thenApply(LeaseWaiters.Answer::outcome);
+        return immediate.thenCompose(answer -> answer.outcome().acquired()
+                ? CompletableFuture.completedFuture(answer.outcome())
+                // Each waiter tries under its own limit (its plan's) whenever a release may have left room for it.
+                : waiters.await(r.key(), RedissonNames.wakeChannel(r.key()), r.limit(), r.waitTime().toMillis(), () -> acquireNow(r)));
+    }
+
+    /** One try of the acquire script, under the request's limit and the permit id the engine chose. */
+    private CompletionStage<LeaseWaiters.Answer> acquireNow(LeaseRequest r) {
+        return acquire.call(r, clock.millis(), publishCommand());
+    }
+
+    @Override
+    public CompletionStage<Boolean> renew(LeaseRequest r, String permitId) {
+        return whenConnected(() -> renew.call(r, permitId, clock.millis()));
+    }
+
+    /**
+     * Returns the permit; one not held (released already, expired, or whose acquire has not reached Redis yet) leaves
+     * a tombstone for one lease, so that an acquire of that id arriving later takes nothing.
+     */
+    @Override
+    public CompletionStage<Boolean> release(LeaseRequest r, String permitId) {
+        long now = clock.millis();
+        return whenConnected(() -> release.call(r, permitId, now, publishCommand()));
+    }
+
+    @Override
+    public CompletionStage<Integer> available(LeaseRequest r) {
+        return whenConnected(() -> available.call(r, clock.millis()));
+    }
+
+    /** Subscribes to a wake-up channel the way the scripts publish to it (sharded on a Redis 7 Cluster). */
+    private CompletionStage<Runnable> subscribe(String channel, LongConsumer held) {
+        RTopic topic = SPUBLISH.equals(publishCommand())
+                ? redisson.getShardedTopic(channel, StringCodec.INSTANCE) : redisson.getTopic(channel, StringCodec.INSTANCE);
+        return topic.addListenerAsync(String.class, (ch, message) -> held.accept(Long.parseLong(message)))
+                .thenApply(id -> () -> topic.removeListenerAsync(id));
+    }
+
+    /**
+     * How the scripts wake Redisson's waiting acquirers: the way Redisson's own semaphore does. On a Redis 7
+     * Cluster Redisson subscribes them with {@code SSUBSCRIBE} (sharded pub/sub, detected when it connects),
+     * and a plain {@code PUBLISH} never reaches a sharded subscriber; elsewhere it is {@code PUBLISH}. A client
+     * that is not Redisson's own class cannot be asked: then the scripts send both.
+     */
+    private String publishCommand() {
+        if (redisson instanceof Redisson r) {
+            return r.getCommandExecutor().getConnectionManager().getSubscribeService().getPublishCommand().toLowerCase(Locale.ROOT);
+        }
+        return PUBLISH_BOTH;
+    }
+
+    /** A prefetch's id: marked, so that {@code refund-log.lua} never takes a stock's entry for a request's. */
+    static String stockId() {
+        return STOCK_ID_MARK + SlidingLogScript.randomId();
+    }
+
+    @Override
+    public CompletionStage<Long> serverTimeMillis() {
+        // Not while connecting: the wait would count as round-trip time and skew the measurement.
+        if (!connected) {
+            connection();
+            return CompletableFuture.failedFuture(new IllegalStateException("not connected to Redis yet"));
+        }
+        return serverTime.call();
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        connectedOnce.completeExceptionally(new IllegalStateException("Sluice's Redis backend is closed"));
+        if (ownsClient) redisson.shutdown(0, 2, TimeUnit.SECONDS);
+    }
+}

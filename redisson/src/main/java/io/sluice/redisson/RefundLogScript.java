@@ -1,0 +1,26 @@
+package io.sluice.redisson;
+
+import org.redisson.api.RScript;
+
+import java.util.concurrent.CompletionStage;
+
+/**
+ * {@code refund-log.lua}: hands back permits a sliding-log decision took, as the newest log entry of exactly that many
+ * permits (never a prefetched stock's).
+ */
+final class RefundLogScript {
+    private static final String TEXT = LuaScript.of("rate/refund-log.lua");
+
+    private final RScript scripts;
+
+    RefundLogScript(RScript scripts) {
+        this.scripts = scripts;
+    }
+
+    /** @return whether an entry was removed (none: it left the window already) */
+    CompletionStage<Boolean> call(String log, long permits) {
+        return scripts.<Long>evalAsync(log, RScript.Mode.READ_WRITE, TEXT, RScript.ReturnType.LONG,
+                        RedissonNames.log(log), Long.toString(permits))
+                .thenApply(removed -> removed == 1L);
+    }
+}

@@ -1,0 +1,334 @@
+package io.sluice;
+
+import io.sluice.engine.EngineProbe;
+import io.sluice.engine.Engine;
+import io.sluice.memory.InMemoryBackend;
+import io.sluice.redisson.RedissonBackend;
+import io.sluice.rule.Rule;
+import io.sluice.spi.LimiterBackend;
+import io.sluice.spi.Prefetch;
+import io.sluice.spi.RateOutcome;
+import io.sluice.spi.RateRequest;
+import io.sluice.testing.ForwardingBackend;
+import io.sluice.testing.MutableClock;
+import io.sluice.testing.TestRedisson;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.redisson.api.RScoredSortedSet;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.ByteArrayCodec;
+import org.redisson.client.protocol.ScoredEntry;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A rule's {@code prefetch} on a real Redis: one server admits exactly its limit with a round trip per prefetch
+ * instead of per request; permits come back when the hold ends or the server closes; several servers together never
+ * admit more than the limit and, once they have closed, have lost none of it; a log counts prefetched permits from
+ * the hold's end.
+ */
+@Timeout(120)
+class PrefetchTest {
+    private static RedissonClient redis;
+    private final MutableClock clock = MutableClock.startingNow();
+    private final String prefix = "prefetch-" + System.nanoTime();
+
+    @BeforeAll
+    static void connect() {
+        redis = TestRedisson.client();
+    }
+
+    @AfterAll
+    static void disconnect() {
+        redis.shutdown();
+    }
+
+    /** A server on the shared Redis with its own backend (counted) and the test's clock and ticker. */
+    private Server server(String algorithm, String rate, String... more) {
+        Map<String, String> p = new HashMap<>();
+        p.put("sluice.key-prefix", prefix);
+        p.put("sluice.backend-timeout", "5s");
+        p.put("sluice.rules.r.rate", rate);
+        p.put("sluice.rules.r.algorithm", algorithm);
+        for (int i = 0; i < more.length; i += 2) p.put(more[i], more[i + 1]);
+        Counted backend = new Counted(new RedissonBackend(redis, false, clock, Duration.ofSeconds(5)));
+        Sluice sluice = Sluice.builder().properties(p).backend(backend).clock(clock).ticker(clock).build();
+        return new Server(sluice, backend);
+    }
+
+    private record Server(Sluice sluice, Counted backend) implements AutoCloseable {
+        Decision admit(String key) {
+            Rule rule = sluice.rules().get("r").orElseThrow();
+            return sluice.admit(List.of(rule), KeySource.fixed(key)).toCompletableFuture().join().decisions().get(0);
+        }
+
+        /** Admits, then waits for a refill it started, so that a test of one thread sees one order of events. */
+        Decision admitSettled(String key) {
+            Decision d = admit(key);
+            EngineProbe.settled(sluice.engine(), sluice.rules().get("r").orElseThrow(), key).join();
+            return d;
+        }
+
+        Engine engine() {
+            return sluice.engine();
+        }
+
+        @Override
+        public void close() {
+            sluice.close();
+        }
+    }
+
+    /**
+     * 1 000 a day, 49 prefetched: the first request waits for its own decision and the first 49; from then on each
+     * stock is refilled in the background when a quarter of it is left: 20 refills bring the rest of the 1 000, a
+     * 21st finds nothing, and once the stock is spent one request's own call finds nothing either and teaches the
+     * shield, which answers the other 99. So 23 calls, 2 of them waited for. Remaining counts down by one per
+     * request, as without prefetch. (A day, so that a token bucket on Redis time refills nothing while the test runs.)
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"sliding-log", "token-bucket"})
+    void oneServerAdmitsExactlyItsLimitWithARoundTripPerPrefetch(String algorithm) {
+        try (Server s = server(algorithm, "1000/1d", "sluice.rules.r.prefetch", "49")) {
+            int admitted = 0;
+            for (int i = 0; i < 1100; i++) {
+                Decision d = s.admitSettled("alice");
+                if (d.allowed()) {
+                    admitted++;
+                    assertThat(d.remaining()).as("request %d", i).isEqualTo(1000 - admitted);
+                } else {
+                    assertThat(d.remaining()).isZero();
+                    assertThat(d.retryAfter()).isPositive();
+                }
+                assertThat(d.outcome()).isEqualTo(Decision.Outcome.DECIDED);
+            }
+            assertThat(admitted).isEqualTo(1000);
+            assertThat(s.backend().decisions.get()).as("backend calls").isEqualTo(23);
+            assertThat(s.backend().prefetches.get()).as("requests waiting for their own call").isEqualTo(2);
+        }
+    }
+
+    /**
+     * The unused rest of a prefetch goes back when the hold (here the default, 1 s) ends: another server, which
+     * does not prefetch, then finds all of it free again; and a log holds exactly one entry per permit in use.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"sliding-log", "token-bucket"})
+    void unusedPermitsGoBackWhenTheHoldEnds(String algorithm) {
+        try (Server a = server(algorithm, "1000/1d", "sluice.rules.r.prefetch", "100");
+             Server b = server(algorithm, "1000/1d")) {
+            assertThat(a.admit("bob").remaining()).isEqualTo(999);
+            assertThat(a.admit("bob").remaining()).as("from the stock").isEqualTo(998);
+            assertThat(b.admit("bob").remaining()).as("the other server sees what the first holds as taken").isEqualTo(898);
+            assertThat(EngineProbe.held(a.engine())).isEqualTo(99);
+            if (algorithm.equals("sliding-log")) assertThat(logSize()).as("two requests, a prefetch of 100 in one entry, one request").isEqualTo(3);
+
+            clock.advance(Duration.ofMillis(999));
+            EngineProbe.sweep(a.engine()).join();
+            assertThat(EngineProbe.held(a.engine())).as("the hold has not ended").isEqualTo(99);
+            clock.advance(Duration.ofMillis(1));
+            EngineProbe.sweep(a.engine()).join();
+            assertThat(EngineProbe.held(a.engine())).isZero();
+            assertThat(b.admit("bob").remaining()).as("all 99 back: 4 used").isEqualTo(996);
+            if (algorithm.equals("sliding-log")) assertThat(logSize()).as("the prefetch's entry kept for its one permit used").isEqualTo(4);
+        }
+    }
+
+    /** A server that closes hands back what it holds. */
+    @Test
+    void aClosingServerHandsItsStockBack() {
+        Server a = server("sliding-log", "500/1d", "sluice.rules.r.prefetch", "200");
+        assertThat(a.admit("carol").remaining()).isEqualTo(499);
+        a.close();
+        try (Server b = server("sliding-log", "500/1d")) {
+            assertThat(b.admit("carol").remaining()).isEqualTo(498);
+        }
+    }
+
+    /**
+     * A sliding log counts a prefetched permit from the end of its hold: its entry is scored at now + hold, so the
+     * log keeps it in the window for as long as a use of it could need (a permit used at the end of the hold leaves
+     * the window a period after that use, not earlier).
+     */
+    @Test
+    void aLogCountsPrefetchedPermitsFromTheHoldsEnd() {
+        try (Server a = server("sliding-log", "1000/1h", "sluice.rules.r.prefetch", "10", "sluice.rules.r.prefetch-hold", "250ms")) {
+            long now = clock.millis();
+            a.admit("dave");
+            Map<Double, Integer> scores = new HashMap<>();
+            for (ScoredEntry<byte[]> e : log().entryRange(0, -1)) scores.merge(e.getScore(), 1, Integer::sum);
+            assertThat(scores).as("the request's entry, and the prefetch's of 10 permits")
+                    .containsExactlyInAnyOrderEntriesOf(Map.of((double) now, 1, (double) now + 250, 1));
+        }
+    }
+
+    /**
+     * Three servers, 8 threads each, hammer one key of {@code 500/1d} with 40 prefetched at a time: together they
+     * never admit more than 500; once they have closed (handing back what they held), a fourth server finds exactly
+     * what they left, so every permit was either used or handed back.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"sliding-log", "token-bucket"})
+    void serversTogetherNeverAdmitMoreThanTheLimitAndLoseNone(String algorithm) throws Exception {
+        List<Server> servers = new ArrayList<>();
+        for (int i = 0; i < 3; i++) servers.add(server(algorithm, "500/1d", "sluice.rules.r.prefetch", "40"));
+        int admitted;
+        try {
+            admitted = hammer(servers, "eve", 15);
+        } finally {
+            for (Server s : servers) s.close();
+        }
+        assertThat(admitted).as("3 x 8 x 15 = 360 asked of 500").isEqualTo(360);
+        try (Server last = server(algorithm, "500/1d")) {
+            int more = 0;
+            while (last.admit("eve").allowed()) more++;
+            assertThat(admitted + more).isEqualTo(500);
+        }
+    }
+
+    /** Asked for more than the limit, three prefetching servers admit exactly the limit together. */
+    @ParameterizedTest
+    @ValueSource(strings = {"sliding-log", "token-bucket"})
+    void serversUnderOverloadAdmitExactlyTheLimit(String algorithm) throws Exception {
+        List<Server> servers = new ArrayList<>();
+        for (int i = 0; i < 3; i++) servers.add(server(algorithm, "300/1d", "sluice.rules.r.prefetch", "25"));
+        try {
+            int admitted = hammer(servers, "frank", 25);
+            assertThat(admitted).as("at most the limit while the servers hold stock").isLessThanOrEqualTo(300);
+            // The rest of the servers' stocks, handed back at the hold's end, is admitted then: exactly the limit.
+            // (Once every refill the hammer started has landed: one that lands later is handed back later.)
+            for (Server s : servers) EngineProbe.settled(s.engine(), s.sluice().rules().get("r").orElseThrow(), "frank").join();
+            clock.advance(Duration.ofSeconds(1));
+            for (Server s : servers) EngineProbe.sweep(s.engine()).join();
+            for (Server s : servers) assertThat(EngineProbe.held(s.engine())).isZero();
+            int more = 0;
+            while (servers.get(0).admit("frank").allowed()) more++;
+            assertThat(admitted + more).isEqualTo(300);
+        } finally {
+            for (Server s : servers) s.close();
+        }
+    }
+
+    /**
+     * A Redis that never answers a prefetch: the request that sent it and one that waits for its stock are both
+     * decided by {@code on-backend-failure} when the deadline passes, not later (the waiter's wait is bounded like
+     * a call of its own). Time is the test's: nothing is decided at 199 ms, both are at 200.
+     */
+    @Test
+    void waitingForAStockThatNeverComesCostsTheDeadline() throws Exception {
+        ForwardingBackend silent = new ForwardingBackend(new InMemoryBackend(clock)) {
+            @Override
+            public CompletionStage<Prefetch> tryConsumeAndPrefetch(RateRequest request, long ahead, Duration hold) {
+                return new CompletableFuture<>();
+            }
+        };
+        Map<String, String> p = Map.of("sluice.rules.r.rate", "1000/1m", "sluice.rules.r.key", "global",
+                "sluice.rules.r.prefetch", "10", "sluice.backend-timeout", "200ms", "sluice.on-backend-failure", "deny");
+        try (Sluice sluice = Sluice.builder().properties(p).backend(silent).clock(clock).ticker(clock).build()) {
+            Rule rule = sluice.rules().get("r").orElseThrow();
+            CompletableFuture<Admission> sender = sluice.admit(List.of(rule), KeySource.fixed("x")).toCompletableFuture();
+            CompletableFuture<Admission> waiter = sluice.admit(List.of(rule), KeySource.fixed("x")).toCompletableFuture();
+            clock.advance(Duration.ofMillis(199));
+            // The deadlines are swept every few milliseconds of real time: give the sweep a chance to be wrong.
+            Thread.sleep(100);
+            assertThat(sender).isNotDone();
+            assertThat(waiter).as("waits for the stock in flight").isNotDone();
+            clock.advance(Duration.ofMillis(1));
+            for (Admission a : List.of(sender.get(5, TimeUnit.SECONDS), waiter.get(5, TimeUnit.SECONDS))) {
+                assertThat(a.allowed()).isFalse();
+                assertThat(a.decisions().get(0).outcome()).isEqualTo(Decision.Outcome.BACKEND_FAILURE);
+            }
+        }
+    }
+
+    /** 8 threads a server, all starting at once, each asking {@code perThread} times for {@code key}: how many were admitted. */
+    private static int hammer(List<Server> servers, String key, int perThread) throws Exception {
+        ExecutorService threads = Executors.newFixedThreadPool(8 * servers.size());
+        AtomicInteger admitted = new AtomicInteger();
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<?>> all = new ArrayList<>();
+            for (Server s : servers) {
+                for (int t = 0; t < 8; t++) {
+                    all.add(threads.submit(() -> {
+                        start.await();
+                        for (int i = 0; i < perThread; i++) if (s.admit(key).allowed()) admitted.incrementAndGet();
+                        return null;
+                    }));
+                }
+            }
+            start.countDown();
+            for (Future<?> f : all) f.get();
+        } finally {
+            threads.shutdownNow();
+        }
+        return admitted.get();
+    }
+
+    private RScoredSortedSet<byte[]> log() {
+        Collection<String> keys = new ArrayList<>();
+        redis.getKeys().getKeysByPattern("*" + prefix + "*").forEach(keys::add);
+        String permits = keys.stream().filter(k -> k.endsWith(":permits")).findFirst().orElseThrow();
+        return redis.getScoredSortedSet(permits, ByteArrayCodec.INSTANCE);
+    }
+
+    private int logSize() {
+        return log().size();
+    }
+
+    /** The Redis backend, counting its decision calls. */
+    private static final class Counted extends ForwardingBackend {
+        final AtomicInteger decisions = new AtomicInteger();
+        final AtomicInteger prefetches = new AtomicInteger();
+        final AtomicInteger refills = new AtomicInteger();
+
+        Counted(LimiterBackend redis) {
+            super(redis);
+        }
+
+        @Override
+        public CompletionStage<RateOutcome> tryConsume(RateRequest request) {
+            decisions.incrementAndGet();
+            return super.tryConsume(request);
+        }
+
+        @Override
+        public CompletionStage<List<RateOutcome>> tryConsumeAll(List<RateRequest> requests) {
+            decisions.incrementAndGet();
+            return super.tryConsumeAll(requests);
+        }
+
+        @Override
+        public CompletionStage<Prefetch> tryConsumeAndPrefetch(RateRequest request, long ahead, Duration hold) {
+            decisions.incrementAndGet();
+            prefetches.incrementAndGet();
+            return super.tryConsumeAndPrefetch(request, ahead, hold);
+        }
+
+        @Override
+        public CompletionStage<Prefetch> prefetch(RateRequest permit, long ahead, Duration hold) {
+            decisions.incrementAndGet();
+            refills.incrementAndGet();
+            return super.prefetch(permit, ahead, hold);
+        }
+    }
+}

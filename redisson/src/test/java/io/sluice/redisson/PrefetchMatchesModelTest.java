@@ -1,0 +1,173 @@
+package io.sluice.redisson;
+
+import io.sluice.memory.InMemoryBackend;
+import io.sluice.spi.Algorithm;
+import io.sluice.spi.Prefetch;
+import io.sluice.spi.RateOutcome;
+import io.sluice.spi.RateRequest;
+import io.sluice.testing.MutableClock;
+import io.sluice.testing.TestRedisson;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.redisson.api.RedissonClient;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Prefetch on a real Redis and in the in-memory backend (whose token bucket is the reference model, and whose log
+ * is the sliding log's twin), driven with the same random decisions, prefetches, hand-backs of some of a prefetch's
+ * unused permits, and times: every answer must be identical (the request's decision, remaining, reset and
+ * retry-after, the permits taken ahead, what was left after them), and so must every later answer, which sees what
+ * the prefetches' entries and hand-backs did to the state. The seed is printed; rerun one with {@code -Dsluice.seed=N}.
+ */
+class PrefetchMatchesModelTest {
+    private static final int SEQUENCES = 30;
+    private static final int STEPS = 80;
+    /** rate.lua's keys live a period of real time while this test's time runs ahead: periods long enough for no stall to matter. */
+    private static final long[] PERIODS_MS = {60_000, 600_000, 3_600_000};
+    private static RedissonClient redisson;
+
+    @BeforeAll
+    static void connect() {
+        redisson = TestRedisson.client();
+    }
+
+    @AfterAll
+    static void disconnect() {
+        redisson.shutdown();
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Algorithm.class, names = {"SLIDING_LOG", "TOKEN_BUCKET"})
+    void redisAndTheModelAgreeOnEveryAnswer(Algorithm algorithm) {
+        long seed = Long.getLong("sluice.seed", System.nanoTime());
+        System.out.println("PrefetchMatchesModelTest " + algorithm + " seed=" + seed);
+        SplittableRandom random = new SplittableRandom(seed);
+        MutableClock clock = MutableClock.startingNow();
+        RedissonBackend redis = RedissonBackend.onCallerClock(redisson, clock, Duration.ofSeconds(5));
+        InMemoryBackend memory = new InMemoryBackend(clock);
+        int prefetches = 0;
+        int taken = 0;
+        int returned = 0;
+        int decisions = 0;
+        try {
+            for (int s = 0; s < SEQUENCES; s++) {
+                long limit = 5 + random.nextInt(random.nextBoolean() ? 20 : 150);
+                Duration period = Duration.ofMillis(PERIODS_MS[random.nextInt(PERIODS_MS.length)]);
+                RateRequest r = RateRequest.of(algorithm, "prefetch-model-" + UUID.randomUUID(), limit, period);
+                if (algorithm == Algorithm.TOKEN_BUCKET && random.nextBoolean()) r = r.withBurst(1 + random.nextInt((int) limit * 2));
+                // What each side took and has not handed back yet, in the same order.
+                List<Prefetch> fromRedis = new ArrayList<>();
+                List<Prefetch> fromMemory = new ArrayList<>();
+                for (int step = 0; step < STEPS; step++) {
+                    clock.advance(Duration.ofMillis(randomStep(random, r)));
+                    long cost = random.nextInt(4) == 0 ? 1 + random.nextInt((int) Math.min(limit, 6)) : 1;
+                    RateRequest call = r.withCost(cost);
+                    String where = algorithm + " seed=" + seed + " sequence " + s + " step " + step + " " + call + " at " + clock.millis();
+                    int pick = random.nextInt(10);
+                    if (pick < 4) {
+                        long ahead = 1 + random.nextInt(random.nextBoolean() ? 4 : 40);
+                        Duration hold = Duration.ofMillis(1 + random.nextLong(period.toMillis() / 10));
+                        // With a request, or alone (a refill): then only what was taken and left is compared.
+                        boolean alone = random.nextInt(3) == 0;
+                        Prefetch a = (alone ? redis.prefetch(r, ahead, hold) : redis.tryConsumeAndPrefetch(call, ahead, hold)).toCompletableFuture().join();
+                        Prefetch b = (alone ? memory.prefetch(r, ahead, hold) : memory.tryConsumeAndPrefetch(call, ahead, hold)).toCompletableFuture().join();
+                        if (alone) assertThat(a.outcome().allowed()).as(where).isEqualTo(a.taken() > 0).isEqualTo(b.outcome().allowed());
+                        else assertThat(a.outcome()).as(where).isEqualTo(b.outcome());
+                        assertThat(a.taken()).as("taken ahead: " + where).isEqualTo(b.taken());
+                        assertThat(a.remaining()).as("left after: " + where).isEqualTo(b.remaining());
+                        assertThat(a.request()).isEqualTo(b.request()).isEqualTo(call.withCost(1));
+                        if (a.taken() > 0) {
+                            fromRedis.add(a);
+                            fromMemory.add(b);
+                        }
+                        prefetches++;
+                        taken += (int) a.taken();
+                    } else if (pick < 6 && !fromRedis.isEmpty()) {
+                        int which = random.nextInt(fromRedis.size());
+                        Prefetch a = fromRedis.remove(which);
+                        Prefetch b = fromMemory.remove(which);
+                        long unused = 1 + random.nextLong(a.taken());
+                        redis.returnPrefetched(a, unused).toCompletableFuture().join();
+                        memory.returnPrefetched(b, unused).toCompletableFuture().join();
+                        returned += (int) unused;
+                    } else {
+                        RateOutcome a = redis.tryConsume(call).toCompletableFuture().join();
+                        RateOutcome b = memory.tryConsume(call).toCompletableFuture().join();
+                        assertThat(a).as(where).isEqualTo(b);
+                        decisions++;
+                    }
+                }
+            }
+        } finally {
+            redis.close();
+            memory.close();
+        }
+        System.out.println("PrefetchMatchesModelTest " + algorithm + ": " + prefetches + " prefetches (" + taken + " permits taken ahead, "
+                + returned + " handed back) and " + decisions + " decisions identical");
+        assertThat(taken).as("permits taken ahead").isGreaterThan(SEQUENCES * 10);
+        assertThat(returned).as("permits handed back").isGreaterThan(SEQUENCES * 3);
+    }
+
+    /**
+     * 100 a second, burst 10: a request and a stock of 9 empty the bucket; 95 ms later, still within the hold, the
+     * bucket has refilled only to its burst less the 9 lent (1 token), not to 9.5 beside the stock: the bucket and the
+     * stock together never hold more than the burst. Both backends agree, token for token, and after the stock's
+     * hand-back the bucket has its unused tokens back.
+     */
+    @org.junit.jupiter.api.Test
+    void aBurstWithinTheHoldFindsTheStockStillOutOfTheBucket() {
+        MutableClock clock = MutableClock.startingNow();
+        RedissonBackend redis = RedissonBackend.onCallerClock(redisson, clock, Duration.ofSeconds(5));
+        InMemoryBackend memory = new InMemoryBackend(clock);
+        RateRequest r = RateRequest.of(Algorithm.TOKEN_BUCKET, "prefetch-burst-" + UUID.randomUUID(), 100, Duration.ofSeconds(1)).withBurst(10);
+        Duration hold = Duration.ofMillis(100);
+        try {
+            Prefetch a = redis.tryConsumeAndPrefetch(r, 9, hold).toCompletableFuture().join();
+            Prefetch b = memory.tryConsumeAndPrefetch(r, 9, hold).toCompletableFuture().join();
+            assertThat(a.taken()).isEqualTo(b.taken()).isEqualTo(9);
+            clock.advance(Duration.ofMillis(95));
+            int[] admitted = new int[2];
+            for (int i = 0; i < 38; i++) {
+                RateOutcome x = redis.tryConsume(r).toCompletableFuture().join();
+                RateOutcome y = memory.tryConsume(r).toCompletableFuture().join();
+                assertThat(x).as("request %d", i).isEqualTo(y);
+                if (x.allowed()) admitted[0]++;
+                if (y.allowed()) admitted[1]++;
+            }
+            assertThat(admitted[0]).as("admitted beside a stock of 9 within the hold (burst 10)").isEqualTo(1);
+            // 6 of the stock were used; the 3 others come back (with the room of all 9).
+            redis.returnPrefetched(a, 3).toCompletableFuture().join();
+            memory.returnPrefetched(b, 3).toCompletableFuture().join();
+            for (int i = 0; i < 10; i++) {
+                RateOutcome x = redis.tryConsume(r).toCompletableFuture().join();
+                assertThat(x).as("after the hand-back, request %d", i).isEqualTo(memory.tryConsume(r).toCompletableFuture().join());
+                if (x.allowed()) admitted[0]++;
+            }
+            assertThat(admitted[0]).as("1 beside the stock, then the 3 handed back").isEqualTo(1 + 3);
+        } finally {
+            redis.close();
+            memory.close();
+        }
+    }
+
+    /** Mostly bursts well inside a hold, some across holds, some across the period. */
+    private static long randomStep(SplittableRandom random, RateRequest r) {
+        long period = r.period().toMillis();
+        return switch (random.nextInt(6)) {
+            case 0 -> 0;
+            case 1, 2 -> random.nextLong(period / 100 + 1);
+            case 3 -> random.nextLong(period / 10 + 1);
+            case 4 -> random.nextLong(period / 2 + 1);
+            default -> random.nextLong(period + period / 5);
+        };
+    }
+}
