@@ -16,6 +16,8 @@ import java.util.Map;
 public final class LimitResponse {
     /** The media type of the rejection body. */
     public static final String PROBLEM_JSON = "application/problem+json";
+    /** The problem body's member naming the rule that rejected (an extension member, as a list of one name). */
+    public static final String VIOLATED_POLICIES = "violated-policies";
 
     private LimitResponse() {
     }
@@ -57,8 +59,12 @@ public final class LimitResponse {
 
     /** The problem+json body of a rejection by {@code d}, whose {@code type} is the rule's {@code problem-type}. */
     public static String problem(Decision d) {
-        String detail = d.neverFits() ? neverFitsDetail(d) : retryDetail(d.retryAfterSeconds());
-        return body(d.rule().problemType(), d.rule().status(), d.ruleName(), detail);
+        return body(d.rule().problemType(), d.rule().status(), d.ruleName(), detail(d));
+    }
+
+    /** The {@code detail} of the problem body of a rejection by {@code d}, for boundaries that build their own body. */
+    public static String detail(Decision d) {
+        return d.neverFits() ? neverFitsDetail(d) : retryDetail(d.retryAfterSeconds());
     }
 
     /** The problem+json body of a rejection by {@code rule}, of type {@code about:blank}. */
@@ -75,7 +81,8 @@ public final class LimitResponse {
         return body(type, status, rule, retryDetail(retryAfterSeconds));
     }
 
-    private static String retryDetail(long retryAfterSeconds) {
+    /** The {@code detail} of the problem body of a rejection that may succeed after {@code retryAfterSeconds}. */
+    public static String retryDetail(long retryAfterSeconds) {
         return "Request limit reached. Retry after " + retryAfterSeconds + " second" + (retryAfterSeconds == 1 ? "" : "s") + ".";
     }
 
@@ -90,7 +97,7 @@ public final class LimitResponse {
 
     private static String body(String type, int status, String rule, String detail) {
         return "{\"type\":\"" + type + "\",\"title\":\"" + title(status) + "\",\"status\":" + status
-                + ",\"detail\":\"" + detail + "\",\"violated-policies\":[\"" + rule + "\"]}";
+                + ",\"detail\":\"" + detail + "\",\"" + VIOLATED_POLICIES + "\":[\"" + rule + "\"]}";
     }
 
     /** With {@code about:blank}, RFC 9457 asks for the status's own phrase as the title. */

@@ -1,0 +1,152 @@
+package io.sluice.spring;
+
+import io.sluice.Sluice;
+import io.sluice.filter.RejectionHandler;
+import io.sluice.filter.SluiceFilter;
+import io.sluice.redisson.RedissonBackendProvider;
+import jakarta.servlet.DispatcherType;
+import org.redisson.api.RedissonClient;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.env.Environment;
+import org.springframework.util.ClassUtils;
+
+import java.util.EnumSet;
+
+/**
+ * Sluice in a Spring Boot application: one {@link Sluice} built from the {@code sluice.*} properties of the
+ * Environment ({@link EnvironmentRules}) and closed with the context, on the application's {@link RedissonClient}
+ * bean when it has one (else on {@code sluice.redis.*}), its meters in the application's Micrometer
+ * {@code MeterRegistry}; in a servlet web application, the {@link SluiceFilter} on {@code /*} after Spring
+ * Security's filter chain, and {@link LimitExceededHandler} answering a {@code LimitExceededException} as the filter
+ * answers a rejection; with Actuator, the endpoint {@link SluiceEndpoint} when it is exposed. docs/spring-boot.md
+ * says what each does and how to replace it.
+ */
+@AutoConfiguration
+public class SluiceAutoConfiguration {
+    /**
+     * The filter's order property. Outside {@code sluice.*}: those are the rules file's names, which core parses
+     * and which know nothing of Spring.
+     */
+    public static final String FILTER_ORDER_PROPERTY = "sluice-spring.filter-order";
+    /** Spring Security's own property for the order of its filter chain. */
+    static final String SECURITY_FILTER_ORDER_PROPERTY = "spring.security.filter.order";
+    /**
+     * Spring Security's default filter chain order ({@code SecurityProperties.DEFAULT_FILTER_ORDER}), named here so
+     * that this module needs no Spring Security. Spring's forwarded-header filter runs first of all, at
+     * {@code Ordered.HIGHEST_PRECEDENCE}.
+     */
+    static final int SECURITY_DEFAULT_FILTER_ORDER = -100;
+    private static final String METER_REGISTRY = "io.micrometer.core.instrument.MeterRegistry";
+
+    /**
+     * The application's engine, closed with the context.
+     *
+     * @param environment the application's environment, whose {@code sluice.*} properties are the rules
+     * @param redisson    the application's Redisson client, if it has one
+     * @param beans       where the Micrometer registry is looked up
+     * @return the engine
+     */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    public Sluice sluice(ConfigurableEnvironment environment, ObjectProvider<RedissonClient> redisson,
+                         ConfigurableListableBeanFactory beans) {
+        Sluice.Builder builder = Sluice.builder()
+                .source(EnvironmentRules.source(environment))
+                .classLoader(beans.getBeanClassLoader())
+                .meterRegistry(meterRegistry(beans));
+        RedissonClient client = redisson.getIfUnique();
+        if (client != null) onClient(builder, client);
+        return builder.build();
+    }
+
+    /** The application's own Redisson client as the backend; Sluice leaves it open. The one place that says how. */
+    private static void onClient(Sluice.Builder builder, RedissonClient client) {
+        builder.backend(RedissonBackendProvider.using(client));
+    }
+
+    /** The application's Micrometer registry, when Micrometer is there and one registry is primary; else null. */
+    private static Object meterRegistry(ConfigurableListableBeanFactory beans) {
+        ClassLoader loader = beans.getBeanClassLoader();
+        if (!ClassUtils.isPresent(METER_REGISTRY, loader)) return null;
+        return beans.getBeanProvider(ClassUtils.resolveClassName(METER_REGISTRY, loader)).getIfUnique();
+    }
+
+    /** With Actuator: the endpoint {@code sluice}, when exposed. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
+    static class Actuator {
+        /**
+         * The rules in effect and a key's usage.
+         *
+         * @param sluice the engine
+         * @return the endpoint
+         */
+        @Bean
+        @ConditionalOnMissingBean
+        @ConditionalOnAvailableEndpoint
+        SluiceEndpoint sluiceEndpoint(Sluice sluice) {
+            return new SluiceEndpoint(sluice);
+        }
+    }
+
+    /** The filter and the exception handler of a servlet web application. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+    static class Web {
+        /**
+         * The filter on {@code /*} for {@code REQUEST} dispatches (it applies once per request and follows forwards,
+         * includes and async dispatches itself), around the application's engine, after Spring Security.
+         *
+         * @param sluice      the engine, which the filter does not close
+         * @param handler     the application's rejection handler, if it has one
+         * @param environment where the order is read
+         * @return the registration
+         */
+        @Bean
+        @ConditionalOnMissingBean(name = "sluiceFilter")
+        FilterRegistrationBean<SluiceFilter> sluiceFilter(Sluice sluice, ObjectProvider<RejectionHandler> handler,
+                                                          Environment environment) {
+            SluiceFilter filter = new SluiceFilter(sluice);
+            handler.ifUnique(filter::setRejectionHandler);
+            FilterRegistrationBean<SluiceFilter> registration = new FilterRegistrationBean<>(filter);
+            registration.setName("sluice");
+            registration.addUrlPatterns("/*");
+            registration.setDispatcherTypes(EnumSet.of(DispatcherType.REQUEST));
+            registration.setAsyncSupported(true);
+            registration.setOrder(filterOrder(environment));
+            return registration;
+        }
+
+        /** The order property, else just after Spring Security's filter chain wherever it is ordered. */
+        static int filterOrder(Environment environment) {
+            int security = environment.getProperty(SECURITY_FILTER_ORDER_PROPERTY, Integer.class, SECURITY_DEFAULT_FILTER_ORDER);
+            return environment.getProperty(FILTER_ORDER_PROPERTY, Integer.class, security + 1);
+        }
+
+        /** With Spring MVC: {@code LimitExceededException} from a controller or the beans it calls. */
+        @Configuration(proxyBeanMethods = false)
+        @ConditionalOnClass(name = "org.springframework.web.servlet.DispatcherServlet")
+        static class Mvc {
+            /**
+             * Answers a {@code LimitExceededException} as the filter answers a rejection.
+             *
+             * @return the handler
+             */
+            @Bean
+            @ConditionalOnMissingBean
+            LimitExceededHandler sluiceLimitExceededHandler() {
+                return new LimitExceededHandler();
+            }
+        }
+    }
+}
