@@ -1,5 +1,7 @@
 package io.sluice.filter;
 
+import io.sluice.engine.BackendGuard;
+import io.sluice.engine.Deadlines;
 import io.sluice.spi.Algorithm;
 import io.sluice.testing.ChaosProxy;
 import io.sluice.testing.Latencies;
@@ -14,11 +16,15 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -81,6 +87,35 @@ class FilterUnderFailureIT {
      * Requests for {@code millis}, each from a user never seen before (so none is answered by the attack shield:
      * each one is a decision Redis would make); returns their statuses; latencies recorded.
      */
+    /** The longest a decision waits for Redis: {@code sluice.backend-timeout} 100 ms, stretched on a busy machine. */
+    private static final long HARD_BOUND_MILLIS = Deadlines.hardBound(Duration.ofMillis(100)).toMillis();
+
+    /** Posts sent at once as a fault begins: one more than the failures that open the circuit. */
+    private static final int OPENING_POSTS = BackendGuard.FAILURES_BEFORE_OPEN + 1;
+
+    /**
+     * {@link #traffic}, with {@code opening} posts of other users sent at once as it begins. During a fault each of
+     * them fails only at the deadline, which a machine with no CPU to spare stretches up to its hard bound: together
+     * they open the circuit within one such wait, where posts one after another would spend the whole fault opening
+     * it. (One client does the rest: the JDK's client on many connections at once meets Tomcat's keep-alive closes.)
+     */
+    private Map<Integer, Integer> traffic(int port, long millis, Latencies latencies, int opening) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(opening);
+        try {
+            List<Future<Integer>> wave = new ArrayList<>();
+            String users = UUID.randomUUID().toString();
+            for (int c = 0; c < opening; c++) {
+                String user = users + "-opening-" + c;
+                wave.add(pool.submit(() -> post(port, user, latencies)));
+            }
+            Map<Integer, Integer> statuses = traffic(port, millis, latencies);
+            for (Future<Integer> post : wave) statuses.merge(post.get(), 1, Integer::sum);
+            return statuses;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
     private Map<Integer, Integer> traffic(int port, long millis, Latencies latencies) throws Exception {
         Map<Integer, Integer> statuses = new TreeMap<>();
         long end = System.nanoTime() + millis * 1_000_000;
@@ -116,10 +151,10 @@ class FilterUnderFailureIT {
     }
 
     /**
-     * Healthy traffic for a second, then 3 s with the fault, then the heal: every request of the fault is a 200
+     * Healthy traffic for a second, then 3 s of the fault (opened by several posts at once), then the heal: every request of the fault is a 200
      * (fail open), the median request costs what it costs with Redis healthy (the circuit is open), the p99 stays
-     * within the deadline plus a loaded machine's noise (the tight bound on the deadline itself is measured without
-     * HTTP in the engine suites), and the limit is exact again within seconds.
+     * within the deadline's hard bound plus a loaded machine's noise (the tight bound on the deadline itself is
+     * measured without HTTP in the engine suites), and the limit is exact again within seconds.
      */
     private void survive(String name, Containers.Running server, Algorithm algorithm,
                          java.util.function.Supplier<Runnable> inject) throws Exception {
@@ -128,7 +163,7 @@ class FilterUnderFailureIT {
         traffic(server.port(), 1_000, healthy);
         Runnable heal = inject.get();
         Latencies faulty = new Latencies();
-        Map<Integer, Integer> statuses = traffic(server.port(), 3_000, faulty);
+        Map<Integer, Integer> statuses = traffic(server.port(), 3_000, faulty, OPENING_POSTS);
         heal.run();
         long healedAt = System.nanoTime();
         await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50)).until(() -> enforcesExactly(server.port(), algorithm));
@@ -140,7 +175,9 @@ class FilterUnderFailureIT {
                 + "; enforced " + recovery + " ms after the heal");
         assertThat(statuses.keySet()).containsOnly(200);
         assertThat(faulty.p50()).isLessThanOrEqualTo(healthy.p50() + 20);
-        assertThat(faulty.p99()).isLessThanOrEqualTo(Math.max(healthy.p99(), 100) + 400);
+        // A machine with no CPU to spare lets a call wait up to its hard bound (Deadlines), never more: the opening
+        // posts may take that long, and on a busy machine they are more than 1 % of the posts.
+        assertThat(faulty.p99()).isLessThanOrEqualTo(Math.max(healthy.p99(), HARD_BOUND_MILLIS) + 400);
         assertThat(recovery).isLessThan(10_000);
     }
 

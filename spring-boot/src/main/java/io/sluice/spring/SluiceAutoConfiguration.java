@@ -5,7 +5,6 @@ import io.sluice.filter.RejectionHandler;
 import io.sluice.filter.SluiceFilter;
 import io.sluice.redisson.RedissonBackendProvider;
 import jakarta.servlet.DispatcherType;
-import org.redisson.api.RedissonClient;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -24,7 +23,7 @@ import java.util.EnumSet;
 
 /**
  * Sluice in a Spring Boot application: one {@link Sluice} built from the {@code sluice.*} properties of the
- * Environment ({@link EnvironmentRules}) and closed with the context, on the application's {@link RedissonClient}
+ * Environment ({@link EnvironmentRules}) and closed with the context, on the application's Redisson client
  * bean when it has one (else on {@code sluice.redis.*}), its meters in the application's Micrometer
  * {@code MeterRegistry}; in a servlet web application, the {@link SluiceFilter} on {@code /*} after Spring
  * Security's filter chain, and {@link LimitExceededHandler} answering a {@code LimitExceededException} as the filter
@@ -49,29 +48,24 @@ public class SluiceAutoConfiguration {
     private static final String METER_REGISTRY = "io.micrometer.core.instrument.MeterRegistry";
 
     /**
-     * The application's engine, closed with the context.
+     * The application's engine, closed with the context: on the application's own Redisson client when it has exactly
+     * one (Sluice uses it as configured and leaves it open), else on a client of its own made from {@code sluice.redis.*}.
      *
      * @param environment the application's environment, whose {@code sluice.*} properties are the rules
-     * @param redisson    the application's Redisson client, if it has one
-     * @param beans       where the Micrometer registry is looked up
+     * @param beans       where the Redisson client and the Micrometer registry are looked up
      * @return the engine
      */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
-    public Sluice sluice(ConfigurableEnvironment environment, ObjectProvider<RedissonClient> redisson,
-                         ConfigurableListableBeanFactory beans) {
+    public Sluice sluice(ConfigurableEnvironment environment, ConfigurableListableBeanFactory beans) {
         Sluice.Builder builder = Sluice.builder()
                 .source(EnvironmentRules.source(environment))
                 .classLoader(beans.getBeanClassLoader())
                 .meterRegistry(meterRegistry(beans));
-        RedissonClient client = redisson.getIfUnique();
-        if (client != null) onClient(builder, client);
+        // Looked up by the type sluice-redisson names, so that only that module imports Redisson.
+        var client = beans.getBeanProvider(RedissonBackendProvider.clientType()).getIfUnique();
+        if (client != null) builder.backend(RedissonBackendProvider.using(client));
         return builder.build();
-    }
-
-    /** The application's own Redisson client as the backend; Sluice leaves it open. The one place that says how. */
-    private static void onClient(Sluice.Builder builder, RedissonClient client) {
-        builder.backend(RedissonBackendProvider.using(client));
     }
 
     /** The application's Micrometer registry, when Micrometer is there and one registry is primary; else null. */
