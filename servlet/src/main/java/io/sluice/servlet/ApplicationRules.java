@@ -53,7 +53,11 @@ public final class ApplicationRules {
      */
     public static RulesSource source(String explicitLocation, Map<String, String> overrides, ClassLoader loader) {
         if (!microProfileConfig(loader)) return ConfigLoader.source(explicitLocation, overrides, loader);
-        String location = isBlank(explicitLocation) ? MicroProfileRules.location(loader) : explicitLocation;
+        // Where ConfigLoader looks (its system property read directly: a runtime may snapshot its own), then
+        // sluice.config in the rest of MicroProfile Config (application.properties...).
+        String location = firstNonBlank(explicitLocation, System.getProperty(ConfigLoader.SYSTEM_PROPERTY),
+                System.getenv(ConfigLoader.ENVIRONMENT_VARIABLE));
+        if (location == null) location = MicroProfileRules.location(loader);
         if (!isBlank(location)) {
             var ignored = MicroProfileRules.names(loader);
             if (!ignored.isEmpty()) {
@@ -108,5 +112,10 @@ public final class ApplicationRules {
 
     private static boolean isBlank(String s) {
         return s == null || s.isBlank();
+    }
+
+    private static String firstNonBlank(String... values) {
+        for (String v : values) if (!isBlank(v)) return v;
+        return null;
     }
 }
