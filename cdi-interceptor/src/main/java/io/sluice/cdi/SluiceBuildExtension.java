@@ -1,5 +1,6 @@
 package io.sluice.cdi;
 
+import io.sluice.servlet.ApplicationRules;
 import jakarta.enterprise.inject.build.compatible.spi.BuildCompatibleExtension;
 import jakarta.enterprise.inject.build.compatible.spi.Discovery;
 import jakarta.enterprise.inject.build.compatible.spi.Enhancement;
@@ -21,8 +22,9 @@ import java.util.List;
  * exists, so an unknown name fails the application's build and start naming the class, method and rule. A
  * container that runs portable extensions (Weld) skips it and runs {@link SluiceExtension} instead.
  *
- * <p>In Quarkus the check runs at build time, against the rules file as the build sees it
- * ({@code sluice.config}, {@code SLUICE_CONFIG}, else {@code classpath:sluice.properties}).
+ * <p>In Quarkus the check runs at build time, against the rules as the build sees them: a rules file named by
+ * {@code sluice.config} or {@code SLUICE_CONFIG}, else the {@code sluice.*} of {@code application.properties} (and
+ * the rest of MicroProfile Config) over {@code classpath:sluice.properties} ({@link ApplicationRules}).
  */
 @SkipIfPortableExtensionPresent(SluiceExtension.class)
 public class SluiceBuildExtension implements BuildCompatibleExtension {

@@ -3,10 +3,10 @@ package io.sluice.cdi;
 import io.sluice.Sluice;
 import io.sluice.micrometer.Micrometer;
 import io.sluice.redisson.RedissonBackendProvider;
-import io.sluice.rule.ConfigLoader;
 import io.sluice.rule.RuleParser;
 import io.sluice.rule.RuleSet;
 import io.sluice.rule.RulesSource;
+import io.sluice.servlet.ApplicationRules;
 import io.sluice.servlet.ApplicationSluice;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Disposes;
@@ -19,10 +19,11 @@ import java.util.Map;
 /**
  * The default, application-wide {@link Sluice}: built on first use from the rules file (the system
  * property {@code sluice.config}, the environment variable {@code SLUICE_CONFIG}, then
- * {@code classpath:sluice.properties}) and closed when the container shuts down. When the application
- * has a {@code RedissonClient} bean, Sluice uses it (and leaves it open) instead of creating its own. With
- * Micrometer on the class path, the meters go to the application's {@code MeterRegistry} bean when there is
- * one, else to Micrometer's global registry.
+ * {@code classpath:sluice.properties}), or, where MicroProfile Config is present, from its {@code sluice.*}
+ * properties as well ({@link ApplicationRules} gives the precedence), and closed when the container shuts down.
+ * When the application has a {@code RedissonClient} bean, Sluice uses it (and leaves it open) instead of creating
+ * its own. With Micrometer on the class path, the meters go to the application's {@code MeterRegistry} bean when
+ * there is one, else to Micrometer's global registry.
  *
  * <p>{@link Sluice} is final, so it cannot have a client proxy: it is produced in the {@link Singleton}
  * pseudo-scope, which gives one instance per container without a proxy. To supply your own, produce one
@@ -40,14 +41,14 @@ import java.util.Map;
 @ApplicationScoped
 public class SluiceProducer {
 
-    /** The parsed rules file, as the default producer reads it. */
+    /** The parsed rules, as the default producer reads them. */
     static RuleSet loadRules() {
         return RuleParser.parse(rulesSource().load());
     }
 
     /** Where the default producer's rules come from. */
     static RulesSource rulesSource() {
-        return ConfigLoader.source(null, Map.of(), contextClassLoader());
+        return ApplicationRules.source(null, Map.of(), contextClassLoader());
     }
 
     /** This producer's share of the application's engine; null when built around the application's own client. */

@@ -5,10 +5,10 @@ import io.sluice.ConfigException;
 import io.sluice.Sluice;
 import io.sluice.internal.Log;
 import io.sluice.micrometer.Micrometer;
-import io.sluice.rule.ConfigLoader;
 import io.sluice.rule.Rule;
 import io.sluice.rule.RulesSource;
 import io.sluice.servlet.AppliedRules;
+import io.sluice.servlet.ApplicationRules;
 import io.sluice.servlet.ApplicationSluice;
 import io.sluice.servlet.ServletRequestView;
 import jakarta.servlet.AsyncContext;
@@ -41,7 +41,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Declare it in {@code web.xml} (with {@code <async-supported>true</async-supported>}), add it with
  * {@code ServletContext.addFilter}, or construct it around a {@link Sluice} of your own. Init-params:
- * {@code config} (the rules file location) and any {@code sluice.*} property, which overrides the file.
+ * {@code config} (the rules file location) and any {@code sluice.*} property, which overrides the file. Where
+ * MicroProfile Config is present, its {@code sluice.*} properties are rules too ({@link ApplicationRules}).
  * Any other init-param, and any problem in the rules, fails {@code init}, so an application never starts
  * unprotected by mistake.
  *
@@ -157,7 +158,7 @@ public class SluiceFilter implements Filter {
             ServletContext context = config.getServletContext();
             ClassLoader loader = context.getClassLoader();
             // Read again by Sluice.reload() and sluice.reload: the same file, the same overrides.
-            RulesSource source = ConfigLoader.source(location, overrides, loader);
+            RulesSource source = ApplicationRules.source(location, overrides, loader);
             // One engine (and Redis client) per application and rules source, shared with the CDI producer.
             ApplicationSluice.Share share = ApplicationSluice.obtain(source,
                     () -> Sluice.builder().source(source).classLoader(loader)

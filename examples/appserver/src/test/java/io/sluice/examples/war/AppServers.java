@@ -36,6 +36,7 @@ final class AppServers {
     /** The rule {@code broken.war}'s rules lack. */
     static final String MISSING_RULE = "generations";
     private static final String RULES_ENTRY = "WEB-INF/classes/sluice.properties";
+    private static final String MICROPROFILE_CONFIG_ENTRY = "WEB-INF/classes/META-INF/microprofile-config.properties";
     /** Ports WildFly's standard configuration binds, before its port offset. */
     private static final List<Integer> WILDFLY_PORTS = List.of(8080, 8443, 9990, 9993, 4712, 4713, 8009);
     private static final int MIN_PORT_OFFSET = 1_000;
@@ -143,6 +144,11 @@ final class AppServers {
         editRules(unreachable, rules -> rules.replaceFirst("(?m)^sluice\\.redis\\.address=.*$",
                 "sluice.redis.address=redis://127.0.0.1:" + deadPort).replaceFirst("(?m)^sluice\\.backend-timeout=.*$",
                 "sluice.backend-timeout=500ms"));
+        // On a server with MicroProfile Config (WildFly, Payara) the deployment's environment variable
+        // SLUICE_REDIS_ADDRESS is sluice.redis.address too, over the rules file: the application's own source at a
+        // higher ordinal than the environment's (300) names the dead Redis there.
+        addEntry(unreachable, MICROPROFILE_CONFIG_ENTRY, "config_ordinal=500\nsluice.redis.address=redis://127.0.0.1:"
+                + deadPort + "\n");
         // Copied in last, whole: a server scanning the directory never sees half a file.
         StockContainers.copy(broken, directory.resolve(BROKEN + ".war"));
         StockContainers.copy(unreachable, directory.resolve(UNREACHABLE + ".war"));
@@ -155,6 +161,16 @@ final class AppServers {
             String after = edit.apply(before);
             if (after.equals(before)) throw new IllegalStateException("unexpected rules in " + war + ":\n" + before);
             Files.writeString(rules, after);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void addEntry(Path war, String entry, String content) {
+        try (FileSystem zip = FileSystems.newFileSystem(URI.create("jar:" + war.toUri()), Map.of())) {
+            Path file = zip.getPath(entry);
+            Files.createDirectories(file.getParent());
+            Files.writeString(file, content);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -8,15 +8,15 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * On Quarkus too, a {@code @Limited} naming a rule the rules file lacks fails the application, naming the
- * method and the rule: here {@link PostService} with rules that have no {@code posts}.
+ * On Quarkus too, a {@code @Limited} naming a rule the rules lack fails the application, naming the method and
+ * the rule: here {@link PostService} with rules in {@code application.properties} that have no {@code posts}.
  */
 class UnknownRuleTest {
     @RegisterExtension
     static final QuarkusUnitTest APP = new QuarkusUnitTest()
             .withApplicationRoot(jar -> jar.addClasses(PostService.class)
                     .addAsResource(new StringAsset("sluice.rules.images.key=global\nsluice.rules.images.concurrency=2\n"),
-                            "sluice.properties"))
+                            "application.properties"))
             .assertException(e -> assertThat(innermost(e)).hasMessage("@Limited on " + PostService.class.getName()
                     + ".publish names unknown rule 'posts'; rules are: [images]"));
 
