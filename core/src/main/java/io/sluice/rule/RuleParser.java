@@ -45,6 +45,21 @@ public final class RuleParser {
             "rate", "concurrency", "lease", "wait", "paths", "methods", "key", "on-missing-key", "status", "mode",
             "on-backend-failure", "algorithm", "burst", "queue", "throttling", "overage", "capacity", "cost", "costs", "plan",
             "problem-type", "prefetch", "prefetch-hold");
+    /**
+     * The dashed words of Sluice's property names ({@code key-prefix}, {@code on-backend-failure}, ...): an environment
+     * variable cannot carry a dash, so a configuration source that maps variables to properties puts it back from these.
+     *
+     * @return every global and rule property name part with a dash
+     */
+    public static Set<String> dashedWords() {
+        Set<String> dashed = new TreeSet<>();
+        for (String name : GLOBALS) {
+            for (String part : name.split("\\.")) if (part.contains("-")) dashed.add(part);
+        }
+        for (String name : RULE_PROPERTIES) if (name.contains("-")) dashed.add(name);
+        return Set.copyOf(dashed);
+    }
+
     /** The properties that shape how a rate counts; each needs a {@code rate}. */
     private static final List<String> RATE_POLICY_PROPERTIES =
             List.of("algorithm", "burst", "queue", "throttling", "overage", "capacity", "cost", "costs", "prefetch", "prefetch-hold");

@@ -33,12 +33,10 @@ final class MicroProfileRules {
     private static final Pattern VARIABLE = Pattern.compile("SLUICE_[A-Z0-9_]+");
     private static final Pattern NOT_IN_VARIABLE = Pattern.compile("[^A-Z0-9]");
     /**
-     * Every global and rule property name with a dash (docs/rules.md; MicroProfileRulesTest checks the two agree):
+     * Every dashed word of a property name, as RuleParser knows them (MicroProfileRulesTest checks docs/rules.md):
      * an environment variable cannot carry the dash, so it is put back from here.
      */
-    static final Set<String> DASHED = Set.of("key-prefix", "on-backend-failure", "trusted-proxies",
-            "client-address-header", "backend-timeout", "max-clock-skew", "await-backend", "problem-type",
-            "allow-no-rules", "on-missing-key", "prefetch-hold");
+    static final Set<String> DASHED = RuleParser.dashedWords();
 
     private MicroProfileRules() {
     }

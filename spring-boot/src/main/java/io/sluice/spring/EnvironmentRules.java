@@ -36,12 +36,10 @@ public final class EnvironmentRules {
     /** An element of a list, such as {@code sluice.rules.posts.methods[1]}. */
     private static final Pattern LIST_ELEMENT = Pattern.compile("(.+)\\[(\\d+)]");
     /**
-     * Every global and rule property name with a dash (docs/rules.md; EnvironmentRulesTest checks the two agree):
+     * Every dashed word of a property name, as RuleParser knows them (EnvironmentRulesTest checks docs/rules.md):
      * an environment variable cannot carry the dash, so it is put back from here.
      */
-    static final Set<String> DASHED = Set.of("key-prefix", "on-backend-failure", "trusted-proxies",
-            "client-address-header", "backend-timeout", "max-clock-skew", "await-backend", "problem-type",
-            "allow-no-rules", "on-missing-key", "prefetch-hold");
+    static final Set<String> DASHED = RuleParser.dashedWords();
 
     private EnvironmentRules() {
     }
