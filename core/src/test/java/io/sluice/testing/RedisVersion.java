@@ -21,7 +21,7 @@ import java.util.regex.Pattern;
  * {@code @ParameterizedClass} and start their processes through it.
  *
  * <p>A missing Redis 7 skips its variants on a developer machine, with a message saying how to get it. Where
- * {@code CI=true} or {@code SLUICE_REQUIRE_REDIS7=true} it fails them instead: CI must never pass by skipping.
+ * {@code CI=true} or {@code REQUIRE_REDIS7=true} it fails them instead: CI must never pass by skipping.
  */
 public enum RedisVersion {
     REDIS_6_2(6, 6) {
@@ -109,7 +109,7 @@ public enum RedisVersion {
     void unavailable(String why) {
         String message = "Redis " + major + " is not available: " + why + ". Install it (Debian: apt-get install "
                 + "redis-server) or name a binary with SLUICE_REDIS7_SERVER.";
-        if (required()) throw new IllegalStateException(message + " CI requires it (CI=true or SLUICE_REQUIRE_REDIS7=true).");
+        if (required()) throw new IllegalStateException(message + " CI requires it (CI=true or REQUIRE_REDIS7=true).");
         String skipping = message + " Skipping the Redis " + major + " variants.";
         // Surefire reports a skipped class invocation (an abort before its tests) as nothing at all: say it once here.
         if (!skipAnnounced) {
@@ -120,7 +120,7 @@ public enum RedisVersion {
     }
 
     private static boolean required() {
-        return "true".equalsIgnoreCase(System.getenv("CI")) || "true".equalsIgnoreCase(System.getenv("SLUICE_REQUIRE_REDIS7"));
+        return "true".equalsIgnoreCase(System.getenv("CI")) || "true".equalsIgnoreCase(System.getenv("REQUIRE_REDIS7"));
     }
 
     private static String reportedVersion(Path binary) {
