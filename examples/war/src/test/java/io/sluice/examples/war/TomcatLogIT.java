@@ -26,7 +26,7 @@ import static org.awaitility.Awaitility.await;
  */
 class TomcatLogIT {
     private static final Pattern WARNING = Pattern.compile(
-            "WARNING \\[[^\\]]+\\] io\\.sluice\\.\\w+\\.\\w+ Backend (failed|too slow) for rule 'posts' \\(\\w+\\); allowing per on-backend-failure");
+            "WARNING \\[[^\\]]+\\] io\\.sluice\\.engine\\.BackendGuard\\.failure Backend (failed|too slow) for rule 'posts' \\(\\w+\\); allowing per on-backend-failure");
     private static final String NAME = "tomcat-11-log";
 
     @Test
