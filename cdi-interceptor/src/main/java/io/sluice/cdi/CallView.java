@@ -70,4 +70,17 @@ final class CallView implements RequestView {
         RequestView r = request();
         return r == null ? null : r.attribute(name);
     }
+
+    /** The current HTTP request's roles; outside a request, none. */
+    @Override
+    public boolean isUserInRole(String role) {
+        RequestView r = request();
+        return r != null && r.isUserInRole(role);
+    }
+
+    @Override
+    public boolean attributeIsTrue(String name) {
+        RequestView r = request();
+        return r != null && r.attributeIsTrue(name);
+    }
 }

@@ -98,6 +98,7 @@ public class LimitedInterceptor implements Serializable {
         keys = CallPlanSource.of(keys, method.keyIndex < 0, method.planIndex >= 0,
                 method.planIndex >= 0 ? ctx.getParameters()[method.planIndex] : null, rules,
                 () -> s.keysOf(new CallView(this::userName, this::httpRequest)));
+        keys = CallAudience.of(keys, method.keyIndex < 0, rules, () -> s.keysOf(new CallView(this::userName, this::httpRequest)));
         if (method.costIndex >= 0) keys = keys.withCost(method.cost(ctx));
         CompletableFuture<Admission> admitted = s.admit(rules, keys).toCompletableFuture();
         if (method.nonBlocking && !admitted.isDone()) {
