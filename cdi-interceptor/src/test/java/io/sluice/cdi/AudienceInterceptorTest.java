@@ -4,6 +4,9 @@ import io.sluice.LimitExceededException;
 import io.sluice.rule.ConfigLoader;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.spi.CDI;
+import jakarta.security.enterprise.AuthenticationStatus;
+import jakarta.security.enterprise.SecurityContext;
+import jakarta.security.enterprise.authentication.mechanism.http.AuthenticationParameters;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -18,6 +21,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.security.Principal;
+import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -89,6 +93,60 @@ class AudienceInterceptorTest {
         }
     }
 
+    /** Jakarta Security as an application server offers it: the caller and its roles. */
+    @ApplicationScoped
+    public static class Security implements SecurityContext {
+        static volatile Set<String> roles = Set.of();
+
+        @Override
+        public Principal getCallerPrincipal() {
+            String name = caller;
+            return name == null ? null : () -> name;
+        }
+
+        @Override
+        public <T extends Principal> Set<T> getPrincipalsByType(Class<T> type) {
+            return Set.of();
+        }
+
+        @Override
+        public boolean isCallerInRole(String role) {
+            return caller != null && roles.contains(role);
+        }
+
+        @Override
+        public boolean hasAccessToWebResource(String resource, String... methods) {
+            return false;
+        }
+
+        @Override
+        public AuthenticationStatus authenticate(HttpServletRequest request, HttpServletResponse response,
+                                                 AuthenticationParameters parameters) {
+            return AuthenticationStatus.NOT_DONE;
+        }
+    }
+
+    @Test
+    void aRoleFromJakartaSecurityOutsideAnHttpRequest() {
+        var rules = CdiTesting.rulesFile("sluice.rules.ops.rate=1/1h", "sluice.rules.ops.key=user",
+                "sluice.rules.ops.exempt=role:admin");
+        System.setProperty(ConfigLoader.SYSTEM_PROPERTY, rules.toString());
+        try (WeldContainer container = CdiTesting.weld(Operations.class, Security.class).addServices(SECURITY).initialize()) {
+            Operations service = container.select(Operations.class).get();
+            caller = "root";
+            Security.roles = Set.of("admin");
+            for (int i = 0; i < 5; i++) assertThat(service.op()).isEqualTo("op");
+            for (int i = 0; i < 3; i++) assertThat(service.keyedOp("tenant-3")).isEqualTo("tenant-3");
+            Security.roles = Set.of("user");
+            assertThat(service.op()).isEqualTo("op");
+            rejectedBy("ops", service::op);
+        } finally {
+            System.clearProperty(ConfigLoader.SYSTEM_PROPERTY);
+            caller = null;
+            Security.roles = Set.of();
+        }
+    }
+
     @Test
     void anAddressAndAnAttributeOfTheCurrentRequestExempt() throws Exception {
         WeldContainer container = CdiTesting.boot(CdiTesting.rulesFile(
@@ -131,6 +189,19 @@ class AudienceInterceptorTest {
         @Limited("members")
         public String keyed(@LimitKey String tenant) {
             return tenant;
+        }
+
+        @Limited("ops")
+        public String keyedOp(@LimitKey String tenant) {
+            return tenant;
+        }
+    }
+
+    @ApplicationScoped
+    public static class Operations {
+        @Limited("ops")
+        public String op() {
+            return "op";
         }
 
         @Limited("ops")
