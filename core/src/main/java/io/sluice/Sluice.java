@@ -164,7 +164,7 @@ public final class Sluice implements AutoCloseable {
      * Decides a request under the given rules (in name order). The returned admission must be closed when
      * the request ends, rejected or not. The stage never completes exceptionally for backend failures. A rule the
      * key source says does not apply ({@link KeySource#applies}) or exempts the request ({@link KeySource#exempt})
-     * makes no decision, and is asked no backend.
+     * makes no decision and costs no backend call.
      *
      * @param applicable the rules that apply, in name order
      * @param keys       the key value of each rule
