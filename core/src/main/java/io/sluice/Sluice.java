@@ -149,7 +149,8 @@ public final class Sluice implements AutoCloseable {
 
     /**
      * Key values of a request, resolved by each rule's {@code key}; a rate rule's cost from its {@code costs}
-     * for the request's {@link RequestView#path() path}; the plan from a rule's {@code plan}.
+     * for the request's {@link RequestView#path() path}; the plan from a rule's {@code plan}; whether each rule
+     * applies to the request ({@code when}) and whether it exempts it ({@code exempt}).
      *
      * @param request the request, as an adapter sees it
      * @return the key, cost and plan of each rule for this request
@@ -160,7 +161,9 @@ public final class Sluice implements AutoCloseable {
 
     /**
      * Decides a request under the given rules (in name order). The returned admission must be closed when
-     * the request ends, rejected or not. The stage never completes exceptionally for backend failures.
+     * the request ends, rejected or not. The stage never completes exceptionally for backend failures. A rule the
+     * key source says does not apply ({@link KeySource#applies}) or exempts the request ({@link KeySource#exempt})
+     * makes no decision and costs no backend call.
      *
      * @param applicable the rules that apply, in name order
      * @param keys       the key value of each rule

@@ -8,7 +8,7 @@ import io.sluice.EngineScenario.Reload;
 import io.sluice.EngineScenario.Request;
 import io.sluice.EngineScenario.Restart;
 import io.sluice.EngineScenario.Step;
-import io.sluice.key.KeyResolver;
+import io.sluice.key.RequestView;
 import io.sluice.model.ConcurrencyModel;
 import io.sluice.model.EngineModel;
 import io.sluice.model.WindowBounds;
@@ -173,7 +173,7 @@ final class EngineScenarioRun implements AutoCloseable {
         long now = clock.millis();
         EngineModel.Verdict expected = model.request(r.id(), r.key(), r.plan(), r.path(), now);
         List<Rule> applicable = model.applicable(r.path());
-        CompletableFuture<Admission> future = engine.admit(engineRules(engine, applicable), keysOf(r)).toCompletableFuture();
+        CompletableFuture<Admission> future = engine.admit(engineRules(engine, applicable), keysOf(engine, r)).toCompletableFuture();
         Admission a;
         try {
             a = expected.outcome() == EngineModel.Outcome.WAITING
@@ -201,24 +201,50 @@ final class EngineScenarioRun implements AutoCloseable {
         return settle(r, now, a);
     }
 
-    /** The request's key for every rule ({@code global} rules stay global), its path's cost and its plan. */
-    private static KeySource keysOf(Request r) {
-        return new KeySource() {
-            @Override
-            public String keyFor(Rule rule) {
-                return rule.key().global() ? KeyResolver.GLOBAL : r.key();
-            }
+    /**
+     * The request as the engine resolves it, from what a container would show of it: the caller's user and address,
+     * its plan header and its path (so each rule's key, alternatives included, its cost, plan, when and exempt).
+     */
+    private static KeySource keysOf(Sluice engine, Request r) {
+        return engine.keysOf(new CallerRequest(r));
+    }
 
-            @Override
-            public long costFor(Rule rule) {
-                return rule.ratePolicy().costFor(r.path());
-            }
+    /** A request of a scenario as a container shows it: {@link EngineModel#userOf}, {@link EngineModel#addressOf}. */
+    private record CallerRequest(Request r) implements RequestView {
+        @Override
+        public String remoteAddress() {
+            return EngineModel.addressOf(r.key());
+        }
 
-            @Override
-            public String planFor(Rule rule) {
-                return r.plan();
-            }
-        };
+        @Override
+        public List<String> headers(String name) {
+            return name.equalsIgnoreCase("X-Plan") && r.plan() != null ? List.of(r.plan()) : List.of();
+        }
+
+        @Override
+        public String queryString() {
+            return null;
+        }
+
+        @Override
+        public String cookie(String name) {
+            return null;
+        }
+
+        @Override
+        public String userName() {
+            return EngineModel.userOf(r.key());
+        }
+
+        @Override
+        public String sessionId() {
+            return null;
+        }
+
+        @Override
+        public String path() {
+            return r.path();
+        }
     }
 
     /**
@@ -247,9 +273,9 @@ final class EngineScenarioRun implements AutoCloseable {
         for (Sluice engine : engines) {
             for (Rule rule : engine.rules().all()) {
                 if (!rule.limitsRate() || !rule.ratePolicy().prefetches()) continue;
-                for (String key : EngineScenario.KEYS) {
-                    String raw = rule.key().global() ? KeyResolver.GLOBAL : key;
-                    EngineProbe.settled(engine.engine(), rule, raw).join();
+                for (String caller : EngineScenario.CALLERS) {
+                    String raw = EngineModel.keyOf(rule, caller);
+                    if (raw != null) EngineProbe.settled(engine.engine(), rule, raw).join();
                 }
             }
         }
@@ -274,7 +300,7 @@ final class EngineScenarioRun implements AutoCloseable {
             for (int i = 0; i < f.requests(); i++) {
                 Request r = new Request(frozenIds--, 0, EngineScenario.KEYS.get(i % EngineScenario.KEYS.size()), null, EngineScenario.PATH);
                 asked.add(r);
-                during.add(engines.get(0).admit(engineRules(engines.get(0), applicable), keysOf(r)).toCompletableFuture());
+                during.add(engines.get(0).admit(engineRules(engines.get(0), applicable), keysOf(engines.get(0), r)).toCompletableFuture());
             }
             clock.advance(FAULT_DEADLINE.plusMillis(longestWait + 1));
             for (int i = 0; i < during.size(); i++) {
@@ -370,11 +396,11 @@ final class EngineScenarioRun implements AutoCloseable {
 
     private Optional<Limited> concurrency(Request r) {
         for (Rule rule : model.applicable(r.path())) {
-            if (!rule.limitsConcurrency()) continue;
+            String key = EngineModel.keyOf(rule, r.key());
+            if (!rule.limitsConcurrency() || key == null) continue;
             PlanLimits p = rule.plans().lookup(r.plan());
             if (p != null && p.concurrencyUnlimited()) continue;
             int limit = (p == null ? rule : p.applyTo(rule)).concurrency();
-            String key = EngineModel.keyOf(rule, r.key());
             concurrencyKeys.put(rule.name() + "|" + key, rule);
             return Optional.of(new Limited(rule, key, limit));
         }

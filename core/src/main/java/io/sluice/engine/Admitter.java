@@ -46,7 +46,8 @@ final class Admitter {
         this.log = log;
     }
 
-    CompletionStage<Admission> admit(List<Rule> applicable, KeySource keys) {
+    CompletionStage<Admission> admit(List<Rule> matching, KeySource keys) {
+        List<Rule> applicable = counting(matching, keys);
         if (applicable.isEmpty()) return CompletableFuture.completedFuture(Admission.none());
         List<Step> steps = new ArrayList<>(applicable.size() + 1);
         List<PlanLimits> plans = plansOf(applicable, keys);
@@ -59,6 +60,29 @@ final class Admitter {
             if (r.limitsConcurrency()) step(steps, r, plans == null ? null : plans.get(i), Decision.Kind.CONCURRENCY);
         }
         return run(steps, 0, new Progress(keys));
+    }
+
+    /**
+     * The rules that count this request, each asked once before any backend call: those that apply to it ({@code
+     * when}) and do not exempt it ({@code exempt}, reported per limit); {@code matching} itself when every rule counts
+     * it, so that requests no rule excludes allocate nothing for it.
+     */
+    private List<Rule> counting(List<Rule> matching, KeySource keys) {
+        List<Rule> counting = null;
+        for (int i = 0; i < matching.size(); i++) {
+            Rule r = matching.get(i);
+            boolean counts = keys.applies(r) && !exempted(r, keys);
+            if (!counts && counting == null) counting = new ArrayList<>(matching.subList(0, i));
+            else if (counts && counting != null) counting.add(r);
+        }
+        return counting == null ? matching : counting;
+    }
+
+    private boolean exempted(Rule rule, KeySource keys) {
+        if (!keys.exempt(rule)) return false;
+        if (rule.limitsRate()) listener.exempt(rule, Decision.Kind.RATE);
+        if (rule.limitsConcurrency()) listener.exempt(rule, Decision.Kind.CONCURRENCY);
+        return true;
     }
 
     /**

@@ -11,6 +11,7 @@ import io.sluice.key.RequestView;
 import io.sluice.rule.Rule;
 import io.sluice.rule.RuleSet;
 import io.sluice.rule.RulesSource;
+import io.sluice.rule.When;
 import io.sluice.spi.Connecting;
 import io.sluice.spi.LimiterBackend;
 import io.sluice.spi.ServerClock;
@@ -89,7 +90,7 @@ public final class Engine implements AutoCloseable {
         live.require(requiredBy, ruleNames);
     }
 
-    /** Key values, costs and plans of a request under each rule, as the rules in effect resolve them. */
+    /** Key values, costs, plans, audience and exemptions of a request under each rule, as the rules in effect resolve them. */
     public KeySource keysOf(RequestView request) {
         return new KeySource() {
             @Override
@@ -106,6 +107,17 @@ public final class Engine implements AutoCloseable {
             @Override
             public String planFor(Rule rule) {
                 return rule.plans().source().map(s -> s.resolve(request)).orElse(null);
+            }
+
+            @Override
+            public boolean applies(Rule rule) {
+                // Most rules apply always: the user is not looked up for them (in CDI, a principal look-up).
+                return rule.when() == When.ALWAYS || rule.when().appliesTo(request.userName());
+            }
+
+            @Override
+            public boolean exempt(Rule rule) {
+                return !rule.exempt().none() && rule.exempt().exempts(request, live.resolver());
             }
         };
     }

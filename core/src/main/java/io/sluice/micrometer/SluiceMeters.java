@@ -35,7 +35,7 @@ final class SluiceMeters implements DecisionListener {
 
     /** The {@code result} tag of {@code sluice.requests}, as the contract names its values. */
     enum Result {
-        ALLOWED, REJECTED, DRY_RUN_REJECTED, FAILED_OPEN, FAILED_CLOSED, SKIPPED;
+        ALLOWED, REJECTED, DRY_RUN_REJECTED, FAILED_OPEN, FAILED_CLOSED, SKIPPED, EXEMPT;
 
         final String tag = name().toLowerCase(Locale.ROOT);
     }
@@ -82,6 +82,11 @@ final class SluiceMeters implements DecisionListener {
     @Override
     public void skipped(Rule rule, Decision.Kind kind) {
         count(rule, kind, Result.SKIPPED);
+    }
+
+    @Override
+    public void exempt(Rule rule, Decision.Kind kind) {
+        count(rule, kind, Result.EXEMPT);
     }
 
     @Override

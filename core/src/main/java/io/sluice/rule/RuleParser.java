@@ -2,6 +2,7 @@ package io.sluice.rule;
 
 import io.sluice.ConfigException;
 import io.sluice.key.ClientAddressHeader;
+import io.sluice.key.Exemptions;
 import io.sluice.key.KeySpec;
 import io.sluice.key.TrustedProxies;
 import io.sluice.spi.Algorithm;
@@ -44,7 +45,7 @@ public final class RuleParser {
     static final Set<String> RULE_PROPERTIES = Set.of(
             "rate", "concurrency", "lease", "wait", "paths", "methods", "key", "on-missing-key", "status", "mode",
             "on-backend-failure", "algorithm", "burst", "queue", "throttling", "overage", "capacity", "cost", "costs", "plan",
-            "problem-type", "prefetch", "prefetch-hold");
+            "problem-type", "prefetch", "prefetch-hold", "exempt", "when");
     /**
      * The dashed words of Sluice's property names ({@code key-prefix}, {@code on-backend-failure}, ...): an environment
      * variable cannot carry a dash, so a configuration source that maps variables to properties puts it back from these.
@@ -219,9 +220,33 @@ public final class RuleParser {
         RatePolicy policy = ratePolicy(p, base, rate);
         Plans plans = new PlanParser(this::problem, problems::add).parse(p, base, rate, concurrency, policy);
         String problemType = ruleValue(p, base, "problem-type", defaultProblemType, RuleParser::problemType, PROBLEM_TYPE);
+        When when = when(p, base, key);
+        Exemptions exempt = exemptions(p, base);
         if (problems.size() > before) return Optional.empty();
         return Optional.of(new Rule(name, rate, concurrency, lease, wait, paths, methods, key, missing, status, mode, failure,
-                policy, plans, problemType));
+                policy, plans, problemType, when, exempt));
+    }
+
+    /** {@code when}; {@code anonymous} with a key that needs a user in every alternative would never count anything. */
+    private When when(Map<String, String> p, String base, KeySpec key) {
+        When when = ruleValue(p, base, "when", When.ALWAYS, s -> enumValue(When.class, s), "always, anonymous or authenticated");
+        if (when == When.ANONYMOUS && !key.resolvesWithoutUser()) {
+            problem(base + "when", p.get("when"), "always or authenticated with key " + key
+                    + " (an anonymous request has no user, so the rule would never count one), or a key such as user|ip");
+        }
+        return when;
+    }
+
+    /** {@code exempt}: each entry checked, a {@code header:} entry refused with the reason. */
+    private Exemptions exemptions(Map<String, String> p, String base) {
+        String v = p.get("exempt");
+        if (v == null) return Exemptions.NONE;
+        try {
+            return Exemptions.parse(v);
+        } catch (IllegalArgumentException e) {
+            problem(base + "exempt", v, Exemptions.EXPECTED + "; " + e.getMessage());
+            return Exemptions.NONE;
+        }
     }
 
     /** The rate rule's algorithm, throttling and costs; every property checked against the others. */

@@ -1,5 +1,6 @@
 package io.sluice.model;
 
+import io.sluice.key.KeySpec;
 import io.sluice.memory.RateModel;
 import io.sluice.rule.PlanLimits;
 import io.sluice.rule.Rule;
@@ -82,7 +83,7 @@ public final class EngineModel {
         List<RuleVerdict> verdicts = new ArrayList<>();
         List<Runnable> giveBack = new ArrayList<>();
         for (Rule rule : applicable) {
-            if (!rule.limitsRate()) continue;
+            if (!rule.limitsRate() || keyOf(rule, key) == null) continue;
             PlanLimits p = rule.plans().lookup(plan);
             if (p != null && p.rateUnlimited()) continue;
             Rule limits = p == null ? rule : p.applyTo(rule);
@@ -97,7 +98,7 @@ public final class EngineModel {
         }
         List<ConcurrencyModel> taken = new ArrayList<>();
         for (Rule rule : applicable) {
-            if (!rule.limitsConcurrency()) continue;
+            if (!rule.limitsConcurrency() || keyOf(rule, key) == null) continue;
             PlanLimits p = rule.plans().lookup(plan);
             if (p != null && p.concurrencyUnlimited()) continue;
             int limit = (p == null ? rule : p.applyTo(rule)).concurrency();
@@ -140,9 +141,68 @@ public final class EngineModel {
         return concurrency.computeIfAbsent(rule + "|" + key, k -> new ConcurrencyModel());
     }
 
-    /** The raw key a rule counts a request's key under: a {@code global} rule counts everyone under one. */
+    /**
+     * The raw key a rule counts a caller under: a {@code global} rule counts everyone under one; null when the rule
+     * does not count the caller (its {@code when} excludes it, its {@code exempt} names it, or its key does not
+     * resolve, which a drawn rule skips).
+     */
     public static String keyOf(Rule rule, String key) {
-        return rule.key().global() ? "*" : key;
+        if (!appliesTo(rule, key) || exempts(rule, key)) return null;
+        return resolve(rule.key(), key);
+    }
+
+    // ---------------------------------------------------------------- who a request is: when, exempt, key=a|b
+
+    /** A caller {@code anonymous@<address>} has no user; any other caller is the authenticated user of that name. */
+    public static final String ANONYMOUS = "anonymous@";
+    /** The address every authenticated caller comes from. */
+    public static final String USERS_ADDRESS = "10.0.0.1";
+
+    /** The caller's authenticated user, or null. */
+    public static String userOf(String caller) {
+        return caller.startsWith(ANONYMOUS) ? null : caller;
+    }
+
+    /** The caller's client address. */
+    public static String addressOf(String caller) {
+        return caller.startsWith(ANONYMOUS) ? caller.substring(ANONYMOUS.length()) : USERS_ADDRESS;
+    }
+
+    private static boolean appliesTo(Rule rule, String caller) {
+        return switch (rule.when()) {
+            case ALWAYS -> true;
+            case ANONYMOUS -> userOf(caller) == null;
+            case AUTHENTICATED -> userOf(caller) != null;
+        };
+    }
+
+    /** The exemptions a scenario draws: {@code user:<name>} and {@code ip:<address>}, each matched exactly. */
+    private static boolean exempts(Rule rule, String caller) {
+        String text = rule.exempt().toString();
+        if (text.isEmpty()) return false;
+        for (String entry : text.split(",")) {
+            String e = entry.trim();
+            if (e.startsWith("user:") && e.substring(5).equals(userOf(caller))) return true;
+            else if (e.startsWith("ip:") && e.substring(3).equals(addressOf(caller))) return true;
+            else if (!e.startsWith("user:") && !e.startsWith("ip:")) throw new UnsupportedOperationException("exempt=" + e);
+        }
+        return false;
+    }
+
+    /** The first alternative that resolves; with several, named by its kind as the contract writes it. */
+    private static String resolve(KeySpec key, String caller) {
+        List<KeySpec.Alternative> alternatives = key.alternatives();
+        for (KeySpec.Alternative a : alternatives) {
+            if (a.parts().size() != 1) throw new UnsupportedOperationException("key=" + key);
+            String v = switch (a.parts().get(0).kind()) {
+                case GLOBAL -> "*";
+                case USER -> userOf(caller);
+                case IP -> addressOf(caller);
+                default -> throw new UnsupportedOperationException("key=" + key);
+            };
+            if (v != null) return alternatives.size() == 1 ? v : a + "=" + v;
+        }
+        return null;
     }
 
     private ConcurrencyModel concurrencyOf(Rule rule, String key) {

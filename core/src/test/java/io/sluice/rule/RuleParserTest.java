@@ -18,8 +18,8 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 class RuleParserTest {
     private static final String RULE_PROPERTIES =
-            "[algorithm, burst, capacity, concurrency, cost, costs, key, lease, methods, mode, on-backend-failure, "
-            + "on-missing-key, overage, paths, plan, prefetch, prefetch-hold, problem-type, queue, rate, status, throttling, wait] "
+            "[algorithm, burst, capacity, concurrency, cost, costs, exempt, key, lease, methods, mode, on-backend-failure, "
+            + "on-missing-key, overage, paths, plan, prefetch, prefetch-hold, problem-type, queue, rate, status, throttling, wait, when] "
             + "or plans.<plan>.rate|burst|concurrency";
     private static final String GLOBALS = "[sluice.allow-no-rules, sluice.await-backend, sluice.backend-timeout, sluice.client-address-header, sluice.headers, sluice.key-prefix, "
             + "sluice.max-clock-skew, sluice.on-backend-failure, sluice.problem-type, sluice.redis.address, sluice.redis.config, "
@@ -27,7 +27,7 @@ class RuleParserTest {
     private static final String RATE = "expected <permits>/<period> such as 10/1h, 40/1m, 5/10s, 100/s or 2/500ms (permits from 1 to 1000000000, a period from 1ms to 366d)";
     private static final String PATHS = "expected servlet URL patterns such as /api/posts, /api/images/*, *.jpg or /*";
     private static final String KEY =
-            "expected ip, user, session, global, header:<Name>, param:<name> or cookie:<name>, combined with +";
+            "expected ip, user, session, global, header:<Name>, param:<name> or cookie:<name>, combined with + (user+ip), alternatives separated by | and tried in order (user|ip)";
 
     private static Map<String, String> props(String... kv) {
         Map<String, String> m = new LinkedHashMap<>();
@@ -276,7 +276,7 @@ class RuleParserTest {
         assertThat(r.paths()).extracting(PathPattern::toString).containsExactly("/api/images/*", "*.png", "/exact");
         assertThat(r.methods()).isEqualTo(Set.of("POST", "GET"));
         assertThat(r.key().toString()).isEqualTo("user+header:X-Tenant");
-        assertThat(r.key().parts()).containsExactly(new KeySpec.Part(KeySpec.Kind.USER, null),
+        assertThat(r.key().alternatives().get(0).parts()).containsExactly(new KeySpec.Part(KeySpec.Kind.USER, null),
                 new KeySpec.Part(KeySpec.Kind.HEADER, "X-Tenant"));
         assertThat(r.onMissingKey()).isEqualTo(MissingKeyPolicy.DENY);
         assertThat(r.status()).isEqualTo(503);
@@ -309,7 +309,7 @@ class RuleParserTest {
         assertThat(images.concurrency()).isEqualTo(4);
         Rule posts = set.get("posts").orElseThrow();
         assertThat(posts.methods()).containsExactly("POST");
-        assertThat(posts.key().parts()).containsExactly(new KeySpec.Part(KeySpec.Kind.USER, null));
+        assertThat(posts.key().alternatives().get(0).parts()).containsExactly(new KeySpec.Part(KeySpec.Kind.USER, null));
         assertThat(set.matching("POST", "/api/posts")).containsExactly(posts);
         assertThat(set.matching("GET", "/api/posts")).isEmpty();
         assertThat(set.matching("GET", "/api/images/1")).containsExactly(images);
