@@ -12,13 +12,15 @@ final class StatsRecorder implements DecisionListener {
     private final LongAdder failedClosed = new LongAdder();
     private final LongAdder circuitOpenSkips = new LongAdder();
     private final LongAdder shielded = new LongAdder();
+    private final LongAdder failedLocal = new LongAdder();
 
     @Override
     public void decided(Decision decision, Source source) {
         switch (source) {
             case SHIELD -> shielded.increment();
             case CIRCUIT_OPEN, BACKEND_FAILURE -> {
-                (decision.allowed() ? failedOpen : failedClosed).increment();
+                (decision.outcome() == Decision.Outcome.FAILED_LOCAL ? failedLocal
+                        : decision.allowed() ? failedOpen : failedClosed).increment();
                 if (source == Source.CIRCUIT_OPEN) circuitOpenSkips.increment();
             }
             default -> { }
@@ -31,6 +33,7 @@ final class StatsRecorder implements DecisionListener {
     }
 
     Stats snapshot() {
-        return new Stats(backendCalls.sum(), failedOpen.sum(), failedClosed.sum(), circuitOpenSkips.sum(), shielded.sum());
+        return new Stats(backendCalls.sum(), failedOpen.sum(), failedClosed.sum(), circuitOpenSkips.sum(), shielded.sum(),
+                failedLocal.sum());
     }
 }

@@ -12,6 +12,16 @@ public final class EngineProbe {
     private EngineProbe() {
     }
 
+    /** {@return done once the engine has announced itself in its backend, with the count of live servers read} */
+    public static CompletableFuture<Integer> announce(Engine engine) {
+        return engine.servers().announce().toCompletableFuture();
+    }
+
+    /** {@return the servers the engine divides each limit among while its backend cannot answer} */
+    public static int localDivisor(Engine engine) {
+        return engine.servers().divisor();
+    }
+
     /** {@return the backend key of a rule's raw key value, as the rate path names it} */
     public static String keyOf(Engine engine, Rule rule, String raw) {
         return engine.rateDecider().keyOf(rule, raw);
