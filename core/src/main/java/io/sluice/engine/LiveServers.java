@@ -82,7 +82,7 @@ public final class LiveServers {
     }
 
     /** One heartbeat, unless none is needed (no rule is local, or the share is fixed) or the last has not answered. */
-    private void heartbeat() {
+    void heartbeat() {
         if (!needed() || !announcing.compareAndSet(false, true)) return;
         announce().whenComplete((n, e) -> announcing.set(false));
     }
