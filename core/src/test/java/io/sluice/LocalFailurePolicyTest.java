@@ -30,6 +30,7 @@ class LocalFailurePolicyTest {
                     "sluice.on-backend-failure", "local",
                     "sluice.rules.login.rate", "10/1m",
                     "sluice.rules.slots.concurrency", "7",
+                    "sluice.rules.hourly.rate", "30/1h", "sluice.rules.tight.rate", "3/1h",
                     "sluice.rules.open.rate", "10/1m", "sluice.rules.open.on-backend-failure", "allow"))
             .backend(backend).clock(clock).ticker(clock).meterRegistry(registry).build();
 
@@ -100,5 +101,20 @@ class LocalFailurePolicyTest {
         fourth.close();
         assertThat(registry.find("sluice.permits.held").tag("rule", "slots").gauge().value()).isZero();
         assertThat(requests("slots", "failed_local")).isEqualTo(5);
+    }
+
+    @Test
+    void aRequestAnotherRuleRejectsGivesBackWhatTheShareTookForIt() {
+        backend.down.set(true);
+        List<Rule> both = List.of(sluice.rules().get("hourly").orElseThrow(), sluice.rules().get("tight").orElseThrow());
+        List<Boolean> allowed = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            allowed.add(sluice.admit(both, KeySource.fixed("k")).toCompletableFuture().join().allowed());
+        }
+        // tight's share is 1 (3 / 3): one admitted; the four it rejected gave back hourly's permit.
+        assertThat(allowed).containsExactly(true, false, false, false, false);
+        long hourly = 0;
+        for (int i = 0; i < 12; i++) if (admit("hourly", "k").allowed()) hourly++;
+        assertThat(hourly).as("hourly's share is 10, one taken").isEqualTo(9);
     }
 }

@@ -64,6 +64,8 @@ final class EngineScenarioRun implements AutoCloseable {
 
     /** The deadline of a decision in runs with faults (on the injected ticker). */
     private static final Duration FAULT_DEADLINE = Duration.ofMillis(500);
+    /** How long (real time) a freeze's requests get to answer once their deadlines have passed on the clock. */
+    private static final long DEADLINE_ROUND_MILLIS = 2_000;
     /** What the contract allows for what Redis did after Sluice stopped waiting to be undone (real time). */
     private static final long RECOVERY_MILLIS = 1_000;
 
@@ -279,7 +281,9 @@ final class EngineScenarioRun implements AutoCloseable {
                 asked.add(r);
                 during.add(engines.get(0).admit(engineRules(engines.get(0), applicable), keysOf(r)).toCompletableFuture());
             }
-            clock.advance(FAULT_DEADLINE.plusMillis(longestWait + 1));
+            // A rule with a rate and a concurrency makes two calls.
+            passDeadlines(during, 2 * applicable.size(), longestWait);
+            long spanned = clock.millis() - at;
             for (int i = 0; i < during.size(); i++) {
                 Admission a;
                 try {
@@ -290,7 +294,7 @@ final class EngineScenarioRun implements AutoCloseable {
                 if (!a.allowed()) continue;
                 Request r = asked.get(i);
                 if (decidedLocally(a)) {
-                    Failure beyond = withinShare(r, a, shares, divisor, FAULT_DEADLINE.plusMillis(longestWait + 1).toMillis());
+                    Failure beyond = withinShare(r, a, shares, divisor, spanned);
                     if (beyond != null) return beyond;
                     continue;
                 }
@@ -310,6 +314,23 @@ final class EngineScenarioRun implements AutoCloseable {
         clock.advance(Duration.ofMillis(EngineProbe.CIRCUIT_COOL_DOWN_MILLIS + 1));
         Thread.sleep(RECOVERY_MILLIS);
         return permitsBack();
+    }
+
+    /**
+     * Moves the clock past the deadline (and the longest wait) of the frozen calls, once per call a request may still
+     * make: a rule that admits by its share ({@code local}) passes the request on to the next rule's call,
+     * whose deadline starts then. Stops as soon as every request has its answer.
+     */
+    private void passDeadlines(List<CompletableFuture<Admission>> during, int calls, long longestWait) throws Exception {
+        CompletableFuture<Void> all = CompletableFuture.allOf(during.toArray(CompletableFuture<?>[]::new));
+        for (int round = 0; round < calls && !all.isDone(); round++) {
+            clock.advance(FAULT_DEADLINE.plusMillis(longestWait + 1));
+            try {
+                all.get(DEADLINE_ROUND_MILLIS, TimeUnit.MILLISECONDS);
+            } catch (TimeoutException nextRuleCalled) {
+                // A request went on to another rule's call: its deadline needs the clock moved again.
+            }
+        }
     }
 
     /**

@@ -177,6 +177,11 @@ public final class BackendGuard {
                 : Decision.failedLocal(rule, Decision.Kind.CONCURRENCY, rule.concurrency(), false, FAILED_CLOSED_RETRY, 1));
     }
 
+    /** Gives back rate permits a local decision took for a request another rule then rejected. */
+    public void giveBackLocal(Rule rule, RateRequest request) {
+        local.giveBack(rule, request);
+    }
+
     /** Returns a concurrency permit a local decision took ({@link #failure(Rule, LeaseRequest, Throwable)}). */
     public void releaseLocal(LeaseRequest request) {
         local.release(request);

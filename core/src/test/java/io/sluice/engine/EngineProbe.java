@@ -4,7 +4,10 @@ import io.sluice.rule.Rule;
 
 import java.util.concurrent.CompletableFuture;
 
-/** What tests outside this package may look at inside an engine: its prefetched stocks and the key names it uses. */
+/**
+ * What tests outside this package may look at inside an engine: its prefetched stocks, the key names it uses, and the
+ * servers it counts for {@code on-backend-failure=local}.
+ */
 public final class EngineProbe {
     /** How long an open circuit waits before it lets a probe through. */
     public static final long CIRCUIT_COOL_DOWN_MILLIS = BackendGuard.COOL_DOWN_MILLIS;
