@@ -119,7 +119,7 @@ record EngineScenario(long seed, int engines, Map<String, String> rules, List<Ma
     static EngineScenario draw(long seed, int length, boolean faults) {
         SplittableRandom random = new SplittableRandom(seed);
         Theme theme = Theme.values()[(int) Math.floorMod(seed, (long) Theme.values().length)];
-        Map<String, String> rules = RuleDraw.valid(random, theme);
+        Map<String, String> rules = RuleDraw.withLocalFailure(RuleDraw.valid(random, theme), seed);
         // Its own stream, so that a seed that draws no audience draws exactly what it drew before audiences existed.
         SplittableRandom audience = new SplittableRandom(seed * AudienceDraw.SALT);
         boolean audiences = AudienceDraw.draw(audience, rules);
@@ -218,6 +218,9 @@ record EngineScenario(long seed, int engines, Map<String, String> rules, List<Ma
 
     /** Rule sets as properties, kept only when the real parser accepts them. */
     static final class RuleDraw {
+        /** Seeds the stream {@link #withLocalFailure} draws from. */
+        private static final long LOCAL_STREAM = 0x10CA1L;
+
         private RuleDraw() {
         }
 
@@ -227,6 +230,24 @@ record EngineScenario(long seed, int engines, Map<String, String> rules, List<Ma
                 if (parses(p)) return p;
                 if (attempt > 1000) throw new IllegalStateException("no valid rule set drawn: " + p);
             }
+        }
+
+        /**
+         * Some rules decide by this server's share while Redis cannot answer ({@code on-backend-failure=local}; the
+         * others follow the run's global policy). Drawn from a stream of its own, so that every seed draws the same
+         * rules, requests and faults as before this property existed.
+         */
+        static Map<String, String> withLocalFailure(Map<String, String> rules, long seed) {
+            SplittableRandom local = new SplittableRandom(seed ^ LOCAL_STREAM);
+            Map<String, String> p = new TreeMap<>(rules);
+            for (String k : rules.keySet()) {
+                boolean limits = k.matches("sluice\\.rules\\.[^.]+\\.(rate|concurrency)");
+                String base = k.substring(0, k.lastIndexOf('.') + 1);
+                if (limits && !p.containsKey(base + "on-backend-failure") && local.nextInt(3) == 0) {
+                    p.put(base + "on-backend-failure", "local");
+                }
+            }
+            return parses(p) ? p : rules;
         }
 
         static boolean parses(Map<String, String> p) {

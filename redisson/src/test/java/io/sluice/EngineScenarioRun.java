@@ -17,6 +17,7 @@ import io.sluice.rule.Durations;
 import io.sluice.rule.PlanLimits;
 import io.sluice.rule.Rule;
 import io.sluice.rule.RuleParser;
+import io.sluice.rule.Throttling;
 import io.sluice.testing.MutableClock;
 import org.redisson.api.RedissonClient;
 
@@ -63,6 +64,8 @@ final class EngineScenarioRun implements AutoCloseable {
 
     /** The deadline of a decision in runs with faults (on the injected ticker). */
     private static final Duration FAULT_DEADLINE = Duration.ofMillis(500);
+    /** How long (real time) a freeze's requests get to answer once their deadlines have passed on the clock. */
+    private static final long DEADLINE_ROUND_MILLIS = 2_000;
     /** What the contract allows for what Redis did after Sluice stopped waiting to be undone (real time). */
     private static final long RECOVERY_MILLIS = 1_000;
 
@@ -295,6 +298,8 @@ final class EngineScenarioRun implements AutoCloseable {
         List<Request> asked = new ArrayList<>();
         List<CompletableFuture<Admission>> during = new ArrayList<>();
         long at = clock.millis();
+        int divisor = announced();
+        Map<String, Long> shares = new HashMap<>();
         faults.freeze();
         try {
             for (int i = 0; i < f.requests(); i++) {
@@ -302,7 +307,9 @@ final class EngineScenarioRun implements AutoCloseable {
                 asked.add(r);
                 during.add(engines.get(0).admit(engineRules(engines.get(0), applicable), keysOf(engines.get(0), r)).toCompletableFuture());
             }
-            clock.advance(FAULT_DEADLINE.plusMillis(longestWait + 1));
+            // A rule with a rate and a concurrency makes two calls.
+            passDeadlines(during, 2 * applicable.size(), longestWait);
+            long spanned = clock.millis() - at;
             for (int i = 0; i < during.size(); i++) {
                 Admission a;
                 try {
@@ -311,8 +318,13 @@ final class EngineScenarioRun implements AutoCloseable {
                     return new Failure("fault", step, "a request while Redis was frozen had no answer in " + ANSWER_SECONDS + " s");
                 }
                 if (!a.allowed()) continue;
-                // Admitted without Redis (a prefetched stock): a request the model must admit too, at the time it came.
                 Request r = asked.get(i);
+                if (decidedLocally(a)) {
+                    Failure beyond = withinShare(r, a, shares, divisor, spanned);
+                    if (beyond != null) return beyond;
+                    continue;
+                }
+                // Admitted without Redis (a prefetched stock): a request the model must admit too, at the time it came.
                 EngineModel.Verdict v = model.request(r.id(), r.key(), r.plan(), r.path(), at);
                 if (v.outcome() != EngineModel.Outcome.ADMITTED && !stateLost) {
                     a.close();
@@ -328,6 +340,81 @@ final class EngineScenarioRun implements AutoCloseable {
         clock.advance(Duration.ofMillis(EngineProbe.CIRCUIT_COOL_DOWN_MILLIS + 1));
         Thread.sleep(RECOVERY_MILLIS);
         return permitsBack();
+    }
+
+    /**
+     * Moves the clock past the deadline (and the longest wait) of the frozen calls, once per call a request may still
+     * make: a rule that admits by its share ({@code local}) passes the request on to the next rule's call,
+     * whose deadline starts then. Stops as soon as every request has its answer.
+     */
+    private void passDeadlines(List<CompletableFuture<Admission>> during, int calls, long longestWait) throws Exception {
+        CompletableFuture<Void> all = CompletableFuture.allOf(during.toArray(CompletableFuture<?>[]::new));
+        for (int round = 0; round < calls && !all.isDone(); round++) {
+            clock.advance(FAULT_DEADLINE.plusMillis(longestWait + 1));
+            try {
+                all.get(DEADLINE_ROUND_MILLIS, TimeUnit.MILLISECONDS);
+            } catch (TimeoutException nextRuleCalled) {
+                // A request went on to another rule's call: its deadline needs the clock moved again.
+            }
+        }
+    }
+
+    /**
+     * Every engine announced to Redis after the others, so that each divides by the number of engines while Redis is
+     * frozen ({@code on-backend-failure=local}); the divisor of engine 0, which the freeze's requests go to.
+     */
+    private int announced() throws Exception {
+        for (int round = 0; round < 2; round++) {
+            for (Sluice e : engines) EngineProbe.announce(e.engine()).get(ANSWER_SECONDS, TimeUnit.SECONDS);
+        }
+        return EngineProbe.localDivisor(engines.get(0).engine());
+    }
+
+    private static boolean decidedLocally(Admission a) {
+        return a.decisions().stream().anyMatch(d -> d.outcome() == Decision.Outcome.FAILED_LOCAL);
+    }
+
+    /**
+     * A request this server's share admitted while Redis was frozen ({@code local}): no rule's permits of one key above
+     * its share (its capacity divided by the engines' divisor, at least 1; a rate's share once more for each of its
+     * periods the freeze's decisions spanned; a concurrency's share in flight, all of them held until here). Redis kept
+     * nothing of it, so the model is not told; a request that also took permits Redis counts (a prefetched stock) ends
+     * the exact comparison, as lost state does. The request ends here.
+     */
+    private Failure withinShare(Request r, Admission a, Map<String, Long> shares, int divisor, long spannedMillis) {
+        try {
+            for (Decision d : a.decisions()) {
+                if (d.outcome() != Decision.Outcome.FAILED_LOCAL) {
+                    if (!stateLost) {
+                        stateLost = true;
+                        model.stateLost();
+                        bounds.newEpoch();
+                    }
+                    continue;
+                }
+                Rule rule = d.rule();
+                long bound;
+                if (d.kind() == Decision.Kind.CONCURRENCY) {
+                    bound = Math.max(1, rule.concurrency() / divisor);
+                } else {
+                    long permits = rule.rate().orElseThrow().permits();
+                    var policy = rule.ratePolicy();
+                    long capacity = Math.max(policy.burstFor(permits), policy.throttling() == Throttling.ELASTIC
+                            ? permits : policy.effectiveLimit(permits));
+                    long periods = 1 + (spannedMillis + rule.rate().get().period().toMillis() - 1) / rule.rate().get().period().toMillis();
+                    bound = Math.max(1, capacity / divisor) * periods;
+                }
+                String counter = d.kind() + " " + rule.name() + "|" + r.key();
+                long taken = shares.merge(counter, d.kind() == Decision.Kind.RATE ? d.cost() : 1, Long::sum);
+                if (taken > bound) {
+                    return new Failure("fault", step, r + ": " + counter + " admitted " + taken + " while Redis was frozen, above"
+                            + " this server's share " + bound + " (divisor " + divisor + ")");
+                }
+            }
+            return null;
+        } finally {
+            a.close();
+        }
     }
 
     /** Every concurrency permit not held by a request the model has in flight is free (rules without plans). */

@@ -116,8 +116,11 @@ final class Admitter {
         else steps.add(new Step(rule, plan.applyTo(rule), kind));
     }
 
-    /** The rate permits a decision took: {@code cost} of {@code limits} (the rule as the request's plan limits it). */
-    private record Taken(Rule limits, String raw, long cost) {
+    /**
+     * The rate permits a decision took: {@code cost} of {@code limits} (the rule as the request's plan limits it), in
+     * the backend or, {@code local}, of this server's share while the backend could not answer.
+     */
+    private record Taken(Rule limits, String raw, long cost, boolean local) {
     }
 
     /** What one admission has decided and taken so far. Confined to one admission's chain of stages. */
@@ -178,7 +181,10 @@ final class Admitter {
         p.decisions.add(d);
         feed.publish(d, raw);
         if (d.rejects()) return true;
-        if (step.kind() == Decision.Kind.RATE && d.allowed() && d.hasCounts()) p.taken.add(new Taken(step.limits(), raw, d.cost()));
+        boolean local = d.outcome() == Decision.Outcome.FAILED_LOCAL;
+        if (step.kind() == Decision.Kind.RATE && d.allowed() && (d.hasCounts() || local)) {
+            p.taken.add(new Taken(step.limits(), raw, d.cost(), local));
+        }
         if (d.dryRunRejection()) {
             log.warn("dry-run:" + d.ruleName(), "Dry-run rule '" + d.ruleName() + "' would have rejected a request ("
                     + d.kind().name().toLowerCase(Locale.ROOT) + " limit " + d.limit() + ")");
@@ -192,7 +198,8 @@ final class Admitter {
         CompletableFuture<?>[] back = new CompletableFuture<?>[p.taken.size()];
         for (int i = 0; i < back.length; i++) {
             Taken t = p.taken.get(i);
-            back[i] = rates.giveBack(t.limits(), t.raw(), t.cost()).toCompletableFuture();
+            back[i] = (t.local() ? rates.giveBackLocal(t.limits(), t.raw(), t.cost())
+                    : rates.giveBack(t.limits(), t.raw(), t.cost())).toCompletableFuture();
         }
         return CompletableFuture.allOf(back).handle((v, e) -> finish(p, rejection));
     }

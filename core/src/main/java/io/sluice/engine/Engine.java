@@ -48,6 +48,8 @@ public final class Engine implements AutoCloseable {
     /** Null for a backend without a clock of its own: no skew to measure. */
     private final ClockSkewMonitor clockSkew;
     private final RulesReloader reloader;
+    /** The servers sharing the backend, which divide each limit among them while it cannot answer. */
+    private final LiveServers servers;
 
     /**
      * @param source    what reloads read again; null when the rules were given as properties or parsed rules
@@ -64,7 +66,9 @@ public final class Engine implements AutoCloseable {
         ThrottledLog log = new ThrottledLog(LOG, WARN_AT_MOST_EVERY_MILLIS, ticker);
         KeyNaming naming = new KeyNaming(rules.settings().keyPrefix(), backend);
         Duration startUp = coldStart ? rules.settings().awaitBackend() : Duration.ZERO;
-        BackendGuard guard = new BackendGuard(rules.settings().backendTimeout(), startUp, ticker, listener, log);
+        this.servers = new LiveServers(backend, rules.settings().keyPrefix(), live);
+        BackendGuard guard = new BackendGuard(rules.settings().backendTimeout(), startUp, ticker, listener, log,
+                new LocalLimits(clock, servers::divisor));
         this.leases = new Leases(backend, guard, naming, scheduler, log, listener, live);
         this.rates = new RateDecider(backend, guard, naming, ticker, listener, scheduler, live);
         this.feed = new DecisionFeed(clock, log);
@@ -73,6 +77,7 @@ public final class Engine implements AutoCloseable {
                 ? new ClockSkewMonitor(server, clock, ticker, rules.settings().maxClockSkew(), scheduler, log) : null;
         if (clockSkew != null) clockSkew.start();
         scheduler.withFixedDelay(guard::sweep, DEADLINE_SWEEP_MILLIS, DEADLINE_SWEEP_MILLIS);
+        servers.start(scheduler);
         // A key the shield remembers as exhausted may have room under a new limit.
         this.reloader = new RulesReloader(live, source, loaded, rates::forgetShielded);
         reloader.pollEvery(rules.settings().reload(), scheduler);
@@ -145,6 +150,11 @@ public final class Engine implements AutoCloseable {
 
     public CompletionStage<Integer> availablePermits(Rule rule, String rawKey) {
         return leases.available(rule, rawKey);
+    }
+
+    /** The servers sharing the backend (for tests). */
+    LiveServers servers() {
+        return servers;
     }
 
     /** The rate decisions (for tests). */

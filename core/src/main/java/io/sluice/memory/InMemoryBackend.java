@@ -1,6 +1,7 @@
 package io.sluice.memory;
 
 import io.sluice.spi.Algorithm;
+import io.sluice.spi.Announcing;
 import io.sluice.spi.LeaseOutcome;
 import io.sluice.spi.LeaseRequest;
 import io.sluice.spi.LimiterBackend;
@@ -32,7 +33,7 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Idle state is dropped after its period (rates) or lease (semaphores without holders). Thread-safe.
  */
-public final class InMemoryBackend implements LimiterBackend, Prefetching, Refunding {
+public final class InMemoryBackend implements LimiterBackend, Prefetching, Refunding, Announcing {
     /** A refund looks this far back for the entry to remove, as refund-log.lua does. */
     private static final int REFUND_SCAN = 64;
     /** How long a hand-back that found no stock lent is remembered, as RedissonBackend's. */
@@ -421,6 +422,12 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
                 }
             }
         }
+    }
+
+    /** The store is this JVM's: one server shares it, whoever announces. */
+    @Override
+    public CompletionStage<Integer> announce(String key, String serverId, Duration goneAfter) {
+        return CompletableFuture.completedFuture(1);
     }
 
     @Override

@@ -40,7 +40,7 @@ public final class RuleParser {
     static final Set<String> GLOBALS = Set.of(
             "sluice.redis.address", "sluice.redis.config", "sluice.key-prefix", "sluice.on-backend-failure",
             "sluice.trusted-proxies", "sluice.client-address-header", "sluice.headers", "sluice.backend-timeout", "sluice.max-clock-skew",
-            "sluice.await-backend", "sluice.reload", "sluice.problem-type", "sluice.allow-no-rules");
+            "sluice.await-backend", "sluice.reload", "sluice.problem-type", "sluice.allow-no-rules", "sluice.local-share");
     /** Every rule property but the plans' ({@link PlanParser}); docs/rules.md lists each (RulesReferenceTest). */
     static final Set<String> RULE_PROPERTIES = Set.of(
             "rate", "concurrency", "lease", "wait", "paths", "methods", "key", "on-missing-key", "status", "mode",
@@ -76,6 +76,7 @@ public final class RuleParser {
     /** A shorter {@code sluice.reload} would read the file more often than anyone edits it. */
     private static final long MIN_RELOAD_MILLIS = 100;
     static final Duration MIN_LEASE = Duration.ofSeconds(1);
+    private static final String FAILURE_POLICIES = "allow, deny or local";
 
     private final List<String> problems = new ArrayList<>();
     /** The {@code sluice.*} entries with their placeholders resolved. */
@@ -152,7 +153,7 @@ public final class RuleParser {
         });
         String prefix = value("sluice.key-prefix", "sluice", s -> KEY_PREFIX.matcher(s).matches() ? s : null,
                 "1 to 64 letters, digits, '_', '-', '.' or ':' (no braces)");
-        FailurePolicy failure = value("sluice.on-backend-failure", FailurePolicy.ALLOW, RuleParser::failurePolicy, "allow or deny");
+        FailurePolicy failure = value("sluice.on-backend-failure", FailurePolicy.ALLOW, RuleParser::failurePolicy, FAILURE_POLICIES);
         TrustedProxies proxies = value("sluice.trusted-proxies", TrustedProxies.NONE,
                 s -> TrustedProxies.parse(s).orElse(null), TrustedProxies.EXPECTED);
         ClientAddressHeader clientAddressHeader = value("sluice.client-address-header", ClientAddressHeader.X_FORWARDED_FOR,
@@ -169,8 +170,16 @@ public final class RuleParser {
                 s -> Durations.parse(s).filter(d -> d.isZero() || d.toMillis() >= MIN_RELOAD_MILLIS).orElse(null),
                 "a duration of at least 100ms such as 10s (0s: never)");
         boolean allowNoRules = value("sluice.allow-no-rules", false, RuleParser::bool, "true or false");
+        int localShare = value("sluice.local-share", Settings.LOCAL_SHARE_FROM_BACKEND, RuleParser::localShare,
+                "a whole number of servers from " + Settings.MIN_LOCAL_SHARE + " to " + Settings.MAX_LOCAL_SHARE + " such as 3");
         return new Settings(address, config, prefix, failure, proxies, clientAddressHeader, headers, timeout, skew,
-                awaitBackend, reload, allowNoRules);
+                awaitBackend, reload, allowNoRules, localShare);
+    }
+
+    private static Integer localShare(String s) {
+        if (!s.matches("\\d{1,5}")) return null;
+        int n = Integer.parseInt(s);
+        return n >= Settings.MIN_LOCAL_SHARE && n <= Settings.MAX_LOCAL_SHARE ? n : null;
     }
 
     private static Boolean bool(String s) {
@@ -216,7 +225,7 @@ public final class RuleParser {
                 "an HTTP status code from 400 to 599 such as 429");
         Mode mode = ruleValue(p, base, "mode", Mode.ENFORCE, s -> enumValue(Mode.class, s), "enforce or dry-run");
         FailurePolicy failure = ruleValue(p, base, "on-backend-failure", settings.onBackendFailure(),
-                RuleParser::failurePolicy, "allow or deny");
+                RuleParser::failurePolicy, FAILURE_POLICIES);
         RatePolicy policy = ratePolicy(p, base, rate);
         Plans plans = new PlanParser(this::problem, problems::add).parse(p, base, rate, concurrency, policy);
         String problemType = ruleValue(p, base, "problem-type", defaultProblemType, RuleParser::problemType, PROBLEM_TYPE);

@@ -21,7 +21,7 @@ class RuleParserTest {
             "[algorithm, burst, capacity, concurrency, cost, costs, exempt, key, lease, methods, mode, on-backend-failure, "
             + "on-missing-key, overage, paths, plan, prefetch, prefetch-hold, problem-type, queue, rate, status, throttling, wait, when] "
             + "or plans.<plan>.rate|burst|concurrency";
-    private static final String GLOBALS = "[sluice.allow-no-rules, sluice.await-backend, sluice.backend-timeout, sluice.client-address-header, sluice.headers, sluice.key-prefix, "
+    private static final String GLOBALS = "[sluice.allow-no-rules, sluice.await-backend, sluice.backend-timeout, sluice.client-address-header, sluice.headers, sluice.key-prefix, sluice.local-share, "
             + "sluice.max-clock-skew, sluice.on-backend-failure, sluice.problem-type, sluice.redis.address, sluice.redis.config, "
             + "sluice.reload, sluice.trusted-proxies]";
     private static final String RATE = "expected <permits>/<period> such as 10/1h, 40/1m, 5/10s, 100/s or 2/500ms (permits from 1 to 1000000000, a period from 1ms to 366d)";
@@ -119,7 +119,7 @@ class RuleParserTest {
                 "sluice.key-prefix = \"" + "x".repeat(65)
                         + "\": expected 1 to 64 letters, digits, '_', '-', '.' or ':' (no braces)");
         assertThat(problems("sluice.on-backend-failure", "open")).containsExactly(
-                "sluice.on-backend-failure = \"open\": expected allow or deny");
+                "sluice.on-backend-failure = \"open\": expected allow, deny or local");
         assertThat(problems("sluice.trusted-proxies", "10.0.0.0/33")).containsExactly(
                 "sluice.trusted-proxies = \"10.0.0.0/33\": expected a comma-separated list of IP addresses or CIDR "
                         + "blocks such as 10.0.0.0/8, ::1");
@@ -480,7 +480,7 @@ class RuleParserTest {
         assertThat(problems("sluice.rules.a.rate", "1/s", "sluice.rules.a.on-missing-key", "allow")).containsExactly(
                 "sluice.rules.a.on-missing-key = \"allow\": expected skip or deny");
         assertThat(problems("sluice.rules.a.rate", "1/s", "sluice.rules.a.on-backend-failure", "skip"))
-                .containsExactly("sluice.rules.a.on-backend-failure = \"skip\": expected allow or deny");
+                .containsExactly("sluice.rules.a.on-backend-failure = \"skip\": expected allow, deny or local");
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.sluice.redisson;
 
 import io.sluice.spi.Algorithm;
+import io.sluice.spi.Announcing;
 import io.sluice.spi.Batching;
 import io.sluice.spi.Connecting;
 import io.sluice.spi.KeyLayout;
@@ -63,7 +64,7 @@ import java.util.function.ToIntFunction;
  * attempt is retried at most once a second, on demand.
  */
 public final class RedissonBackend
-        implements LimiterBackend, Batching, Prefetching, Refunding, ServerClock, Connecting, KeyLayout {
+        implements LimiterBackend, Batching, Prefetching, Refunding, ServerClock, Connecting, KeyLayout, Announcing {
     /** The first character of a prefetch's id, which a request's (hexadecimal) never has. */
     static final String STOCK_ID_MARK = "s";
     /**
@@ -96,6 +97,7 @@ public final class RedissonBackend
     private final ReturnLogScript returnLog;
     private final CancelLogScript cancelLog;
     private final ServerTimeScript serverTime;
+    private final AnnounceScript announce;
     private final DecisionCalls calls;
     private final Object connectLock = new Object();
     private volatile boolean connected;
@@ -133,6 +135,7 @@ public final class RedissonBackend
         this.returnLog = new ReturnLogScript(scripts);
         this.cancelLog = new CancelLogScript(scripts);
         this.serverTime = new ServerTimeScript(scripts);
+        this.announce = new AnnounceScript(scripts);
 
         connection();
     }
@@ -445,6 +448,12 @@ public final class RedissonBackend
             return CompletableFuture.failedFuture(new IllegalStateException("not connected to Redis yet"));
         }
         return serverTime.call();
+    }
+
+    /** Records this server in the sorted set {@code key} (one member per server, on Redis time) and counts the live ones. */
+    @Override
+    public CompletionStage<Integer> announce(String key, String serverId, Duration goneAfter) {
+        return whenConnected(() -> announce.call(key, serverId, goneAfter));
     }
 
     @Override

@@ -91,6 +91,14 @@ public final class RateDecider {
         return refunds.refund(rule, request);
     }
 
+    /** As {@link #giveBack}, for permits a local decision took of this server's share ({@code on-backend-failure=local}). */
+    public CompletionStage<Void> giveBackLocal(Rule rule, String raw, long cost) {
+        if (Refunds.refundable(rule)) {
+            guard.giveBackLocal(rule, rule.ratePolicy().request(naming.rate(rule, raw), rule.rate().orElseThrow(), cost));
+        }
+        return CompletableFuture.completedFuture(null);
+    }
+
     /** Whether {@code rule} takes permits ahead: it asks for it and the backend can. */
     private boolean prefetches(Rule rule) {
         return prefetcher != null && rule.ratePolicy().prefetches();
