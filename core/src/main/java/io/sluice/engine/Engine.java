@@ -46,6 +46,7 @@ public final class Engine implements AutoCloseable {
     /** Null for a backend without a clock of its own: no skew to measure. */
     private final ClockSkewMonitor clockSkew;
     private final RulesReloader reloader;
+    private final KeyControls controls;
 
     /**
      * @param source    what reloads read again; null when the rules were given as properties or parsed rules
@@ -65,6 +66,7 @@ public final class Engine implements AutoCloseable {
         BackendGuard guard = new BackendGuard(rules.settings().backendTimeout(), startUp, ticker, listener, log);
         this.leases = new Leases(backend, guard, naming, scheduler, log, listener, live);
         this.rates = new RateDecider(backend, guard, naming, ticker, listener, scheduler, live);
+        this.controls = new KeyControls(live::get, backend, naming, rates, leases);
         this.admitter = new Admitter(rates, leases, listener, log, rules.settings().headers());
         this.clockSkew = backend instanceof ServerClock server
                 ? new ClockSkewMonitor(server, clock, ticker, rules.settings().maxClockSkew(), scheduler, log) : null;
@@ -126,6 +128,11 @@ public final class Engine implements AutoCloseable {
 
     public CompletionStage<Integer> availablePermits(Rule rule, String rawKey) {
         return leases.available(rule, rawKey);
+    }
+
+    /** Looking up and resetting one key. */
+    public KeyControls controls() {
+        return controls;
     }
 
     /** The rate decisions (for tests). */

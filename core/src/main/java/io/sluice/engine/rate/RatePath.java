@@ -27,12 +27,19 @@ import java.util.function.UnaryOperator;
  */
 final class RatePath {
     /** What of a rule decides its path's steps: read here once, never on a request. */
-    record Shape(boolean prefetches, long ahead, Duration hold, Throttling throttling, boolean dryRun) {
+    record Shape(boolean prefetches, long ahead, Duration hold, Throttling throttling, boolean dryRun, boolean blocks) {
+        /**
+         * How long the shield may hold a key of a rule with {@code block}: a block lasts minutes, and a reset on
+         * another server lifts it, which this server learns from Redis at most this late.
+         */
+        static final long BLOCK_SHIELD_CAP_MILLIS = 1000;
+
         /** {@code canPrefetch}: whether the backend can take permits ahead; a rule's {@code prefetch} needs it. */
         static Shape of(Rule rule, boolean canPrefetch) {
             var p = rule.ratePolicy();
-            return p.prefetches() && canPrefetch ? new Shape(true, p.prefetch(), p.prefetchHold(), p.throttling(), rule.dryRun())
-                    : new Shape(false, 0, Duration.ZERO, p.throttling(), rule.dryRun());
+            boolean blocks = rule.blocks() && !rule.dryRun();
+            return p.prefetches() && canPrefetch ? new Shape(true, p.prefetch(), p.prefetchHold(), p.throttling(), rule.dryRun(), blocks)
+                    : new Shape(false, 0, Duration.ZERO, p.throttling(), rule.dryRun(), blocks);
         }
 
         /**
@@ -45,9 +52,11 @@ final class RatePath {
 
         /**
          * How long the shield may trust that nothing frees before the backend's reset: until then, unless the rule
-         * prefetches, since then any server may hand permits back, at the latest when its hold ends.
+         * prefetches, since then any server may hand permits back, at the latest when its hold ends; and for a rule
+         * with a block, {@link #BLOCK_SHIELD_CAP_MILLIS}, so that a reset anywhere reaches every server.
          */
         long shieldCapMillis() {
+            if (blocks) return BLOCK_SHIELD_CAP_MILLIS;
             return prefetches ? hold.toMillis() : Long.MAX_VALUE;
         }
     }
