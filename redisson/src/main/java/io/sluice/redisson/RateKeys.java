@@ -31,4 +31,16 @@ public final class RateKeys {
         String name = rule + ":" + algorithm.id() + ":" + Durations.format(period) + ":" + hashedKey;
         return algorithm == Algorithm.SLIDING_LOG ? prefix + ":" + name : prefix + ":{" + name + "}";
     }
+
+    /**
+     * The key of a rate key's block ({@code block}): in the rate key's cluster slot, so that its decision's script
+     * reaches both.
+     *
+     * @param rateKey   the rate key, as {@link #name} has it
+     * @param algorithm the rule's algorithm
+     * @return the block's key
+     */
+    public static String block(String rateKey, Algorithm algorithm) {
+        return algorithm == Algorithm.SLIDING_LOG ? RedissonNames.suffix(rateKey, "block") : rateKey + ":block";
+    }
 }

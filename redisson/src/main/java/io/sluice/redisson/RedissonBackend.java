@@ -3,6 +3,7 @@ package io.sluice.redisson;
 import io.sluice.spi.Algorithm;
 import io.sluice.spi.Batching;
 import io.sluice.spi.Connecting;
+import io.sluice.spi.KeyControl;
 import io.sluice.spi.KeyLayout;
 import io.sluice.spi.LeaseOutcome;
 import io.sluice.spi.LeaseRequest;
@@ -11,6 +12,7 @@ import io.sluice.spi.Prefetch;
 import io.sluice.spi.Prefetching;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
+import io.sluice.spi.RateUsage;
 import io.sluice.spi.Refunding;
 import io.sluice.spi.ServerClock;
 import org.redisson.Redisson;
@@ -63,7 +65,7 @@ import java.util.function.ToIntFunction;
  * attempt is retried at most once a second, on demand.
  */
 public final class RedissonBackend
-        implements LimiterBackend, Batching, Prefetching, Refunding, ServerClock, Connecting, KeyLayout {
+        implements LimiterBackend, Batching, Prefetching, Refunding, ServerClock, Connecting, KeyLayout, KeyControl {
     /** The first character of a prefetch's id, which a request's (hexadecimal) never has. */
     static final String STOCK_ID_MARK = "s";
     /**
@@ -95,6 +97,7 @@ public final class RedissonBackend
     private final RefundLogScript refundLog;
     private final ReturnLogScript returnLog;
     private final CancelLogScript cancelLog;
+    private final ForgetScript forget;
     private final ServerTimeScript serverTime;
     private final DecisionCalls calls;
     private final Object connectLock = new Object();
@@ -132,6 +135,7 @@ public final class RedissonBackend
         this.refundLog = new RefundLogScript(scripts);
         this.returnLog = new ReturnLogScript(scripts);
         this.cancelLog = new CancelLogScript(scripts);
+        this.forget = new ForgetScript(scripts);
         this.serverTime = new ServerTimeScript(scripts);
 
         connection();
@@ -348,6 +352,16 @@ public final class RedissonBackend
         String id = p.receipt().stockId();
         if (r.algorithm() == Algorithm.TOKEN_BUCKET) return handBackLent(r.withCost(unused), id).thenApply(ignored -> null);
         return whenConnected(() -> returnLog.call(r.key(), id, p.receipt().permits(), unused)).thenApply(ignored -> null);
+    }
+
+    @Override
+    public CompletionStage<RateUsage> peek(RateRequest r) {
+        return whenConnected(() -> calls.peek(RateUsage.peekOf(r)));
+    }
+
+    @Override
+    public CompletionStage<Void> forget(RateRequest r) {
+        return whenConnected(() -> forget.call(r, calls.blocking(r.algorithm())));
     }
 
     @Override

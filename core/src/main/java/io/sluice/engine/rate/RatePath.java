@@ -28,11 +28,6 @@ import java.util.function.UnaryOperator;
 final class RatePath {
     /** What of a rule decides its path's steps: read here once, never on a request. */
     record Shape(boolean prefetches, long ahead, Duration hold, Throttling throttling, boolean dryRun, boolean blocks) {
-        /**
-         * How long the shield may hold a key of a rule with {@code block}: a block lasts minutes, and a reset on
-         * another server lifts it, which this server learns from Redis at most this late.
-         */
-        static final long BLOCK_SHIELD_CAP_MILLIS = 1000;
 
         /** {@code canPrefetch}: whether the backend can take permits ahead; a rule's {@code prefetch} needs it. */
         static Shape of(Rule rule, boolean canPrefetch) {
@@ -44,19 +39,19 @@ final class RatePath {
 
         /**
          * Whether the shield answers for the rule: not under soft or elastic throttling (the key may go past a
-         * nominal "0 remaining": only the backend knows), and not in dry run (such rules exist to measure).
+         * nominal "0 remaining": only the backend knows), not in dry run (such rules exist to measure), and not with
+         * a block (a reset on any server lifts it: only the backend knows; a blocked key's requests are coalesced, one
+         * call in flight per key).
          */
         boolean shielded() {
-            return !dryRun && throttling == Throttling.HARD;
+            return !dryRun && !blocks && throttling == Throttling.HARD;
         }
 
         /**
          * How long the shield may trust that nothing frees before the backend's reset: until then, unless the rule
-         * prefetches, since then any server may hand permits back, at the latest when its hold ends; and for a rule
-         * with a block, {@link #BLOCK_SHIELD_CAP_MILLIS}, so that a reset anywhere reaches every server.
+         * prefetches, since then any server may hand permits back, at the latest when its hold ends.
          */
         long shieldCapMillis() {
-            if (blocks) return BLOCK_SHIELD_CAP_MILLIS;
             return prefetches ? hold.toMillis() : Long.MAX_VALUE;
         }
     }
