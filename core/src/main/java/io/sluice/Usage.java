@@ -15,6 +15,7 @@ import java.util.Optional;
  */
 public record Usage(String rule, Optional<RateLimit> rate, Optional<ConcurrencyLimit> concurrency, Duration blocked) {
 
+    /** Checks that no component is null. */
     public Usage {
         Objects.requireNonNull(rule, "rule");
         Objects.requireNonNull(rate, "rate");

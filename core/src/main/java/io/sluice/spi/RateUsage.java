@@ -10,9 +10,9 @@ package io.sluice.spi;
 public record RateUsage(long remaining, long resetMillis, long blockedMillis) {
 
     /**
-     * The usage a consuming nothing outcome says, and a block's time left.
+     * The usage an outcome that took nothing says, or, while the key is blocked, the block's.
      *
-     * @param o             an outcome of the key that took nothing
+     * @param o             an outcome of the key that took nothing (a peek's)
      * @param blockedMillis the block's time left, 0 for none
      * @return the usage
      */
