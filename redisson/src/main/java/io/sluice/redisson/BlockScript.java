@@ -38,7 +38,7 @@ final class BlockScript extends DecisionScript {
     @Override
     List<Object> keys(RateRequest r) {
         List<Object> keys = new ArrayList<>(rate.keys(r));
-        keys.add(RateKeys.block(r.key(), r.algorithm()));
+        keys.add(RateKeys.block(r.key()));
         return keys;
     }
 

@@ -34,13 +34,13 @@ public final class RateKeys {
 
     /**
      * The key of a rate key's block ({@code block}): in the rate key's cluster slot, so that its decision's script
-     * reaches both.
+     * reaches both. A name with a hash tag keeps it; one without (a {@code sliding-log}'s, or a key named by hand)
+     * becomes the tag, as Redisson names its sub-keys.
      *
-     * @param rateKey   the rate key, as {@link #name} has it
-     * @param algorithm the rule's algorithm
+     * @param rateKey the rate key
      * @return the block's key
      */
-    public static String block(String rateKey, Algorithm algorithm) {
-        return algorithm == Algorithm.SLIDING_LOG ? RedissonNames.suffix(rateKey, "block") : rateKey + ":block";
+    public static String block(String rateKey) {
+        return rateKey.contains("{") ? rateKey + ":block" : RedissonNames.suffix(rateKey, "block");
     }
 }
