@@ -15,7 +15,14 @@ import java.util.Optional;
  */
 public record Usage(String rule, Optional<RateLimit> rate, Optional<ConcurrencyLimit> concurrency, Duration blocked) {
 
-    /** Checks that no component is null. */
+    /**
+     * Checks that no component is null.
+     *
+     * @param rule        the rule's name
+     * @param rate        the rule's rate limit for the key, or empty
+     * @param concurrency the rule's concurrency limit for the key, or empty
+     * @param blocked     the block's time left, or {@link Duration#ZERO}
+     */
     public Usage {
         Objects.requireNonNull(rule, "rule");
         Objects.requireNonNull(rate, "rate");

@@ -39,6 +39,7 @@ public record RateRequest(String key, Algorithm algorithm, long limit, Duration 
      * @param burst          a token bucket's capacity
      * @param queue          how many requests a leaky bucket lets wait for their slot
      * @param effectiveLimit the limit enforced: {@code limit}, or above it under soft or elastic throttling
+     * @param blockMillis    how long a rejection blocks the key, 0 for no block
      */
     public RateRequest {
         if (limit < 1) throw new IllegalArgumentException("limit must be at least 1: " + limit);
