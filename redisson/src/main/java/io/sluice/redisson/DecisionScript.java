@@ -22,7 +22,10 @@ abstract class DecisionScript {
 
     private final String one;
     private final String many;
+    private final int argumentsPerRequest;
+    private final int keysPerRequest;
     private final int answerSize;
+    private final int uniqueArgument;
     private final List<Object> batchHeader;
 
     /**
@@ -43,7 +46,10 @@ abstract class DecisionScript {
     DecisionScript(String text, int arguments, int keys, int answerSize, int uniqueArgument, boolean decidesRuns) {
         this.one = text;
         this.many = LuaScript.batchedText(text);
+        this.argumentsPerRequest = arguments;
+        this.keysPerRequest = keys;
         this.answerSize = answerSize;
+        this.uniqueArgument = uniqueArgument;
         // The header batch.lua reads the script's shape by.
         this.batchHeader = List.of(Integer.toString(arguments), Integer.toString(uniqueArgument), Integer.toString(keys),
                 Integer.toString(answerSize), decidesRuns ? "1" : "0");
@@ -62,17 +68,17 @@ abstract class DecisionScript {
 
     /** Arguments per request. */
     int argumentCount() {
-        return Integer.parseInt((String) batchHeader.get(0));
+        return argumentsPerRequest;
     }
 
     /** Keys per request. */
     int keyCount() {
-        return Integer.parseInt((String) batchHeader.get(2));
+        return keysPerRequest;
     }
 
     /** Which argument is unique to each request, 0 for none. */
     int uniqueArgument() {
-        return Integer.parseInt((String) batchHeader.get(1));
+        return uniqueArgument;
     }
 
     /** The script for one request. */
