@@ -123,6 +123,7 @@ record EngineScenario(long seed, int engines, Map<String, String> rules, List<Ma
         // Its own stream, so that a seed that draws no audience draws exactly what it drew before audiences existed.
         SplittableRandom audience = new SplittableRandom(seed * AudienceDraw.SALT);
         boolean audiences = AudienceDraw.draw(audience, rules);
+        RuleDraw.blocks(rules, new SplittableRandom(seed ^ RuleDraw.BLOCK_SALT));
         List<Map<String, String>> reloads = new ArrayList<>();
         for (int i = 0, n = random.nextInt(3); i < n; i++) RuleDraw.reloaded(random, rules).ifPresent(reloads::add);
         int engines = theme == Theme.SEVERAL_ENGINES || random.nextInt(4) == 0 ? 3 : 1;
@@ -337,6 +338,24 @@ record EngineScenario(long seed, int engines, Map<String, String> rules, List<Ma
                 if (random.nextBoolean()) p.put(base + "plans.vip.rate", "unlimited");
             }
             return elastic;
+        }
+
+        /** The block draws' own random numbers, so that a seed's other draws stay what they were before blocks. */
+        static final long BLOCK_SALT = 0x5EEDB10CL;
+
+        /**
+         * {@code block} on some of the rate rules that may have one (not prefetching, not elastic, not the capacity
+         * rule, which only elastic borrowing decides), kept only when the parser still accepts the rules.
+         */
+        static void blocks(Map<String, String> p, SplittableRandom random) {
+            Map<String, String> with = new TreeMap<>(p);
+            for (String k : p.keySet()) {
+                if (!k.matches("sluice\\.rules\\.r\\d+\\.rate")) continue;
+                String base = k.substring(0, k.length() - "rate".length());
+                if (p.containsKey(base + "prefetch") || "elastic".equals(p.get(base + "throttling"))) continue;
+                if (random.nextInt(4) == 0) with.put(base + "block", pick(random, "1s", "10s", "1m", "15m"));
+            }
+            if (parses(with)) p.putAll(with);
         }
 
         private static void concurrencyRule(Map<String, String> p, String name, SplittableRandom random, Theme theme) {

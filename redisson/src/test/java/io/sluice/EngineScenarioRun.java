@@ -16,6 +16,8 @@ import io.sluice.redisson.CallerClockBackends;
 import io.sluice.rule.Durations;
 import io.sluice.rule.PlanLimits;
 import io.sluice.rule.Rule;
+import io.sluice.rule.Plans;
+import io.sluice.rule.Throttling;
 import io.sluice.rule.RuleParser;
 import io.sluice.rule.Throttling;
 import io.sluice.testing.MutableClock;
@@ -190,6 +192,7 @@ final class EngineScenarioRun implements AutoCloseable {
         }
         if (scenario.exact() && !stateLost) {
             Failure f = compare(r, expected, a);
+            if (f == null) f = compareUsage(r);
             if (f != null) return f;
         }
         if (a == null) {
@@ -447,6 +450,30 @@ final class EngineScenarioRun implements AutoCloseable {
     }
 
     /** Exactly the model's decisions: the outcome, the rule that rejected, each rate rule's decision and Remaining. */
+    /**
+     * {@code Sluice.usage} of the request's key beside the model's, for every rate rule it applies to whose usage the
+     * model knows exactly: not prefetching (this server's stock is out of Redis), not elastic, without plans (a key on
+     * a plan is counted against the plan's limit), and while no request waits (a waiter's rate permits are given back
+     * when its wait ends, which the model does not do yet).
+     */
+    private Failure compareUsage(Request r) throws Exception {
+        if (!pending.isEmpty()) return null;
+        Sluice engine = engines.get(r.engine());
+        long now = clock.millis();
+        for (Rule rule : model.applicable(r.path())) {
+            if (!rule.limitsRate() || rule.ratePolicy().prefetches() || rule.ratePolicy().throttling() == Throttling.ELASTIC
+                    || !rule.plans().equals(Plans.NONE)) continue;
+            Usage u = engine.usage(rule.name(), r.key()).toCompletableFuture().get(ANSWER_SECONDS, TimeUnit.SECONDS);
+            EngineModel.KeyUsage want = model.usage(rule, r.key(), now);
+            if (u.rate().orElseThrow().remaining() != want.remaining() || u.blocked().toMillis() != want.blockedMillis()) {
+                return new Failure("usage", step, r + " at " + now + " ms: usage of " + rule.name() + " says remaining "
+                        + u.rate().orElseThrow().remaining() + ", blocked " + u.blocked().toMillis() + " ms; the model "
+                        + want.remaining() + ", " + want.blockedMillis() + " ms");
+            }
+        }
+        return null;
+    }
+
     private Failure compare(Request r, EngineModel.Verdict expected, Admission a) {
         String actual;
         if (a == null) actual = "WAITING";

@@ -50,6 +50,7 @@ public final class Engine implements AutoCloseable {
     private final RulesReloader reloader;
     /** The servers sharing the backend, which divide each limit among them while it cannot answer. */
     private final LiveServers servers;
+    private final KeyControls controls;
 
     /**
      * @param source    what reloads read again; null when the rules were given as properties or parsed rules
@@ -71,6 +72,7 @@ public final class Engine implements AutoCloseable {
                 new LocalLimits(clock, servers::divisor));
         this.leases = new Leases(backend, guard, naming, scheduler, log, listener, live);
         this.rates = new RateDecider(backend, guard, naming, ticker, listener, scheduler, live);
+        this.controls = new KeyControls(live::get, backend, naming, rates, leases);
         this.feed = new DecisionFeed(clock, log);
         this.admitter = new Admitter(rates, leases, listener, feed, log, rules.settings().headers());
         this.clockSkew = backend instanceof ServerClock server
@@ -155,6 +157,11 @@ public final class Engine implements AutoCloseable {
     /** The servers sharing the backend (for tests). */
     LiveServers servers() {
         return servers;
+    }
+
+    /** Looking up and resetting one key. */
+    public KeyControls controls() {
+        return controls;
     }
 
     /** The rate decisions (for tests). */

@@ -6,6 +6,7 @@ import io.sluice.key.KeySpec;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
@@ -31,6 +32,7 @@ import java.util.Set;
  *                        {@code sluice.problem-type}, else {@code about:blank}
  * @param when            the requests the rule applies to by authentication ({@code when}); {@link When#ALWAYS} by default
  * @param exempt          the requests the rule never limits ({@code exempt}); {@link Exemptions#NONE} by default
+ * @param block           {@code block}: how long a key the rule rejected stays rejected; {@link Duration#ZERO} for none
  */
 public record Rule(
         String name,
@@ -49,22 +51,24 @@ public record Rule(
         Plans plans,
         String problemType,
         When when,
-        Exemptions exempt) {
+        Exemptions exempt,
+        Duration block) {
 
     /** The problem type of a rule that names none: RFC 9457's default. */
     public static final String DEFAULT_PROBLEM_TYPE = "about:blank";
 
     public Rule {
+        Objects.requireNonNull(block, "block");
         paths = List.copyOf(paths);
         methods = Set.copyOf(methods);
     }
 
-    /** A rule for every request: no {@code when}, no {@code exempt}. */
+    /** A rule for every request (no {@code when}, no {@code exempt}) without a block. */
     public Rule(String name, Optional<Rate> rate, int concurrency, Duration lease, Duration waitTime,
                 List<PathPattern> paths, Set<String> methods, KeySpec key, MissingKeyPolicy onMissingKey, int status,
                 Mode mode, FailurePolicy onBackendFailure, RatePolicy ratePolicy, Plans plans, String problemType) {
         this(name, rate, concurrency, lease, waitTime, paths, methods, key, onMissingKey, status, mode, onBackendFailure,
-                ratePolicy, plans, problemType, When.ALWAYS, Exemptions.NONE);
+                ratePolicy, plans, problemType, When.ALWAYS, Exemptions.NONE, Duration.ZERO);
     }
 
     /** A rule without plans whose rejections have the default problem type. */
@@ -89,6 +93,11 @@ public record Rule(
 
     public boolean limitsConcurrency() {
         return concurrency > 0;
+    }
+
+    /** Whether a rejection by this rule blocks the key for {@link #block()}. */
+    public boolean blocks() {
+        return !block.isZero();
     }
 
     public boolean dryRun() {

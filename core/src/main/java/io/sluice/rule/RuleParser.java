@@ -45,7 +45,7 @@ public final class RuleParser {
     static final Set<String> RULE_PROPERTIES = Set.of(
             "rate", "concurrency", "lease", "wait", "paths", "methods", "key", "on-missing-key", "status", "mode",
             "on-backend-failure", "algorithm", "burst", "queue", "throttling", "overage", "capacity", "cost", "costs", "plan",
-            "problem-type", "prefetch", "prefetch-hold", "exempt", "when");
+            "problem-type", "prefetch", "prefetch-hold", "exempt", "when", "block");
     /**
      * The dashed words of Sluice's property names ({@code key-prefix}, {@code on-backend-failure}, ...): an environment
      * variable cannot carry a dash, so a configuration source that maps variables to properties puts it back from these.
@@ -67,6 +67,9 @@ public final class RuleParser {
     /** A prefetch hold is at most this share of the period, and by default at most {@link #DEFAULT_PREFETCH_HOLD}. */
     static final int PREFETCH_HOLD_SHARE = 10;
     static final Duration DEFAULT_PREFETCH_HOLD = Duration.ofSeconds(1);
+    /** The shortest and longest {@code block}: a block shorter than a second is no lock-out; a week is plenty. */
+    static final Duration MIN_BLOCK = Duration.ofSeconds(1);
+    static final Duration MAX_BLOCK = Duration.ofDays(7);
     private static final Pattern OVERAGE = Pattern.compile("(\\d{1,4})\\s*%");
     private static final int MAX_OVERAGE_PERCENT = 1000;
     private static final String PROBLEM_TYPE =
@@ -231,9 +234,10 @@ public final class RuleParser {
         String problemType = ruleValue(p, base, "problem-type", defaultProblemType, RuleParser::problemType, PROBLEM_TYPE);
         When when = when(p, base, key);
         Exemptions exempt = exemptions(p, base);
+        Duration block = block(p, base, policy);
         if (problems.size() > before) return Optional.empty();
         return Optional.of(new Rule(name, rate, concurrency, lease, wait, paths, methods, key, missing, status, mode, failure,
-                policy, plans, problemType, when, exempt));
+                policy, plans, problemType, when, exempt, block));
     }
 
     /** {@code when}; {@code anonymous} with a key that needs a user in every alternative would never count anything. */
@@ -256,6 +260,27 @@ public final class RuleParser {
             problem(base + "exempt", v, Exemptions.EXPECTED + "; " + e.getMessage());
             return Exemptions.NONE;
         }
+    }
+
+    /**
+     * {@code block}: a duration from {@link #MIN_BLOCK} to {@link #MAX_BLOCK}, on a rule with a rate (a block starts
+     * with a rate rejection), neither prefetching (a server's stock would admit past the block) nor elastic (a
+     * borrowed permit is decided by another rule's spare).
+     */
+    private Duration block(Map<String, String> p, String base, RatePolicy policy) {
+        if (!p.containsKey("block")) return Duration.ZERO;
+        String v = p.get("block");
+        Duration block = ruleValue(p, base, "block", Duration.ZERO,
+                s -> Durations.parse(s).filter(d -> d.compareTo(MIN_BLOCK) >= 0 && d.compareTo(MAX_BLOCK) <= 0).orElse(null),
+                "a duration from 1s to 7d such as 15m");
+        if (!p.containsKey("rate")) {
+            problem(base + "block", v, "block only on a rule with rate (a block starts when the rate rejects a key)");
+        } else if (policy.prefetch() > 0) {
+            problem(base + "block", v, "block without prefetch (a server's prefetched permits would admit a blocked key)");
+        } else if (policy.throttling() == Throttling.ELASTIC) {
+            problem(base + "block", v, "block with throttling=hard or soft");
+        }
+        return block;
     }
 
     /** The rate rule's algorithm, throttling and costs; every property checked against the others. */

@@ -9,6 +9,7 @@ import io.sluice.rule.Throttling;
 import io.sluice.spi.Algorithm;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
+import io.sluice.spi.RateUsage;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -16,6 +17,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * A pure-Java reference of the whole engine as CONTRACT.md describes it, for one rule set that a reload may
@@ -53,6 +55,8 @@ public final class EngineModel {
     private final Map<String, RateModel> buckets = new HashMap<>();
     private final Map<String, SlidingLogModel> logs = new HashMap<>();
     private final Map<String, ConcurrencyModel> concurrency = new HashMap<>();
+    /** A rate counter's block ({@code block}): until when (ms) its key is rejected. */
+    private final Map<String, Long> blockedUntil = new HashMap<>();
 
     public EngineModel(RuleSet rules) {
         this.rules = rules;
@@ -128,6 +132,7 @@ public final class EngineModel {
     public void stateLost() {
         buckets.clear();
         logs.clear();
+        blockedUntil.clear();
         concurrency.values().forEach(ConcurrencyModel::forgetHeld);
     }
 
@@ -216,7 +221,53 @@ public final class EngineModel {
         String counter = limits.name() + "|" + key;
         RateRequest request = limits.ratePolicy().request(counter, limits.rate().orElseThrow(), cost);
         if (limits.ratePolicy().throttling() == Throttling.ELASTIC) return elastic(limits, request, now);
+        if (limits.blocks() && !limits.dryRun()) return blocking(limits, counter, () -> consume(request, now), now);
         return consume(request, now);
+    }
+
+    /**
+     * {@code block}: a blocked counter is rejected with nothing left and takes nothing; a rejection of its own rate
+     * blocks it for the rule's block.
+     */
+    private RateVerdict blocking(Rule limits, String counter, Supplier<RateVerdict> decision, long now) {
+        if (blockedMillis(counter, now) > 0) return new RateVerdict(false, 0, null);
+        RateVerdict v = decision.get();
+        if (v.allowed) return v;
+        blockedUntil.put(counter, now + limits.block().toMillis());
+        return new RateVerdict(false, 0, null);
+    }
+
+    private long blockedMillis(String counter, long now) {
+        Long until = blockedUntil.get(counter);
+        return until == null || until <= now ? 0 : until - now;
+    }
+
+    /** What {@code Sluice.usage} says of a rate rule's key: what it may still take (0 while blocked), the block's time left. */
+    public record KeyUsage(long remaining, long blockedMillis) {
+    }
+
+    /** The usage of {@code key} under {@code rule}'s own limits at {@code now}, taking nothing. */
+    public KeyUsage usage(Rule rule, String key, long now) {
+        String counter = rule.name() + "|" + keyOf(rule, key);
+        long blocked = rule.blocks() && !rule.dryRun() ? blockedMillis(counter, now) : 0;
+        if (blocked > 0) return new KeyUsage(0, blocked);
+        RateRequest r = rule.ratePolicy().request(counter, rule.rate().orElseThrow(), 1);
+        if (r.algorithm() == Algorithm.SLIDING_LOG) {
+            SlidingLogModel log = logs.get(r.key() + "|" + r.period().toMillis());
+            long period = r.period().toMillis();
+            return new KeyUsage(log == null ? r.limit() : Math.max(0, r.limit() - log.used(period, now)), 0);
+        }
+        RateModel m = buckets.computeIfAbsent(r.key() + "|" + r.algorithm(), k -> RateModel.of(r.algorithm()));
+        return new KeyUsage(m.consume(RateUsage.peekOf(r), now * 1000).remaining(), 0);
+    }
+
+    /** {@code Sluice.reset}: the key's counter and block are forgotten. */
+    public void reset(Rule rule, String key) {
+        String counter = rule.name() + "|" + keyOf(rule, key);
+        blockedUntil.remove(counter);
+        RateRequest r = rule.ratePolicy().request(counter, rule.rate().orElseThrow(), 1);
+        logs.remove(r.key() + "|" + r.period().toMillis());
+        buckets.remove(r.key() + "|" + r.algorithm());
     }
 
     /** A hard or soft decision: the key counts up to the effective limit; Remaining speaks of the nominal one. */

@@ -18,7 +18,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 class RuleParserTest {
     private static final String RULE_PROPERTIES =
-            "[algorithm, burst, capacity, concurrency, cost, costs, exempt, key, lease, methods, mode, on-backend-failure, "
+            "[algorithm, block, burst, capacity, concurrency, cost, costs, exempt, key, lease, methods, mode, on-backend-failure, "
             + "on-missing-key, overage, paths, plan, prefetch, prefetch-hold, problem-type, queue, rate, status, throttling, wait, when] "
             + "or plans.<plan>.rate|burst|concurrency";
     private static final String GLOBALS = "[sluice.allow-no-rules, sluice.await-backend, sluice.backend-timeout, sluice.client-address-header, sluice.headers, sluice.key-prefix, sluice.local-share, "
@@ -598,5 +598,37 @@ class RuleParserTest {
                 "sluice.rules.c.lease", "20s")).get("c").orElseThrow().lease()).isEqualTo(java.time.Duration.ofSeconds(20));
         assertThat(problems("sluice.max-clock-skew", "soon")).containsExactly(
                 "sluice.max-clock-skew = \"soon\": expected a duration such as 500ms");
+    }
+
+    // ---------------------------------------------------------------- block
+
+    @Test
+    void blockIsADurationFromOneSecondToAWeek() {
+        assertThat(rule("sluice.rules.a.rate", "5/15m", "sluice.rules.a.block", "15m").block()).isEqualTo(Duration.ofMinutes(15));
+        assertThat(rule("sluice.rules.a.rate", "5/15m", "sluice.rules.a.block", "1s").block()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(rule("sluice.rules.a.rate", "5/15m", "sluice.rules.a.block", "7d").block()).isEqualTo(Duration.ofDays(7));
+        Rule none = rule("sluice.rules.a.rate", "5/15m");
+        assertThat(none.block()).isZero();
+        assertThat(none.blocks()).isFalse();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"0s", "999ms", "8d", "15", "-1m", "forever", "PT0S"})
+    void aBadBlockNamesPropertyValueAndRange(String value) {
+        assertThat(problems("sluice.rules.a.rate", "5/15m", "sluice.rules.a.block", value)).containsExactly(
+                "sluice.rules.a.block = \"" + value + "\": expected a duration from 1s to 7d such as 15m");
+    }
+
+    @Test
+    void blockNeedsARateWithoutPrefetchOrElasticThrottling() {
+        assertThat(problems("sluice.rules.a.concurrency", "2", "sluice.rules.a.block", "1m")).containsExactly(
+                "sluice.rules.a.block = \"1m\": expected block only on a rule with rate (a block starts when the rate rejects a key)");
+        assertThat(problems("sluice.rules.a.rate", "100/1m", "sluice.rules.a.prefetch", "10", "sluice.rules.a.block", "1m"))
+                .containsExactly("sluice.rules.a.block = \"1m\": expected block without prefetch (a server's prefetched "
+                        + "permits would admit a blocked key)");
+        assertThat(problems("sluice.rules.g.rate", "100/1m", "sluice.rules.g.key", "global",
+                "sluice.rules.a.rate", "10/1m", "sluice.rules.a.throttling", "elastic", "sluice.rules.a.capacity", "g",
+                "sluice.rules.a.block", "1m"))
+                .containsExactly("sluice.rules.a.block = \"1m\": expected block with throttling=hard or soft");
     }
 }

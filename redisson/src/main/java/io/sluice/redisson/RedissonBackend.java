@@ -4,6 +4,7 @@ import io.sluice.spi.Algorithm;
 import io.sluice.spi.Announcing;
 import io.sluice.spi.Batching;
 import io.sluice.spi.Connecting;
+import io.sluice.spi.KeyControl;
 import io.sluice.spi.KeyLayout;
 import io.sluice.spi.LeaseOutcome;
 import io.sluice.spi.LeaseRequest;
@@ -12,6 +13,7 @@ import io.sluice.spi.Prefetch;
 import io.sluice.spi.Prefetching;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
+import io.sluice.spi.RateUsage;
 import io.sluice.spi.Refunding;
 import io.sluice.spi.ServerClock;
 import org.redisson.Redisson;
@@ -64,7 +66,7 @@ import java.util.function.ToIntFunction;
  * attempt is retried at most once a second, on demand.
  */
 public final class RedissonBackend
-        implements LimiterBackend, Batching, Prefetching, Refunding, ServerClock, Connecting, KeyLayout, Announcing {
+        implements LimiterBackend, Batching, Prefetching, Refunding, ServerClock, Connecting, KeyLayout, Announcing, KeyControl {
     /** The first character of a prefetch's id, which a request's (hexadecimal) never has. */
     static final String STOCK_ID_MARK = "s";
     /**
@@ -96,6 +98,7 @@ public final class RedissonBackend
     private final RefundLogScript refundLog;
     private final ReturnLogScript returnLog;
     private final CancelLogScript cancelLog;
+    private final ForgetScript forget;
     private final ServerTimeScript serverTime;
     private final AnnounceScript announce;
     private final DecisionCalls calls;
@@ -134,6 +137,7 @@ public final class RedissonBackend
         this.refundLog = new RefundLogScript(scripts);
         this.returnLog = new ReturnLogScript(scripts);
         this.cancelLog = new CancelLogScript(scripts);
+        this.forget = new ForgetScript(scripts);
         this.serverTime = new ServerTimeScript(scripts);
         this.announce = new AnnounceScript(scripts);
 
@@ -351,6 +355,16 @@ public final class RedissonBackend
         String id = p.receipt().stockId();
         if (r.algorithm() == Algorithm.TOKEN_BUCKET) return handBackLent(r.withCost(unused), id).thenApply(ignored -> null);
         return whenConnected(() -> returnLog.call(r.key(), id, p.receipt().permits(), unused)).thenApply(ignored -> null);
+    }
+
+    @Override
+    public CompletionStage<RateUsage> peek(RateRequest r) {
+        return whenConnected(() -> calls.peek(RateUsage.peekOf(r)));
+    }
+
+    @Override
+    public CompletionStage<Void> forget(RateRequest r) {
+        return whenConnected(() -> forget.call(r, calls.blocking(r.algorithm())));
     }
 
     @Override
