@@ -449,7 +449,6 @@ final class EngineScenarioRun implements AutoCloseable {
         return applicable.stream().anyMatch(rule -> rule.limitsConcurrency() && !rule.waitTime().isZero());
     }
 
-    /** Exactly the model's decisions: the outcome, the rule that rejected, each rate rule's decision and Remaining. */
     /**
      * {@code Sluice.usage} of the request's key beside the model's, for every rate rule it applies to whose usage the
      * model knows exactly: not prefetching (this server's stock is out of Redis), not elastic, without plans (a key on
@@ -463,7 +462,10 @@ final class EngineScenarioRun implements AutoCloseable {
         for (Rule rule : model.applicable(r.path())) {
             if (!rule.limitsRate() || rule.ratePolicy().prefetches() || rule.ratePolicy().throttling() == Throttling.ELASTIC
                     || !rule.plans().equals(Plans.NONE)) continue;
-            Usage u = engine.usage(rule.name(), r.key()).toCompletableFuture().get(ANSWER_SECONDS, TimeUnit.SECONDS);
+            // The key as the engine resolves it (key=user|ip names the alternative), as an operator would ask for it.
+            String resolved = keysOf(engine, r).keyFor(engine.rules().get(rule.name()).orElseThrow());
+            if (resolved == null) continue;
+            Usage u = engine.usage(rule.name(), resolved).toCompletableFuture().get(ANSWER_SECONDS, TimeUnit.SECONDS);
             EngineModel.KeyUsage want = model.usage(rule, r.key(), now);
             if (u.rate().orElseThrow().remaining() != want.remaining() || u.blocked().toMillis() != want.blockedMillis()) {
                 return new Failure("usage", step, r + " at " + now + " ms: usage of " + rule.name() + " says remaining "
@@ -474,6 +476,7 @@ final class EngineScenarioRun implements AutoCloseable {
         return null;
     }
 
+    /** Exactly the model's decisions: the outcome, the rule that rejected, each rate rule's decision and Remaining. */
     private Failure compare(Request r, EngineModel.Verdict expected, Admission a) {
         String actual;
         if (a == null) actual = "WAITING";

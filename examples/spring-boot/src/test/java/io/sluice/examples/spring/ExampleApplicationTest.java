@@ -183,8 +183,10 @@ class ExampleApplicationTest {
 
     @Test
     @SuppressWarnings("unchecked")
-    void theActuatorEndpointShowsTheRulesInEffectAndAKeysFreePermits() throws Exception {
-        HttpResponse<String> response = get("/actuator/sluice");
+    void theActuatorEndpointShowsTheRulesAndAKeysUsageAndResetsItForOperatorsOnly() throws Exception {
+        assertThat(get("/actuator/sluice").statusCode()).as("anonymous").isEqualTo(401);
+        assertThat(get("/actuator/sluice", "ada", "ada-password").statusCode()).as("without the role").isEqualTo(403);
+        HttpResponse<String> response = get("/actuator/sluice", "ops", "ops-password");
         assertThat(response.statusCode()).isEqualTo(200);
         Map<String, Object> state = JSON.parseMap(response.body());
         assertThat(state.get("connected")).isEqualTo(true);
@@ -193,12 +195,37 @@ class ExampleApplicationTest {
         assertThat(rules.get(2)).containsEntry("rate", "5/1m").containsEntry("paths", List.of("/api/posts"))
                 .containsEntry("key", "ip");
 
-        HttpResponse<String> usage = get("/actuator/sluice/reports/*");
+        HttpResponse<String> reports = get("/actuator/sluice/reports/*", "ops", "ops-password");
+        assertThat(reports.statusCode()).isEqualTo(200);
+        assertThat(JSON.parseMap(reports.body())).containsEntry("rule", "reports")
+                .containsEntry("concurrency", Map.of("limit", 2, "inFlight", 0)).containsEntry("blockedSeconds", 0);
+
+        // A user no other test exports for: two exports a minute through @Limited, looked up and reset.
+        String usage = "/actuator/sluice/exports/linus";
+        assertThat(rateOf(get(usage, "ops", "ops-password"))).containsEntry("limit", 2).containsEntry("remaining", 2)
+                .containsEntry("resetSeconds", 0);
+        assertThat(get("/api/exports?user=linus").statusCode()).isEqualTo(200);
+        // Looking takes nothing: one export, one left, however often the usage is read.
+        for (int i = 0; i < 3; i++) assertThat(rateOf(get(usage, "ops", "ops-password"))).containsEntry("remaining", 1);
+        assertThat(get("/api/exports?user=linus").statusCode()).isEqualTo(200);
+        assertThat(get("/api/exports?user=linus").statusCode()).isEqualTo(429);
+        assertThat(delete(usage, "ada", "ada-password").statusCode()).as("without the role").isEqualTo(403);
+        assertThat(delete(usage, "ops", "ops-password").statusCode()).isEqualTo(200);
+        assertThat(rateOf(get(usage, "ops", "ops-password"))).containsEntry("remaining", 2);
+        assertThat(get("/api/exports?user=linus").statusCode()).isEqualTo(200);
+        assertThat(get("/actuator/sluice/nothing/x", "ops", "ops-password").statusCode()).as("an unknown rule").isEqualTo(404);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> rateOf(HttpResponse<String> usage) {
         assertThat(usage.statusCode()).isEqualTo(200);
-        assertThat(JSON.parseMap(usage.body())).containsEntry("rule", "reports").containsEntry("concurrency", 2)
-                .containsEntry("available", 2);
-        assertThat(get("/actuator/sluice/posts/127.0.0.1").statusCode()).as("a rate rule's usage").isEqualTo(404);
-        assertThat(get("/actuator/sluice/nothing/x").statusCode()).as("an unknown rule").isEqualTo(404);
+        return (Map<String, Object>) JSON.parseMap(usage.body()).get("rate");
+    }
+
+    private HttpResponse<String> delete(String path, String user, String password) throws Exception {
+        String credentials = Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
+        return http.send(request(path).DELETE().header("Authorization", "Basic " + credentials).build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     private double count(String rule, String result) {
