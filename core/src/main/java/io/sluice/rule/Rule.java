@@ -28,6 +28,8 @@ import java.util.Set;
  * @param plans           per-plan limits ({@code plan}, {@code plans.<plan>.*}); {@link Plans#NONE} without plans
  * @param problemType     the {@code type} URI of a rejection's problem body: {@code problem-type}, else
  *                        {@code sluice.problem-type}, else {@code about:blank}
+ * @param count           which requests keep their rate permits, by how they ended ({@code count})
+ * @param settle          where the actual cost of a request comes from when its response is complete ({@code settle})
  */
 public record Rule(
         String name,
@@ -44,7 +46,9 @@ public record Rule(
         FailurePolicy onBackendFailure,
         RatePolicy ratePolicy,
         Plans plans,
-        String problemType) {
+        String problemType,
+        CountPolicy count,
+        Settle settle) {
 
     /** The problem type of a rule that names none: RFC 9457's default. */
     public static final String DEFAULT_PROBLEM_TYPE = "about:blank";
@@ -52,6 +56,14 @@ public record Rule(
     public Rule {
         paths = List.copyOf(paths);
         methods = Set.copyOf(methods);
+    }
+
+    /** A rule that counts every request at its {@code cost}. */
+    public Rule(String name, Optional<Rate> rate, int concurrency, Duration lease, Duration waitTime,
+                List<PathPattern> paths, Set<String> methods, KeySpec key, MissingKeyPolicy onMissingKey, int status,
+                Mode mode, FailurePolicy onBackendFailure, RatePolicy ratePolicy, Plans plans, String problemType) {
+        this(name, rate, concurrency, lease, waitTime, paths, methods, key, onMissingKey, status, mode, onBackendFailure,
+                ratePolicy, plans, problemType, CountPolicy.ALL, Settle.NONE);
     }
 
     /** A rule without plans whose rejections have the default problem type. */
