@@ -1,6 +1,7 @@
 package io.sluice;
 
 import io.sluice.rule.HeaderStyle;
+import io.sluice.rule.Settle;
 
 import java.util.Comparator;
 import java.util.List;
@@ -45,7 +46,7 @@ public final class Admission implements AutoCloseable {
 
             @Override
             public CompletionStage<Void> settle(String rule, long actualCost) {
-                throw new IllegalArgumentException("rule " + rule + " took no rate permits for this request");
+                return CompletableFuture.completedFuture(null);
             }
         };
 
@@ -197,14 +198,22 @@ public final class Admission implements AutoCloseable {
      * @param rule       the name of a rate rule that admitted this request, counted by {@code token-bucket},
      *                   {@code fixed-window} or {@code sliding-window}, hard, without prefetch and with {@code count=all}
      * @param actualCost what the request really cost, 0 or more
-     * @return completes once charged (or the backend's deadline has passed)
-     * @throws IllegalArgumentException when the rule took no rate permits for the request or cannot be settled, or
-     *                                  the cost is negative
+     * @return completes once charged (or the backend's deadline has passed); at once when the rule took nothing for
+     *         this request (it rejected it, was skipped or failed open, or did not apply)
+     * @throws IllegalArgumentException when the rule cannot be settled, or the cost is negative
      */
     public CompletionStage<Void> settle(String rule, long actualCost) {
         Objects.requireNonNull(rule, "rule");
         if (actualCost < 0) throw new IllegalArgumentException("an actual cost must not be negative: " + actualCost);
-        if (rejection != null) throw new IllegalArgumentException("a rejected request took nothing to settle");
+        Optional<Decision> taken = decisions.stream()
+                .filter(d -> d.kind() == Decision.Kind.RATE && d.ruleName().equals(rule)).findFirst();
+        taken.flatMap(d -> Settle.refusal(d.rule())).ifPresent(why -> {
+            throw new IllegalArgumentException("rule " + rule + " cannot be settled: " + why);
+        });
+        // Nothing taken (rejected, skipped, failed open, not applied): nothing to settle.
+        if (rejection != null || taken.isEmpty() || !taken.get().allowed() || !taken.get().hasCounts()) {
+            return CompletableFuture.completedFuture(null);
+        }
         return charges.settle(rule, actualCost);
     }
 

@@ -39,13 +39,10 @@ final class RequestCharges implements Admission.Charges {
 
     @Override
     public CompletionStage<Void> settle(String rule, long actualCost) {
-        Admitter.Taken t = taken.stream().filter(x -> x.limits().name().equals(rule)).findFirst()
-                .orElseThrow(() -> new IllegalArgumentException("rule " + rule + " took no rate permits for this request"));
+        Admitter.Taken t = taken.stream().filter(x -> x.limits().name().equals(rule)).findFirst().orElse(null);
+        // Nothing taken, or settled already: the first settlement stands.
+        if (t == null || !settled.add(rule)) return CompletableFuture.completedFuture(null);
         Rule limits = t.limits();
-        Settle.refusal(limits).ifPresent(why -> {
-            throw new IllegalArgumentException("rule " + rule + " cannot be settled: " + why);
-        });
-        if (!settled.add(rule)) return CompletableFuture.completedFuture(null);
         long actual = Math.min(actualCost, Settle.mostOwed(limits));
         if (actual > t.cost()) return rates.charge(limits, t.raw(), actual - t.cost());
         if (actual < t.cost()) return rates.giveBack(limits, t.raw(), t.cost() - actual);
