@@ -127,6 +127,15 @@ final class Containers {
         }
 
         abstract Running start(Map<String, String> initParams, Setup setup);
+
+        /** Around a filter the test built (over an engine of its own, on its own clock). */
+        Running start(SluiceFilter filter) {
+            return switch (this) {
+                case JETTY -> jetty(filter, Map.of(), Setup.DEFAULT, 0);
+                case TOMCAT -> tomcat(filter, Map.of(), Setup.DEFAULT, 0);
+                case UNDERTOW -> undertow(filter, Map.of(), Setup.DEFAULT);
+            };
+        }
     }
 
     interface Stopper {
@@ -166,6 +175,10 @@ final class Containers {
 
     /** On {@code port} (0: a free one), so that a test can knock on the port while the container starts. */
     static Running jetty(Map<String, String> initParams, Setup setup, int port) {
+        return jetty(new SluiceFilter(), initParams, setup, port);
+    }
+
+    private static Running jetty(SluiceFilter sluice, Map<String, String> initParams, Setup setup, int port) {
         try {
             Server server = setup.maxThreads() > 0 ? new Server(new QueuedThreadPool(setup.maxThreads(), 2)) : new Server();
             HttpConfiguration http = new HttpConfiguration();
@@ -175,7 +188,6 @@ final class Containers {
             connector.setPort(port);
             server.addConnector(connector);
             ServletContextHandler context = new ServletContextHandler("/");
-            SluiceFilter sluice = new SluiceFilter();
             for (AppFilter f : setup.chain(sluice, initParams)) {
                 FilterHolder holder = new FilterHolder(f.filter());
                 holder.setName(f.name());
@@ -206,6 +218,10 @@ final class Containers {
 
     /** On {@code port} (0: a free one), so that a test can knock on the port while the container starts. */
     static Running tomcat(Map<String, String> initParams, Setup setup, int port) {
+        return tomcat(new SluiceFilter(), initParams, setup, port);
+    }
+
+    private static Running tomcat(SluiceFilter sluice, Map<String, String> initParams, Setup setup, int port) {
         try {
             Path base = Files.createTempDirectory("sluice-tomcat");
             Tomcat tomcat = new Tomcat();
@@ -221,7 +237,6 @@ final class Containers {
             tomcat.getService().addConnector(connector);
             tomcat.setConnector(connector);
             Context context = tomcat.addContext("", base.toString());
-            SluiceFilter sluice = new SluiceFilter();
             for (AppFilter f : setup.chain(sluice, initParams)) {
                 FilterDef def = new FilterDef();
                 def.setFilterName(f.name());
@@ -259,10 +274,13 @@ final class Containers {
     }
 
     static Running undertow(Map<String, String> initParams, Setup setup) {
+        return undertow(new SluiceFilter(), initParams, setup);
+    }
+
+    private static Running undertow(SluiceFilter sluice, Map<String, String> initParams, Setup setup) {
         try {
             DeploymentInfo info = Servlets.deployment().setClassLoader(Containers.class.getClassLoader())
                     .setContextPath("/").setDeploymentName("sluice-test.war");
-            SluiceFilter sluice = new SluiceFilter();
             for (AppFilter f : setup.chain(sluice, initParams)) {
                 FilterInfo filter = Servlets.filter(f.name(), f.filter().getClass(), new ImmediateInstanceFactory<>(f.filter()))
                         .setAsyncSupported(true);
