@@ -30,7 +30,7 @@ record EngineScenario(long seed, int engines, Map<String, String> rules, List<Ma
     static final long MAX_ADVANCE_MILLIS = 12 * 3_600_000L;
 
     /** One step of a run. */
-    sealed interface Step permits Request, Release, Advance, Reload, Freeze, Restart {
+    sealed interface Step permits Request, Release, Advance, Reload, Freeze, Restart, Ended {
     }
 
     /** Request {@code id} on engine {@code engine}. */
@@ -46,6 +46,14 @@ record EngineScenario(long seed, int engines, Map<String, String> rules, List<Ma
         @Override
         public String toString() {
             return "request #" + id + " ends";
+        }
+    }
+
+    /** Request {@code id} ends with this status, its response reporting {@code reported} for settling rules (-1: none). */
+    record Ended(int id, int status, long reported) implements Step {
+        @Override
+        public String toString() {
+            return "end #" + id + " status " + status + (reported >= 0 ? " reporting " + reported : "");
         }
     }
 
@@ -133,7 +141,7 @@ record EngineScenario(long seed, int engines, Map<String, String> rules, List<Ma
                 advanced += millis;
                 steps.add(new Advance(millis));
             } else if (r < 42 && !open.isEmpty()) {
-                steps.add(new Release(open.remove(random.nextInt(open.size()))));
+                steps.add(ending(random, open.remove(random.nextInt(open.size()))));
             } else if (r < 45 && !reloads.isEmpty()) {
                 steps.add(new Reload(random.nextInt(reloads.size())));
             } else if (r < 47 && faults) {
@@ -152,6 +160,19 @@ record EngineScenario(long seed, int engines, Map<String, String> rules, List<Ma
             }
         }
         return new EngineScenario(seed, engines, rules, reloads, steps);
+    }
+
+    /** How a request ends: released as it was (half the time), else with a status and a report for settling rules. */
+    private static Step ending(SplittableRandom random, int id) {
+        if (random.nextBoolean()) return new Release(id);
+        int status = new int[] {200, 204, 302, 401, 403, 404, 500}[random.nextInt(7)];
+        long reported = switch (random.nextInt(6)) {
+            case 0 -> -1;
+            case 1 -> 0;
+            case 2 -> 1;
+            default -> random.nextInt(8);
+        };
+        return new Ended(id, status, reported);
     }
 
     private static String plan(SplittableRandom random) {
@@ -265,6 +286,7 @@ record EngineScenario(long seed, int engines, Map<String, String> rules, List<Ma
                     && permits >= 3 && random.nextInt(10) < (theme == Theme.PREFETCH ? 9 : 3);
             if (prefetch) p.put(base + "prefetch", String.valueOf(1 + random.nextInt((int) permits - 1)));
             if (random.nextInt(7) == 0) p.put(base + "cost", "2");
+            outcome(p, base, random, algorithm, elastic, soft || prefetch);
             if (random.nextInt(4) == 0) p.put(base + "costs", BIG + "=" + (2 + random.nextInt(3)));
             if (random.nextInt(10) < (theme == Theme.CONCURRENCY_PLANS || theme == Theme.PREFETCH ? 5 : 2)) {
                 p.put(base + "plan", "header:X-Plan");
@@ -274,6 +296,21 @@ record EngineScenario(long seed, int engines, Map<String, String> rules, List<Ma
                 if (random.nextBoolean()) p.put(base + "plans.vip.rate", "unlimited");
             }
             return elastic;
+        }
+
+        /**
+         * {@code count} (any refundable algorithm, not elastic) or {@code settle} (a settleable algorithm, hard, no
+         * prefetch), each on about one rule in four.
+         */
+        private static void outcome(Map<String, String> p, String base, SplittableRandom random, String algorithm,
+                                    boolean elastic, boolean softOrPrefetch) {
+            int draw = random.nextInt(8);
+            if (draw == 0 && !elastic && !algorithm.equals("leaky-bucket")) {
+                p.put(base + "count", pick(random, "failure", "success", "401,403", "4xx", "2xx,500"));
+            } else if (draw == 1 && !softOrPrefetch && !elastic
+                    && (algorithm.equals("token-bucket") || algorithm.equals("fixed-window") || algorithm.equals("sliding-window"))) {
+                p.put(base + "settle", "header:X-Used");
+            }
         }
 
         private static void concurrencyRule(Map<String, String> p, String name, SplittableRandom random, Theme theme) {
