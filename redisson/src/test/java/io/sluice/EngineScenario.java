@@ -162,9 +162,9 @@ record EngineScenario(long seed, int engines, Map<String, String> rules, List<Ma
         return new EngineScenario(seed, engines, rules, reloads, steps);
     }
 
-    /** How a request ends: released as it was (half the time), else with a status and a report for settling rules. */
+    /** How a request ends: released as it was (a third of the time), else with a status and a report for settling rules. */
     private static Step ending(SplittableRandom random, int id) {
-        if (random.nextBoolean()) return new Release(id);
+        if (random.nextInt(3) == 0) return new Release(id);
         int status = new int[] {200, 204, 302, 401, 403, 404, 500}[random.nextInt(7)];
         long reported = switch (random.nextInt(6)) {
             case 0 -> -1;
@@ -300,11 +300,11 @@ record EngineScenario(long seed, int engines, Map<String, String> rules, List<Ma
 
         /**
          * {@code count} (any refundable algorithm, not elastic) or {@code settle} (a settleable algorithm, hard, no
-         * prefetch), each on about one rule in four.
+         * prefetch), each on about one rule in six.
          */
         private static void outcome(Map<String, String> p, String base, SplittableRandom random, String algorithm,
                                     boolean elastic, boolean softOrPrefetch) {
-            int draw = random.nextInt(8);
+            int draw = random.nextInt(6);
             if (draw == 0 && !elastic && !algorithm.equals("leaky-bucket")) {
                 p.put(base + "count", pick(random, "failure", "success", "401,403", "4xx", "2xx,500"));
             } else if (draw == 1 && !softOrPrefetch && !elastic
