@@ -88,6 +88,16 @@ public record Decision(Rule rule, Kind kind, boolean allowed, long limit, long r
     }
 
     /**
+     * This decision with another Remaining: what the key has once permits were given back.
+     *
+     * @param remaining permits left
+     * @return the same decision, with {@code remaining}
+     */
+    public Decision withRemaining(long remaining) {
+        return new Decision(rule, kind, allowed, limit, remaining, reset, retryAfter, outcome, cost, neverFits);
+    }
+
+    /**
      * A rate rejection answered locally by the attack shield: the backend said so for this key, and nothing
      * frees before {@code wait} has passed.
      *

@@ -35,7 +35,7 @@ record EngineScenario(long seed, int engines, Map<String, String> rules, List<Ma
     static final long MAX_ADVANCE_MILLIS = 12 * 3_600_000L;
 
     /** One step of a run. */
-    sealed interface Step permits Request, Release, Advance, Reload, Freeze, Restart {
+    sealed interface Step permits Request, Release, Advance, Reload, Freeze, Restart, Ended {
     }
 
     /** Request {@code id} on engine {@code engine}. */
@@ -51,6 +51,14 @@ record EngineScenario(long seed, int engines, Map<String, String> rules, List<Ma
         @Override
         public String toString() {
             return "request #" + id + " ends";
+        }
+    }
+
+    /** Request {@code id} ends with this status, its response reporting {@code reported} for settling rules (-1: none). */
+    record Ended(int id, int status, long reported) implements Step {
+        @Override
+        public String toString() {
+            return "end #" + id + " status " + status + (reported >= 0 ? " reporting " + reported : "");
         }
     }
 
@@ -124,6 +132,7 @@ record EngineScenario(long seed, int engines, Map<String, String> rules, List<Ma
         SplittableRandom audience = new SplittableRandom(seed * AudienceDraw.SALT);
         boolean audiences = AudienceDraw.draw(audience, rules);
         RuleDraw.blocks(rules, new SplittableRandom(seed ^ RuleDraw.BLOCK_SALT));
+        RuleDraw.outcomes(rules, new SplittableRandom(seed ^ RuleDraw.OUTCOME_SALT));
         List<Map<String, String>> reloads = new ArrayList<>();
         for (int i = 0, n = random.nextInt(3); i < n; i++) RuleDraw.reloaded(random, rules).ifPresent(reloads::add);
         int engines = theme == Theme.SEVERAL_ENGINES || random.nextInt(4) == 0 ? 3 : 1;
@@ -142,7 +151,7 @@ record EngineScenario(long seed, int engines, Map<String, String> rules, List<Ma
                 advanced += millis;
                 steps.add(new Advance(millis));
             } else if (r < 42 && !open.isEmpty()) {
-                steps.add(new Release(open.remove(random.nextInt(open.size()))));
+                steps.add(ending(random, open.remove(random.nextInt(open.size()))));
             } else if (r < 45 && !reloads.isEmpty()) {
                 steps.add(new Reload(random.nextInt(reloads.size())));
             } else if (r < 47 && faults) {
@@ -162,6 +171,19 @@ record EngineScenario(long seed, int engines, Map<String, String> rules, List<Ma
             }
         }
         return new EngineScenario(seed, engines, rules, reloads, steps);
+    }
+
+    /** How a request ends: released as it was (a third of the time), else with a status and a report for settling rules. */
+    private static Step ending(SplittableRandom random, int id) {
+        if (random.nextInt(3) == 0) return new Release(id);
+        int status = new int[] {200, 204, 302, 401, 403, 404, 500}[random.nextInt(7)];
+        long reported = switch (random.nextInt(6)) {
+            case 0 -> -1;
+            case 1 -> 0;
+            case 2 -> 1;
+            default -> random.nextInt(8);
+        };
+        return new Ended(id, status, reported);
     }
 
     private static String plan(SplittableRandom random) {
@@ -356,6 +378,37 @@ record EngineScenario(long seed, int engines, Map<String, String> rules, List<Ma
                 if (random.nextInt(4) == 0) with.put(base + "block", pick(random, "1s", "10s", "1m", "15m"));
             }
             if (parses(with)) p.putAll(with);
+        }
+
+        /** The outcome draws' own random numbers, so that a seed's other draws stay what they were before them. */
+        static final long OUTCOME_SALT = 0x0C0DE5E7L;
+
+        /** {@code count} or {@code settle} on some rate rules, kept only when the parser still accepts the rules. */
+        static void outcomes(Map<String, String> p, SplittableRandom random) {
+            Map<String, String> with = new TreeMap<>(p);
+            for (String k : p.keySet()) {
+                if (!k.matches("sluice\\.rules\\.r\\d+\\.rate")) continue;
+                String base = k.substring(0, k.length() - "rate".length());
+                String throttling = p.getOrDefault(base + "throttling", "hard");
+                outcome(with, base, random, p.getOrDefault(base + "algorithm", "sliding-log"), throttling.equals("elastic"),
+                        throttling.equals("soft") || p.containsKey(base + "prefetch"));
+            }
+            if (parses(with)) p.putAll(with);
+        }
+
+        /**
+         * {@code count} (any refundable algorithm, not elastic) or {@code settle} (a settleable algorithm, hard, no
+         * prefetch), each on about one rule in six.
+         */
+        private static void outcome(Map<String, String> p, String base, SplittableRandom random, String algorithm,
+                                    boolean elastic, boolean softOrPrefetch) {
+            int draw = random.nextInt(6);
+            if (draw == 0 && !elastic && !algorithm.equals("leaky-bucket")) {
+                p.put(base + "count", pick(random, "failure", "success", "401,403", "4xx", "2xx,500"));
+            } else if (draw == 1 && !softOrPrefetch && !elastic
+                    && (algorithm.equals("token-bucket") || algorithm.equals("fixed-window") || algorithm.equals("sliding-window"))) {
+                p.put(base + "settle", "header:X-Used");
+            }
         }
 
         private static void concurrencyRule(Map<String, String> p, String name, SplittableRandom random, Theme theme) {

@@ -3,6 +3,8 @@ package io.sluice;
 import io.sluice.engine.EngineProbe;
 import io.sluice.EngineScenario.Advance;
 import io.sluice.EngineScenario.Freeze;
+import io.sluice.EngineScenario.Ended;
+import io.sluice.Ending;
 import io.sluice.EngineScenario.Release;
 import io.sluice.EngineScenario.Reload;
 import io.sluice.EngineScenario.Request;
@@ -162,6 +164,7 @@ final class EngineScenarioRun implements AutoCloseable {
             return null;
         }
         if (s instanceof Release r) return release(r.id());
+        if (s instanceof Ended e) return ended(e);
         if (s instanceof Reload r) {
             Map<String, String> props = withSettings(scenario.reloads().get(r.index()));
             for (Sluice e : engines) e.reload(props);
@@ -554,6 +557,28 @@ final class EngineScenarioRun implements AutoCloseable {
             if (exceeded != null) return new Failure("bound", step, r + ": " + exceeded);
         }
         return null;
+    }
+
+    /**
+     * A request ends with a status and a report: the engine settles each rule that settles from a header at the report
+     * and is told the ending (as the filter does), the model likewise, then the request is released.
+     */
+    private Failure ended(Ended e) throws Exception {
+        Admission a = admitted.get(e.id());
+        if (a == null) return release(e.id());
+        long now = clock.millis();
+        List<CompletableFuture<Void>> done = new ArrayList<>();
+        for (Decision d : a.decisions()) {
+            if (d.kind() == Decision.Kind.RATE && d.rule().settle().fromHeader() && e.reported() >= 0) {
+                done.add(a.settle(d.ruleName(), e.reported()).toCompletableFuture());
+            }
+        }
+        done.add(a.end(Ending.status(e.status())).toCompletableFuture());
+        CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)).join();
+        for (EngineModel.GivenBack g : model.end(e.id(), Ending.status(e.status()), e.reported(), now)) {
+            if (!stateLost) bounds.givenBack(g.rule(), g.key(), g.permits(), g.admittedAt());
+        }
+        return release(e.id());
     }
 
     private Failure release(int id) throws Exception {

@@ -31,8 +31,9 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Applies the rules of {@link Limited} to a call: admits it or throws
- * {@link io.sluice.LimitExceededException}, and returns concurrency permits exactly once when the method
- * returns or throws, or when its {@link CompletionStage} completes. A method returning a
+ * {@link io.sluice.LimitExceededException}, and ends it exactly once when the method returns or throws, or when its
+ * {@link CompletionStage} completes ({@link CallEnding}: a rule's {@code count} by whether it threw, the cost the
+ * call reported to its {@link Settlement}, then its concurrency permits returned). A method returning a
  * {@link CompletionStage} never blocks its caller on Redis: it gets a stage that completes with the
  * method's result, or exceptionally with the rejection, once Redis has answered. What each method needs (its rules,
  * its {@link LimitKey}, {@link LimitPlan} and {@link LimitCost} parameters, whether it is asynchronous) is read once
@@ -119,21 +120,33 @@ public class LimitedInterceptor implements Serializable {
         }
         admission.orThrow();
 
+        CallEnding ending = new CallEnding(admission, rules);
         Object result;
         Runnable leaveChain = CallChain.enter(rules);
+        Runnable leaveSettlement = ending.enter();
         try {
             result = ctx.proceed();
         } catch (Exception | Error e) {
-            admission.close();
+            ending.endAndWait(e);
             throw e;
         } finally {
+            leaveSettlement.run();
             leaveChain.run();
         }
         if (method.async && result instanceof CompletionStage<?> stage) {
-            stage.whenComplete((v, e) -> admission.close());
-        } else {
-            admission.close();
+            if (!method.nonBlocking) {
+                stage.whenComplete((v, e) -> ending.end(e));
+                return result;
+            }
+            // The caller's stage completes once the call has ended: its next call is decided on what this one gave back.
+            CompletableFuture<Object> ended = new CompletableFuture<>();
+            stage.whenComplete((v, e) -> ending.end(e).whenComplete((x, y) -> {
+                if (e != null) ended.completeExceptionally(e);
+                else ended.complete(v);
+            }));
+            return ended;
         }
+        ending.endAndWait(null);
         return result;
     }
 
@@ -159,22 +172,22 @@ public class LimitedInterceptor implements Serializable {
                 return;
             }
             boolean activated = requestContext.activate();
+            CallEnding ending = new CallEnding(admission, rules);
             Runnable leaveChain = CallChain.enter(rules);
+            Runnable leaveSettlement = ending.enter();
             try {
                 if (ctx.proceed() instanceof CompletionStage<?> stage) {
-                    stage.whenComplete((value, error) -> {
-                        admission.close();
+                    stage.whenComplete((value, error) -> ending.end(error).whenComplete((x, y) -> {
                         if (error != null) result.completeExceptionally(error);
                         else result.complete(value);
-                    });
+                    }));
                 } else {
-                    admission.close();
-                    result.complete(null);
+                    ending.end(null).whenComplete((x, y) -> result.complete(null));
                 }
             } catch (Exception | Error e) {
-                admission.close();
-                result.completeExceptionally(e);
+                ending.end(e).whenComplete((x, y) -> result.completeExceptionally(e));
             } finally {
+                leaveSettlement.run();
                 leaveChain.run();
                 if (activated) requestContext.deactivate();
             }

@@ -120,7 +120,7 @@ final class Admitter {
      * The rate permits a decision took: {@code cost} of {@code limits} (the rule as the request's plan limits it), in
      * the backend or, {@code local}, of this server's share while the backend could not answer.
      */
-    private record Taken(Rule limits, String raw, long cost, boolean local) {
+    record Taken(Rule limits, String raw, long cost, boolean local) {
     }
 
     /** What one admission has decided and taken so far. Confined to one admission's chain of stages. */
@@ -210,8 +210,10 @@ final class Admitter {
             held.forEach(leases::release);
             return Admission.rejected(p.decisions, rejection, headers);
         }
-        if (held.isEmpty()) return Admission.admitted(p.decisions, () -> { });
-        return Admission.admitted(p.decisions, () -> held.forEach(leases::release));
+        // What the rate rules took stays with the admission, to be given back or settled when the request ends.
+        Admission.Charges charges = p.taken.isEmpty() ? Admission.Charges.NONE : new RequestCharges(p.taken, rates);
+        if (held.isEmpty()) return Admission.admitted(p.decisions, () -> { }, charges);
+        return Admission.admitted(p.decisions, () -> held.forEach(leases::release), charges);
     }
 
     private Decision missingKey(Step step) {

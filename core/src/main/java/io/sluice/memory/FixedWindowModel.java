@@ -47,6 +47,16 @@ public final class FixedWindowModel implements RateModel {
         if (n > 0) store(w, Math.max(0, n - r.cost()), (w + 1) * period);
     }
 
+    /** The counter goes up by the cost, past the limit if need be, as the script's charge does. */
+    @Override
+    public void charge(RateRequest r, long nowMicros) {
+        double now = nowMicros;
+        double period = r.period().toMillis() * 1000.0;
+        double w = RateModel.window(now, period);
+        double n = stored && window == w ? count : 0;
+        store(w, n + r.cost(), (w + 1) * period);
+    }
+
     private void store(double w, double n, double finish) {
         stored = true;
         window = w;

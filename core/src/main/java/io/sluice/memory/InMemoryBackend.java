@@ -10,6 +10,7 @@ import io.sluice.spi.Prefetch;
 import io.sluice.spi.Prefetching;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
+import io.sluice.spi.Charging;
 import io.sluice.spi.RateUsage;
 import io.sluice.spi.Refunding;
 
@@ -35,7 +36,7 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Idle state is dropped after its period (rates) or lease (semaphores without holders). Thread-safe.
  */
-public final class InMemoryBackend implements LimiterBackend, Prefetching, Refunding, Announcing, KeyControl {
+public final class InMemoryBackend implements LimiterBackend, Prefetching, Refunding, Announcing, KeyControl, Charging {
     /** A refund looks this far back for the entry to remove, as refund-log.lua does. */
     private static final int REFUND_SCAN = 64;
     /** How long a hand-back that found no stock lent is remembered, as RedissonBackend's. */
@@ -273,6 +274,24 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
                 if (m.dead) continue;
                 ((TokenBucketModel) m.model).handBack(permit, id, unused, TOMBSTONE_MICROS, nowMicros);
                 return;
+            }
+        }
+    }
+
+    @Override
+    public CompletionStage<Void> charge(RateRequest r) {
+        if (!r.algorithm().settleable()) {
+            return CompletableFuture.failedFuture(new UnsupportedOperationException(r.algorithm() + " cannot take permits past its limit"));
+        }
+        long now = clock.millis();
+        sweep(now);
+        long nowMicros = Math.multiplyExact(now, 1000L);
+        while (true) {
+            Modelled m = models.computeIfAbsent(r.algorithm().id() + "|" + r.key(), k -> new Modelled(RateModel.of(r.algorithm())));
+            synchronized (m) {
+                if (m.dead) continue;
+                m.model.charge(r, nowMicros);
+                return CompletableFuture.completedFuture(null);
             }
         }
     }

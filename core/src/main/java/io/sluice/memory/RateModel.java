@@ -20,6 +20,14 @@ public interface RateModel {
     /** Hands back {@code r.cost()} permits taken earlier (an elastic request its capacity rule could not pay for). */
     void refund(RateRequest r, long nowMicros);
 
+    /**
+     * Takes {@code r.cost()} permits whatever is left, past the limit if need be (a request settled at more than its
+     * estimate); only {@link Algorithm#settleable()} algorithms.
+     */
+    default void charge(RateRequest r, long nowMicros) {
+        throw new UnsupportedOperationException(r.algorithm() + " cannot take permits past its limit");
+    }
+
     /** When the state has become the same as no state at all (the script's key TTL, less its slack). */
     long idleAtMicros();
 

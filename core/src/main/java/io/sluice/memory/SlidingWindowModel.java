@@ -48,6 +48,14 @@ public final class SlidingWindowModel implements RateModel {
         store(s);
     }
 
+    /** The current window's counter goes up by the cost, past the limit if need be, as the script's charge does. */
+    @Override
+    public void charge(RateRequest r, long nowMicros) {
+        Window s = load(r, nowMicros);
+        s.current = s.current + r.cost();
+        store(s);
+    }
+
     private Window load(RateRequest r, long nowMicros) {
         Window s = new Window();
         s.now = nowMicros;

@@ -235,6 +235,17 @@ public final class TokenBucketModel implements RateModel {
         store(b, r);
     }
 
+    /**
+     * The bucket pays the cost whatever it holds: its TAT moves on by the cost from where its next token is owed, past
+     * the burst if need be (a debt the refill repays before the key is admitted again), as the script's charge does.
+     */
+    @Override
+    public void charge(RateRequest r, long nowMicros) {
+        Bucket b = load(r, nowMicros);
+        b.tat = base(b) + r.cost() * b.interval;
+        store(b, r);
+    }
+
     /** Loans that have lapsed (their tokens count as used) are gone. */
     private void lapse(long nowMicros) {
         lent.removeIf(l -> l.untilMicros() <= nowMicros);

@@ -33,6 +33,8 @@ import java.util.Set;
  * @param when            the requests the rule applies to by authentication ({@code when}); {@link When#ALWAYS} by default
  * @param exempt          the requests the rule never limits ({@code exempt}); {@link Exemptions#NONE} by default
  * @param block           {@code block}: how long a key the rule rejected stays rejected; {@link Duration#ZERO} for none
+ * @param count           which requests keep their rate permits, by how they ended ({@code count})
+ * @param settle          where the actual cost of a request comes from when its response is complete ({@code settle})
  */
 public record Rule(
         String name,
@@ -52,7 +54,9 @@ public record Rule(
         String problemType,
         When when,
         Exemptions exempt,
-        Duration block) {
+        Duration block,
+        CountPolicy count,
+        Settle settle) {
 
     /** The problem type of a rule that names none: RFC 9457's default. */
     public static final String DEFAULT_PROBLEM_TYPE = "about:blank";
@@ -63,12 +67,12 @@ public record Rule(
         methods = Set.copyOf(methods);
     }
 
-    /** A rule for every request (no {@code when}, no {@code exempt}) without a block. */
+    /** A rule for every request (no {@code when}, no {@code exempt}) without a block, counting every request at its {@code cost}. */
     public Rule(String name, Optional<Rate> rate, int concurrency, Duration lease, Duration waitTime,
                 List<PathPattern> paths, Set<String> methods, KeySpec key, MissingKeyPolicy onMissingKey, int status,
                 Mode mode, FailurePolicy onBackendFailure, RatePolicy ratePolicy, Plans plans, String problemType) {
         this(name, rate, concurrency, lease, waitTime, paths, methods, key, onMissingKey, status, mode, onBackendFailure,
-                ratePolicy, plans, problemType, When.ALWAYS, Exemptions.NONE, Duration.ZERO);
+                ratePolicy, plans, problemType, When.ALWAYS, Exemptions.NONE, Duration.ZERO, CountPolicy.ALL, Settle.NONE);
     }
 
     /** A rule without plans whose rejections have the default problem type. */

@@ -45,7 +45,7 @@ public final class RuleParser {
     static final Set<String> RULE_PROPERTIES = Set.of(
             "rate", "concurrency", "lease", "wait", "paths", "methods", "key", "on-missing-key", "status", "mode",
             "on-backend-failure", "algorithm", "burst", "queue", "throttling", "overage", "capacity", "cost", "costs", "plan",
-            "problem-type", "prefetch", "prefetch-hold", "exempt", "when", "block");
+            "problem-type", "prefetch", "prefetch-hold", "exempt", "when", "block", "count", "settle");
     /**
      * The dashed words of Sluice's property names ({@code key-prefix}, {@code on-backend-failure}, ...): an environment
      * variable cannot carry a dash, so a configuration source that maps variables to properties puts it back from these.
@@ -235,9 +235,13 @@ public final class RuleParser {
         When when = when(p, base, key);
         Exemptions exempt = exemptions(p, base);
         Duration block = block(p, base, policy);
+        CountPolicy count = ruleValue(p, base, "count", CountPolicy.ALL, s -> CountPolicy.parse(s).orElse(null), CountPolicy.EXPECTED);
+        Settle settle = ruleValue(p, base, "settle", Settle.NONE, s -> Settle.parse(s).orElse(null), Settle.EXPECTED);
         if (problems.size() > before) return Optional.empty();
-        return Optional.of(new Rule(name, rate, concurrency, lease, wait, paths, methods, key, missing, status, mode, failure,
-                policy, plans, problemType, when, exempt, block));
+        Rule rule = new Rule(name, rate, concurrency, lease, wait, paths, methods, key, missing, status, mode, failure,
+                policy, plans, problemType, when, exempt, block, count, settle);
+        afterResponse(rule, p, base);
+        return problems.size() > before ? Optional.empty() : Optional.of(rule);
     }
 
     /** {@code when}; {@code anonymous} with a key that needs a user in every alternative would never count anything. */
@@ -281,6 +285,29 @@ public final class RuleParser {
             problem(base + "block", v, "block with throttling=hard or soft");
         }
         return block;
+    }
+
+    /**
+     * {@code count} and {@code settle}, checked against the rest: both give permits back after the response, which
+     * needs a rate counted by a refundable algorithm and not borrowed from a capacity rule; a settlement also takes
+     * permits past the limit ({@link Settle#refusal}).
+     */
+    private void afterResponse(Rule rule, Map<String, String> p, String base) {
+        if (!rule.count().all()) {
+            RatePolicy policy = rule.ratePolicy();
+            if (!rule.limitsRate()) {
+                problem(base + "count", p.get("count"), "count only on a rule with rate (what is given back is rate permits)");
+            } else if (!policy.algorithm().refundable()) {
+                problem(base + "count", p.get("count"), "count only with an algorithm that can give permits back (not "
+                        + policy.algorithm() + ")");
+            } else if (policy.throttling() == Throttling.ELASTIC) {
+                problem(base + "count", p.get("count"), "count only with throttling=hard or soft (an elastic request may have "
+                        + "borrowed from its capacity rule)");
+            }
+        }
+        if (rule.settle().fromHeader()) {
+            Settle.refusal(rule).ifPresent(why -> problem(base + "settle", p.get("settle"), why));
+        }
     }
 
     /** The rate rule's algorithm, throttling and costs; every property checked against the others. */

@@ -47,6 +47,16 @@ public enum Algorithm {
     }
 
     /**
+     * Whether permits can be taken past the limit ({@code Charging.charge}), which settling a request's actual cost needs.
+     *
+     * @return true for the token bucket and the two window counters; a log holds one entry per permit of its limit, and
+     *         a leaky bucket's slots are a pace
+     */
+    public boolean settleable() {
+        return this == TOKEN_BUCKET || this == FIXED_WINDOW || this == SLIDING_WINDOW;
+    }
+
+    /**
      * Parses the rules file's spelling (case-insensitive).
      *
      * @param text the value of an {@code algorithm} property

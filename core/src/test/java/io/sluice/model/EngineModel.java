@@ -1,10 +1,12 @@
 package io.sluice.model;
 
+import io.sluice.Ending;
 import io.sluice.key.KeySpec;
 import io.sluice.memory.RateModel;
 import io.sluice.rule.PlanLimits;
 import io.sluice.rule.Rule;
 import io.sluice.rule.RuleSet;
+import io.sluice.rule.Settle;
 import io.sluice.rule.Throttling;
 import io.sluice.spi.Algorithm;
 import io.sluice.spi.RateOutcome;
@@ -57,6 +59,8 @@ public final class EngineModel {
     private final Map<String, ConcurrencyModel> concurrency = new HashMap<>();
     /** A rate counter's block ({@code block}): until when (ms) its key is rejected. */
     private final Map<String, Long> blockedUntil = new HashMap<>();
+    /** The rate permits each admitted request took, by id, until it ends ({@link #end}). */
+    private final Map<Integer, List<TakenRate>> takenBy = new HashMap<>();
 
     public EngineModel(RuleSet rules) {
         this.rules = rules;
@@ -86,6 +90,7 @@ public final class EngineModel {
         List<Rule> applicable = applicable(path);
         List<RuleVerdict> verdicts = new ArrayList<>();
         List<Runnable> giveBack = new ArrayList<>();
+        List<TakenRate> took = new ArrayList<>();
         for (Rule rule : applicable) {
             if (!rule.limitsRate() || keyOf(rule, key) == null) continue;
             PlanLimits p = rule.plans().lookup(plan);
@@ -99,6 +104,7 @@ public final class EngineModel {
                 return new Verdict(Outcome.REJECTED, rule.name(), verdicts);
             }
             if (v.giveBack != null) giveBack.add(v.giveBack);
+            took.add(new TakenRate(limits, keyOf(rule, key), cost, now));
         }
         List<ConcurrencyModel> taken = new ArrayList<>();
         for (Rule rule : applicable) {
@@ -115,6 +121,8 @@ public final class EngineModel {
             }
             if (!rule.waitTime().isZero()) {
                 c.await(id, limit);
+                // A waiter keeps the rate permits it took; once admitted, its ending decides about them.
+                takenBy.put(id, took);
                 return new Verdict(Outcome.WAITING, rule.name(), verdicts);
             }
             verdicts.add(new RuleVerdict(rule.name(), false, false, 0));
@@ -122,6 +130,7 @@ public final class EngineModel {
             giveBack.forEach(Runnable::run);
             return new Verdict(Outcome.REJECTED, rule.name(), verdicts);
         }
+        takenBy.put(id, took);
         return new Verdict(Outcome.ADMITTED, null, verdicts);
     }
 
@@ -130,6 +139,7 @@ public final class EngineModel {
      * still running are no longer counted (their releases find nothing).
      */
     public void stateLost() {
+        takenBy.clear();
         buckets.clear();
         logs.clear();
         blockedUntil.clear();
@@ -139,6 +149,59 @@ public final class EngineModel {
     /** The request ended: its concurrency permits (or its wait) are given back. */
     public void release(int id) {
         concurrency.values().forEach(c -> c.release(id));
+    }
+
+    /** Rate permits of {@code cost} an admitted request took of {@code limits} for {@code key} at {@code at}. */
+    private record TakenRate(Rule limits, String key, long cost, long at) {
+    }
+
+    /** Permits given back to a rule's key after its request ended, and when that request was admitted. */
+    public record GivenBack(Rule rule, String key, long permits, long admittedAt) {
+    }
+
+    /**
+     * Request {@code id} ended so at {@code now}, its response reporting {@code reported} (negative: nothing; the
+     * engine keeps the estimate) for each rule that settles from a header: a settleable rule is charged the report
+     * instead of its cost (the difference taken past the limit, or given back), and a rule whose {@code count} does
+     * not count the ending gives back what it took. A request that did not get in, or ended already, changes nothing.
+     *
+     * @return what went back, for the bounds
+     */
+    public List<GivenBack> end(int id, Ending ending, long reported, long now) {
+        List<TakenRate> took = takenBy.remove(id);
+        List<GivenBack> back = new ArrayList<>();
+        if (took == null) return back;
+        for (TakenRate t : took) {
+            Rule limits = t.limits();
+            if (limits.settle().fromHeader() && reported >= 0 && Settle.refusal(limits).isEmpty()) {
+                long actual = Math.min(reported, Settle.mostOwed(limits));
+                if (actual > t.cost()) charge(limits, t.key(), actual - t.cost(), now);
+                if (actual < t.cost()) {
+                    giveBack(limits, t.key(), t.cost() - actual, now);
+                    back.add(new GivenBack(limits, t.key(), t.cost() - actual, t.at()));
+                }
+            } else if (!limits.count().counts(ending)) {
+                giveBack(limits, t.key(), t.cost(), now);
+                back.add(new GivenBack(limits, t.key(), t.cost(), t.at()));
+            }
+        }
+        return back;
+    }
+
+    private void giveBack(Rule limits, String key, long cost, long now) {
+        RateRequest r = limits.ratePolicy().request(limits.name() + "|" + key, limits.rate().orElseThrow(), cost);
+        if (r.algorithm() == Algorithm.SLIDING_LOG) {
+            SlidingLogModel log = logs.get(r.key() + "|" + r.period().toMillis());
+            if (log != null) log.refund(cost);
+            return;
+        }
+        RateModel m = buckets.get(r.key() + "|" + r.algorithm());
+        if (m != null) m.refund(r, now * 1000);
+    }
+
+    private void charge(Rule limits, String key, long cost, long now) {
+        RateRequest r = limits.ratePolicy().request(limits.name() + "|" + key, limits.rate().orElseThrow(), cost);
+        buckets.computeIfAbsent(r.key() + "|" + r.algorithm(), k -> RateModel.of(r.algorithm())).charge(r, now * 1000);
     }
 
     /** The concurrency state of a rule and key, for the test to check waiters and peaks against. */

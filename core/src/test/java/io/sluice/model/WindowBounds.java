@@ -62,6 +62,17 @@ public final class WindowBounds {
         return null;
     }
 
+    /**
+     * {@code permits} that a request of {@code key} admitted at {@code at} gave back when it ended (its ending not
+     * counted, or settled below its estimate): they no longer count in any stretch that holds it. Nothing when the
+     * admission is of an earlier epoch.
+     */
+    public void givenBack(Rule rule, String key, long permits, long at) {
+        List<Admitted> list = admitted.get(rule.name() + "|" + key);
+        if (list == null || list.stream().noneMatch(a -> a.at() == at && a.permits() > 0)) return;
+        list.add(new Admitted(at, -permits));
+    }
+
     /** Above the nominal bound, summed over the rule's keys, never more than the capacity rule's bound. */
     private String borrowed(Rule rule, long at, Optional<Rule> capacity) {
         Limits nominal = most(rule, false);

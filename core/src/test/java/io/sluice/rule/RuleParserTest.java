@@ -18,8 +18,8 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 class RuleParserTest {
     private static final String RULE_PROPERTIES =
-            "[algorithm, block, burst, capacity, concurrency, cost, costs, exempt, key, lease, methods, mode, on-backend-failure, "
-            + "on-missing-key, overage, paths, plan, prefetch, prefetch-hold, problem-type, queue, rate, status, throttling, wait, when] "
+            "[algorithm, block, burst, capacity, concurrency, cost, costs, count, exempt, key, lease, methods, mode, on-backend-failure, "
+            + "on-missing-key, overage, paths, plan, prefetch, prefetch-hold, problem-type, queue, rate, settle, status, throttling, wait, when] "
             + "or plans.<plan>.rate|burst|concurrency";
     private static final String GLOBALS = "[sluice.allow-no-rules, sluice.await-backend, sluice.backend-timeout, sluice.client-address-header, sluice.headers, sluice.key-prefix, sluice.local-share, "
             + "sluice.max-clock-skew, sluice.on-backend-failure, sluice.problem-type, sluice.redis.address, sluice.redis.config, "

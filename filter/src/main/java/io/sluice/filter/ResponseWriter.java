@@ -10,6 +10,7 @@ import jakarta.servlet.http.HttpServletResponse;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Optional;
 
 /**
  * Writes the verdict into the response: rate-limit headers on every response a rule matched, and for a
@@ -29,6 +30,11 @@ final class ResponseWriter {
 
     void headers(Admission admission, HttpServletResponse response) {
         LimitResponse.headers(admission, style).forEach(response::setHeader);
+    }
+
+    /** The rate-limit headers of {@code headline}, the decision to advertise (none when empty). */
+    void headers(Optional<Decision> headline, HttpServletResponse response) {
+        headline.ifPresent(d -> LimitResponse.headers(d, style).forEach(response::setHeader));
     }
 
     void reject(Admission admission, HttpServletRequest request, HttpServletResponse response, RejectionHandler handler)

@@ -262,14 +262,21 @@ public class SluiceFilter implements Filter {
             writer.reject(admission, request, response, rejectionHandler);
             return;
         }
-        writer.headers(admission, response);
-        ReleasingRequest wrapped = new ReleasingRequest(request, admission);
+        // Rules that count by outcome or settle from a header see the response through OutcomeResponse, which writes
+        // the rate headers as each status the application sets would leave them.
+        OutcomeResponse outcome = OutcomeResponse.needed(rules) ? new OutcomeResponse(response, admission, rules, writer) : null;
+        if (outcome == null) writer.headers(admission, response);
+        RequestEnding ending = new RequestEnding(admission, rules, response, outcome);
+        ReleasingRequest wrapped = new ReleasingRequest(request, ending);
+        ServletResponse seen = outcome == null ? res : outcome;
         boolean releaseLater = false;
+        boolean failed = true;
         try {
-            AppliedRules.during(rules, () -> chain.doFilter(wrapped, res));
+            AppliedRules.during(rules, () -> chain.doFilter(wrapped, seen));
+            failed = false;
             releaseLater = wrapped.listening() || wrapped.listenIfAsyncStartedElsewhere();
         } finally {
-            if (!releaseLater) admission.close();
+            if (!releaseLater) ending.endAndWait(failed);
         }
     }
 
@@ -291,12 +298,12 @@ public class SluiceFilter implements Filter {
      * from another thread.
      */
     private static final class ReleasingRequest extends HttpServletRequestWrapper {
-        private final Admission admission;
+        private final RequestEnding ending;
         private final AtomicBoolean listening = new AtomicBoolean();
 
-        ReleasingRequest(HttpServletRequest request, Admission admission) {
+        ReleasingRequest(HttpServletRequest request, RequestEnding ending) {
             super(request);
-            this.admission = admission;
+            this.ending = ending;
         }
 
         @Override
@@ -310,7 +317,7 @@ public class SluiceFilter implements Filter {
         }
 
         private AsyncContext listen(AsyncContext context) {
-            if (listening.compareAndSet(false, true)) context.addListener(new Release(admission));
+            if (listening.compareAndSet(false, true)) context.addListener(new Release(ending));
             return context;
         }
 
@@ -330,26 +337,27 @@ public class SluiceFilter implements Filter {
         }
     }
 
+    /** Ends the request when its async processing does: completed as its status says, or failed (error, time-out). */
     private static final class Release implements AsyncListener {
-        private final Admission admission;
+        private final RequestEnding ending;
 
-        Release(Admission admission) {
-            this.admission = admission;
+        Release(RequestEnding ending) {
+            this.ending = ending;
         }
 
         @Override
         public void onComplete(AsyncEvent event) {
-            admission.close();
+            ending.end(false);
         }
 
         @Override
         public void onError(AsyncEvent event) {
-            admission.close();
+            ending.end(true);
         }
 
         @Override
         public void onTimeout(AsyncEvent event) {
-            admission.close();
+            ending.end(true);
         }
 
         @Override

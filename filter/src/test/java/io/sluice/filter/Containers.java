@@ -127,6 +127,15 @@ final class Containers {
         }
 
         abstract Running start(Map<String, String> initParams, Setup setup);
+
+        /** Around a filter the test built (over an engine of its own, on its own clock). */
+        Running start(SluiceFilter filter) {
+            return switch (this) {
+                case JETTY -> jetty(filter, Map.of(), Setup.DEFAULT, 0);
+                case TOMCAT -> tomcat(filter, Map.of(), Setup.DEFAULT, 0);
+                case UNDERTOW -> undertow(filter, Map.of(), Setup.DEFAULT);
+            };
+        }
     }
 
     interface Stopper {
@@ -275,10 +284,13 @@ final class Containers {
     }
 
     static Running undertow(Map<String, String> initParams, Setup setup) {
+        return undertow(new SluiceFilter(), initParams, setup);
+    }
+
+    private static Running undertow(SluiceFilter sluice, Map<String, String> initParams, Setup setup) {
         try {
             DeploymentInfo info = Servlets.deployment().setClassLoader(Containers.class.getClassLoader())
                     .setContextPath("/").setDeploymentName("sluice-test.war");
-            SluiceFilter sluice = new SluiceFilter();
             for (AppFilter f : setup.chain(sluice, initParams)) {
                 FilterInfo filter = Servlets.filter(f.name(), f.filter().getClass(), new ImmediateInstanceFactory<>(f.filter()))
                         .setAsyncSupported(true);

@@ -267,6 +267,7 @@ final class TestServlets {
                 Map.entry("/astream", new AsyncStream()),
                 Map.entry("/wstream", new Stream()),
                 Map.entry("/plans/*", new Ok()),
-                Map.entry("/audience/*", new Ok()));
+                Map.entry("/audience/*", new Ok()),
+                Map.entry("/outcome/*", new OutcomeServlets()));
     }
 }

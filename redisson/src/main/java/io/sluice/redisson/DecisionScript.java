@@ -14,9 +14,10 @@ import java.util.List;
 abstract class DecisionScript {
     /** The scripts' "use Redis TIME" argument: production never passes a time. */
     static final String REDIS_TIME = "";
-    /** A decision's mode: take permits, or hand them back. */
+    /** A decision's mode: take permits, hand them back, or take them whatever is left (a settlement). */
     static final String CONSUME = "0";
     static final String REFUND = "1";
+    static final String CHARGE = "2";
     /** The scripts' prefetch size of a decision that is none. */
     static final String NO_PREFETCH = "0";
 
@@ -109,7 +110,7 @@ abstract class DecisionScript {
     /**
      * One request's arguments.
      *
-     * @param mode {@link #CONSUME} or {@link #REFUND}
+     * @param mode {@link #CONSUME}, {@link #REFUND} or {@link #CHARGE}
      * @param now  the caller's time (ms), which only a log and a test's run take
      */
     abstract String[] arguments(RateRequest r, String mode, String now);

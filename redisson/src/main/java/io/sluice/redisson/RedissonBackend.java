@@ -13,6 +13,7 @@ import io.sluice.spi.Prefetch;
 import io.sluice.spi.Prefetching;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
+import io.sluice.spi.Charging;
 import io.sluice.spi.RateUsage;
 import io.sluice.spi.Refunding;
 import io.sluice.spi.ServerClock;
@@ -66,7 +67,7 @@ import java.util.function.ToIntFunction;
  * attempt is retried at most once a second, on demand.
  */
 public final class RedissonBackend
-        implements LimiterBackend, Batching, Prefetching, Refunding, ServerClock, Connecting, KeyLayout, Announcing, KeyControl {
+        implements LimiterBackend, Batching, Prefetching, Refunding, Charging, ServerClock, Connecting, KeyLayout, Announcing, KeyControl {
     /** The first character of a prefetch's id, which a request's (hexadecimal) never has. */
     static final String STOCK_ID_MARK = "s";
     /**
@@ -376,6 +377,15 @@ public final class RedissonBackend
         };
         return done == null ? CompletableFuture.failedFuture(new UnsupportedOperationException(r.algorithm() + " cannot refund"))
                 : done.thenApply(ignored -> null);
+    }
+
+    /** The algorithm's own script in its charge mode: permits taken whatever is left. */
+    @Override
+    public CompletionStage<Void> charge(RateRequest r) {
+        if (!r.algorithm().settleable()) {
+            return CompletableFuture.failedFuture(new UnsupportedOperationException(r.algorithm() + " cannot take permits past its limit"));
+        }
+        return whenConnected(() -> lanes.submit(List.of(r), DecisionScript.CHARGE)).thenApply(ignored -> null);
     }
 
     /**

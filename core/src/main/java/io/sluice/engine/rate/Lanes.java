@@ -168,6 +168,6 @@ final class Lanes {
     private void learn(Shield.Batch screening, Pending last, RateOutcome newest) {
         if (!last.shielded) return;
         long near = (long) MAX_BATCH * Math.max(1, screening.maxCost());
-        shield.learn(last.request(), screening.now(), last.shieldCapMillis, newest.remaining(), newest.resetMillis(), near);
+        shield.learn(screening, last.request(), last.shieldCapMillis, newest.remaining(), newest.resetMillis(), near);
     }
 }

@@ -10,6 +10,7 @@ import io.sluice.Decision;
 import io.sluice.rule.Rule;
 import io.sluice.rule.RuleSet;
 import io.sluice.spi.Batching;
+import io.sluice.spi.Charging;
 import io.sluice.spi.LimiterBackend;
 import io.sluice.spi.Prefetching;
 import io.sluice.spi.Refunding;
@@ -36,6 +37,8 @@ public final class RateDecider {
     private final Prefetcher prefetcher;
     private final Refunds refunds;
     private final RatePath paths;
+    /** Null for a backend that cannot take permits past the limit: a settled request keeps its estimate. */
+    private final Charging charging;
 
     public RateDecider(LimiterBackend backend, BackendGuard guard, KeyNaming naming, Ticker ticker, DecisionListener listener,
                 EngineScheduler scheduler, Supplier<RuleSet> rules) {
@@ -47,6 +50,7 @@ public final class RateDecider {
         // Each capability decided once: a backend without one takes the plain path, never a call that does nothing.
         this.prefetcher = backend instanceof Prefetching p ? new Prefetcher(p, ticker, scheduler, shield::forget) : null;
         Refunding refunding = backend instanceof Refunding r ? r : null;
+        this.charging = backend instanceof Charging c ? c : null;
         Batching batching = backend instanceof Batching b ? b : Batching.oneAfterAnother(backend);
         this.refunds = new Refunds(refunding, guard, shield, prefetcher);
         this.paths = new RatePath(backend, batching, refunding, guard, naming, ticker, listener, rules, shield, prefetcher, refunds,
@@ -110,6 +114,25 @@ public final class RateDecider {
     /** Forgets what this server knows of the rule's key (after a reset): the shield's rejection. */
     public void forgetKey(Rule rule, String raw) {
         shield.forget(naming.rate(rule, raw));
+    }
+
+    /**
+     * Takes {@code cost} more permits of {@code rule} for the key value {@code raw}, even past the limit: a request
+     * settled at more than its estimate. Completes once the backend has them or the deadline has passed; a failed
+     * charge leaves the key charged only the estimate.
+     */
+    public CompletionStage<Void> charge(Rule rule, String raw, long cost) {
+        if (charging == null) return CompletableFuture.completedFuture(null);
+        RateRequest request = rule.ratePolicy().request(naming.rate(rule, raw), rule.rate().orElseThrow(), cost);
+        // What the shield knew of the key counted fewer permits taken.
+        shield.forget(request.key());
+        CompletionStage<Void> charged;
+        try {
+            charged = charging.charge(request);
+        } catch (RuntimeException e) {
+            charged = CompletableFuture.failedFuture(e);
+        }
+        return guard.bounded(charged, guard.timeout()).handle((v, e) -> null);
     }
 
     /** Whether {@code rule} takes permits ahead: it asks for it and the backend can. */

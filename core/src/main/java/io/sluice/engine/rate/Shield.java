@@ -7,6 +7,7 @@ import io.sluice.spi.Algorithm;
 import io.sluice.spi.RateRequest;
 
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * What the attack shield knows: for each key near or over its limit, what the backend's last answer said remains
@@ -19,8 +20,18 @@ final class Shield {
     /** Keys the shield remembers at most; past that it forgets the soonest to expire. */
     static final int MAX_KEYS = 100_000;
 
+    /** Hand-backs counted in stripes of keys, so that an answer asked before one is not learnt after it. */
+    private static final int RETURN_STRIPES = 1024;
+
     private final DenyCache denied = new DenyCache(MAX_KEYS);
     private final Ticker ticker;
+    /**
+     * Per stripe of keys, how many times permits came back ({@link #forget}). An answer computed before a hand-back
+     * landed but heard after it would have the shield reject permits that are free again (a count=failure rule's
+     * successes handing back all the time): a batch learns its answer only if no hand-back of its stripe came since
+     * it was asked.
+     */
+    private final AtomicLongArray returns = new AtomicLongArray(RETURN_STRIPES);
 
     Shield(Ticker ticker) {
         this.ticker = ticker;
@@ -45,9 +56,23 @@ final class Shield {
         if (remaining < near) denied.remember(r.key(), askedAt, Math.min(resetMillis, capMillis), remaining, r.limit(), capacity(r));
     }
 
+    /**
+     * What a batch's call answered, learnt as {@link #learn} does unless permits of its key's stripe came back since
+     * the batch was asked: the answer may not count them.
+     */
+    void learn(Batch asked, RateRequest r, long capMillis, long remaining, long resetMillis, long near) {
+        if (returns.get(stripe(r.key())) != asked.returnsAtAsk) return;
+        learn(r, asked.now, capMillis, remaining, resetMillis, near);
+    }
+
     /** Forgets a key: permits came back that what it knew counted as taken. */
     void forget(String key) {
+        returns.incrementAndGet(stripe(key));
         denied.forget(key);
+    }
+
+    private static int stripe(String key) {
+        return Math.floorMod(key.hashCode(), RETURN_STRIPES);
     }
 
     /** Forgets every key (after a reload: its entries hold per limit already; this frees the memory). */
@@ -67,6 +92,8 @@ final class Shield {
     final class Batch {
         private final String key;
         private final long now;
+        /** Hand-backs of the key's stripe when the batch was asked. */
+        private final long returnsAtAsk;
         private DenyCache.Known known;
         private long budget = Long.MAX_VALUE;
         private long maxCost;
@@ -74,6 +101,7 @@ final class Shield {
         private Batch(String key, long now) {
             this.key = key;
             this.now = now;
+            this.returnsAtAsk = returns.get(stripe(key));
         }
 
         /** The rejection of {@code ask} when what remains is used up by the batch's requests before it, else null. */

@@ -1,7 +1,8 @@
 -- Sluice fixed window: one counter per window, windows aligned to multiples of the period.
 -- KEYS[1] state "<window index>:<count>".
 -- ARGV[1] now in ms, or '' for Redis TIME (production always passes ''); ARGV[2] period (ms);
--- ARGV[3] limit, ARGV[4] effective limit (soft/elastic), ARGV[5] cost, ARGV[6] '1' to refund cost.
+-- ARGV[3] limit, ARGV[4] effective limit (soft/elastic), ARGV[5] cost, ARGV[6] '1' to refund cost, '2' to charge it
+-- whatever is left (a request settled past its estimate: the counter may pass the limit, a debt the window's end clears).
 -- Returns {allowed, remaining, reset ms, retry-after ms (-1: never fits), 0, over the nominal limit}.
 -- io.sluice.memory.FixedWindowModel is the same computation in Java, operation for operation.
 -- (redis-time.lua, prepended on load, has set now and SLACK_MS.)
@@ -29,6 +30,12 @@ if ARGV[6] == '1' then
     n = math.max(0, n - cost)
     store()
   end
+  return {1, 0, 0, 0, 0, 0}
+end
+
+if ARGV[6] == '2' then
+  n = n + cost
+  store()
   return {1, 0, 0, 0, 0, 0}
 end
 

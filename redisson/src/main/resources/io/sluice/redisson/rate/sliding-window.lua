@@ -2,7 +2,8 @@
 -- overlap with the rolling window (9 x 0.75 + 5 = 14.75 of 10: rejected).
 -- KEYS[1] state "<window index>:<count in it>:<count in the window before>".
 -- ARGV[1] now in ms, or '' for Redis TIME (production always passes ''); ARGV[2] period (ms);
--- ARGV[3] limit, ARGV[4] effective limit (soft/elastic), ARGV[5] cost, ARGV[6] '1' to refund cost.
+-- ARGV[3] limit, ARGV[4] effective limit (soft/elastic), ARGV[5] cost, ARGV[6] '1' to refund cost, '2' to charge it
+-- whatever is left (a request settled past its estimate: the counter may pass the limit until the windows slide).
 -- Returns {allowed, remaining, reset ms, retry-after ms (-1: never fits), 0, over the nominal limit}.
 -- io.sluice.memory.SlidingWindowModel is the same computation in Java, operation for operation.
 -- (redis-time.lua, prepended on load, has set now and SLACK_MS.)
@@ -39,6 +40,12 @@ if ARGV[6] == '1' then
     cur = math.max(0, cur - cost)
     store()
   end
+  return {1, 0, 0, 0, 0, 0}
+end
+
+if ARGV[6] == '2' then
+  cur = cur + cost
+  store()
   return {1, 0, 0, 0, 0, 0}
 end
 

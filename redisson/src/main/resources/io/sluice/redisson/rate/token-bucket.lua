@@ -7,7 +7,9 @@
 -- hand-back that came before its prefetch.
 -- ARGV[1] now in ms, or '' for Redis TIME (production always passes ''); ARGV[2] period (ms);
 -- ARGV[3] limit, ARGV[4] effective limit (soft/elastic), ARGV[5] burst, ARGV[6] effective burst, ARGV[7] cost,
--- ARGV[8] '1' to refund cost (an elastic request its capacity rule could not pay for: to the overage's bucket).
+-- ARGV[8] '1' to refund cost (an elastic request its capacity rule could not pay for: to the overage's bucket), '2'
+-- to charge it whatever the bucket holds (a request settled past its estimate: the TAT may pass the burst, a debt
+-- the refill repays before the key is admitted again).
 -- Returns {allowed, remaining, reset ms, retry-after ms (-1: never fits), delay ms, over the nominal limit}.
 -- The bucket holds burst tokens and gains limit per period, whatever the overage. Under soft or elastic throttling
 -- a request the bucket cannot pay for may be paid by the overage's own bucket: effective burst - burst tokens,
@@ -149,6 +151,17 @@ if ARGV[8] == '1' then
     end
     store()
   end
+  for _ = 1, count do
+    for _, v in ipairs({1, 0, 0, 0, 0, 0}) do answers[#answers + 1] = v end
+  end
+  return answers
+end
+
+if ARGV[8] == '2' then
+  for _ = 1, count do
+    tat = base() + cost * interval
+  end
+  store()
   for _ = 1, count do
     for _, v in ipairs({1, 0, 0, 0, 0, 0}) do answers[#answers + 1] = v end
   end

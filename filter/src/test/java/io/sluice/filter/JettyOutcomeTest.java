@@ -1,0 +1,7 @@
+package io.sluice.filter;
+
+class JettyOutcomeTest extends OutcomeHttpContract {
+    JettyOutcomeTest() {
+        super(Containers.Kind.JETTY);
+    }
+}

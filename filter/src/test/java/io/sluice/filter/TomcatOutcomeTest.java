@@ -1,0 +1,7 @@
+package io.sluice.filter;
+
+class TomcatOutcomeTest extends OutcomeHttpContract {
+    TomcatOutcomeTest() {
+        super(Containers.Kind.TOMCAT);
+    }
+}

@@ -1,0 +1,7 @@
+package io.sluice.filter;
+
+class UndertowOutcomeTest extends OutcomeHttpContract {
+    UndertowOutcomeTest() {
+        super(Containers.Kind.UNDERTOW);
+    }
+}
