@@ -33,9 +33,12 @@ final class Admitter {
     private final ThrottledLog log;
     /** Which headers a rejection thrown as an exception carries. */
     private final HeaderStyle headers;
+    private final Overrides overrides;
 
-    Admitter(RateDecider rates, Leases leases, DecisionListener listener, ThrottledLog log, HeaderStyle headers) {
+    Admitter(RateDecider rates, Leases leases, DecisionListener listener, ThrottledLog log, HeaderStyle headers,
+             Overrides overrides) {
         this.headers = headers;
+        this.overrides = overrides;
         this.rates = rates;
         this.leases = leases;
         this.listener = listener;
@@ -61,7 +64,10 @@ final class Admitter {
      * One step of a request: {@code rule} as the rules file has it (what key sources are asked about) and
      * {@code limits}, the same rule as the request's plan limits it (what is decided and advertised).
      */
-    private record Step(Rule rule, Rule limits, Decision.Kind kind) {
+    private record Step(Rule rule, Rule limits, Decision.Kind kind, boolean planExempt) {
+        Step(Rule rule, Rule limits, Decision.Kind kind) {
+            this(rule, limits, kind, false);
+        }
     }
 
     /**
@@ -77,15 +83,30 @@ final class Admitter {
         return plans;
     }
 
-    /** A plan that says {@code unlimited} exempts the request from that limit: no step, no backend call. */
+    /**
+     * A plan that says {@code unlimited} exempts the request from that limit: no step, no backend call (unless an
+     * override of the rule may say otherwise for the request's key, which {@link #overridden} learns).
+     */
     private void step(List<Step> steps, Rule rule, PlanLimits plan, Decision.Kind kind) {
         if (plan == null) {
             steps.add(new Step(rule, rule, kind));
             return;
         }
         boolean exempt = kind == Decision.Kind.RATE ? plan.rateUnlimited() : plan.concurrencyUnlimited();
-        if (exempt) listener.skipped(rule, kind);
+        if (exempt && overrides.covers(rule)) steps.add(new Step(rule, rule, kind, true));
+        else if (exempt) listener.skipped(rule, kind);
         else steps.add(new Step(rule, plan.applyTo(rule), kind));
+    }
+
+    /**
+     * The step as the key's override (which wins over its plan) limits it, or null when the request is exempt from
+     * it (an {@code unlimited} override, or an exempting plan and no override).
+     */
+    private Step overridden(Step step, String raw) {
+        PlanLimits o = raw == null ? null : overrides.lookup(step.rule(), raw);
+        if (o == null) return step.planExempt() ? null : step;
+        boolean exempt = step.kind() == Decision.Kind.RATE ? o.rateUnlimited() : o.concurrencyUnlimited();
+        return exempt ? null : new Step(step.rule(), o.applyTo(step.limits()), step.kind());
     }
 
     /** The rate permits a decision took: {@code cost} of {@code limits} (the rule as the request's plan limits it). */
@@ -118,8 +139,13 @@ final class Admitter {
 
     private CompletionStage<Admission> run(List<Step> steps, int from, Progress p) {
         for (int i = from; i < steps.size(); i++) {
-            Step step = steps.get(i);
-            String raw = p.keyFor(step.rule());
+            Step listed = steps.get(i);
+            String raw = p.keyFor(listed.rule());
+            Step step = overrides.covers(listed.rule()) ? overridden(listed, raw) : listed;
+            if (step == null) {
+                listener.skipped(listed.rule(), listed.kind());
+                continue;
+            }
             if (raw == null) {
                 if (step.rule().onMissingKey() == MissingKeyPolicy.SKIP) {
                     listener.skipped(step.rule(), step.kind());

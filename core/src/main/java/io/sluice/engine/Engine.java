@@ -46,6 +46,7 @@ public final class Engine implements AutoCloseable {
     /** Null for a backend without a clock of its own: no skew to measure. */
     private final ClockSkewMonitor clockSkew;
     private final RulesReloader reloader;
+    private final Overrides overrides;
 
     /**
      * @param source    what reloads read again; null when the rules were given as properties or parsed rules
@@ -65,14 +66,19 @@ public final class Engine implements AutoCloseable {
         BackendGuard guard = new BackendGuard(rules.settings().backendTimeout(), startUp, ticker, listener, log);
         this.leases = new Leases(backend, guard, naming, scheduler, log, listener, live);
         this.rates = new RateDecider(backend, guard, naming, ticker, listener, scheduler, live);
-        this.admitter = new Admitter(rates, leases, listener, log, rules.settings().headers());
+        this.overrides = new Overrides(backend, rules.settings().keyPrefix(), clock, live, log);
+        this.admitter = new Admitter(rates, leases, listener, log, rules.settings().headers(), overrides);
         this.clockSkew = backend instanceof ServerClock server
                 ? new ClockSkewMonitor(server, clock, ticker, rules.settings().maxClockSkew(), scheduler, log) : null;
         if (clockSkew != null) clockSkew.start();
         scheduler.withFixedDelay(guard::sweep, DEADLINE_SWEEP_MILLIS, DEADLINE_SWEEP_MILLIS);
         // A key the shield remembers as exhausted may have room under a new limit.
-        this.reloader = new RulesReloader(live, source, loaded, rates::forgetShielded);
+        this.reloader = new RulesReloader(live, source, loaded, () -> {
+            rates.forgetShielded();
+            overrides.rulesChanged();
+        });
         reloader.pollEvery(rules.settings().reload(), scheduler);
+        overrides.pollEvery(scheduler);
     }
 
     public RuleSet rules() {
@@ -81,6 +87,11 @@ public final class Engine implements AutoCloseable {
 
     public RulesReloader reloader() {
         return reloader;
+    }
+
+    /** Operators' overrides of one key's limit. */
+    public Overrides overrides() {
+        return overrides;
     }
 
     public void requireRules(String requiredBy, List<String> ruleNames) {

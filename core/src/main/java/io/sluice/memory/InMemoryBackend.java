@@ -4,11 +4,14 @@ import io.sluice.spi.Algorithm;
 import io.sluice.spi.LeaseOutcome;
 import io.sluice.spi.LeaseRequest;
 import io.sluice.spi.LimiterBackend;
+import io.sluice.spi.Overriding;
 import io.sluice.spi.Prefetch;
 import io.sluice.spi.Prefetching;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 import io.sluice.spi.Refunding;
+import io.sluice.spi.StoredOverride;
+import io.sluice.spi.StoredOverrides;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -32,7 +35,7 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Idle state is dropped after its period (rates) or lease (semaphores without holders). Thread-safe.
  */
-public final class InMemoryBackend implements LimiterBackend, Prefetching, Refunding {
+public final class InMemoryBackend implements LimiterBackend, Prefetching, Refunding, Overriding {
     /** A refund looks this far back for the entry to remove, as refund-log.lua does. */
     private static final int REFUND_SCAN = 64;
     /** How long a hand-back that found no stock lent is remembered, as RedissonBackend's. */
@@ -41,6 +44,7 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
     private final Map<String, SlidingLog> logs = new ConcurrentHashMap<>();
     private final Map<String, Modelled> models = new ConcurrentHashMap<>();
     private final Map<String, Leases> semaphores = new ConcurrentHashMap<>();
+    private final InMemoryOverrides overrides = new InMemoryOverrides();
 
     public InMemoryBackend(Clock clock) {
         this.clock = clock;
@@ -428,5 +432,25 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
         logs.clear();
         models.clear();
         semaphores.clear();
+    }
+
+    @Override
+    public CompletionStage<Void> putOverride(String prefix, StoredOverride override, long nowMillis) {
+        return overrides.put(prefix, override, nowMillis);
+    }
+
+    @Override
+    public CompletionStage<Boolean> removeOverride(String prefix, String rule, String hashedKey) {
+        return overrides.remove(prefix, rule, hashedKey);
+    }
+
+    @Override
+    public CompletionStage<Long> overridesVersion(String prefix) {
+        return overrides.version(prefix);
+    }
+
+    @Override
+    public CompletionStage<StoredOverrides> overrides(String prefix) {
+        return overrides.all(prefix);
     }
 }

@@ -7,12 +7,15 @@ import io.sluice.spi.KeyLayout;
 import io.sluice.spi.LeaseOutcome;
 import io.sluice.spi.LeaseRequest;
 import io.sluice.spi.LimiterBackend;
+import io.sluice.spi.Overriding;
 import io.sluice.spi.Prefetch;
 import io.sluice.spi.Prefetching;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 import io.sluice.spi.Refunding;
 import io.sluice.spi.ServerClock;
+import io.sluice.spi.StoredOverride;
+import io.sluice.spi.StoredOverrides;
 import org.redisson.Redisson;
 import org.redisson.api.RPermitExpirableSemaphore;
 import org.redisson.api.RTopic;
@@ -63,7 +66,7 @@ import java.util.function.ToIntFunction;
  * attempt is retried at most once a second, on demand.
  */
 public final class RedissonBackend
-        implements LimiterBackend, Batching, Prefetching, Refunding, ServerClock, Connecting, KeyLayout {
+        implements LimiterBackend, Batching, Prefetching, Refunding, ServerClock, Connecting, KeyLayout, Overriding {
     /** The first character of a prefetch's id, which a request's (hexadecimal) never has. */
     static final String STOCK_ID_MARK = "s";
     /**
@@ -96,6 +99,10 @@ public final class RedissonBackend
     private final ReturnLogScript returnLog;
     private final CancelLogScript cancelLog;
     private final ServerTimeScript serverTime;
+    private final OverridePutScript overridePut;
+    private final OverrideRemoveScript overrideRemove;
+    private final OverridesReadScript overridesRead;
+    private final OverridesVersionScript overridesVersion;
     private final DecisionCalls calls;
     private final Object connectLock = new Object();
     private volatile boolean connected;
@@ -133,6 +140,10 @@ public final class RedissonBackend
         this.returnLog = new ReturnLogScript(scripts);
         this.cancelLog = new CancelLogScript(scripts);
         this.serverTime = new ServerTimeScript(scripts);
+        this.overridePut = new OverridePutScript(scripts);
+        this.overrideRemove = new OverrideRemoveScript(scripts);
+        this.overridesRead = new OverridesReadScript(scripts);
+        this.overridesVersion = new OverridesVersionScript(scripts);
 
         connection();
     }
@@ -409,6 +420,26 @@ public final class RedissonBackend
     @Override
     public CompletionStage<Integer> available(LeaseRequest r) {
         return whenConnected(() -> available.call(r, clock.millis()));
+    }
+
+    @Override
+    public CompletionStage<Void> putOverride(String prefix, StoredOverride override, long nowMillis) {
+        return whenConnected(() -> overridePut.call(prefix, override, nowMillis));
+    }
+
+    @Override
+    public CompletionStage<Boolean> removeOverride(String prefix, String rule, String hashedKey) {
+        return whenConnected(() -> overrideRemove.call(prefix, rule, hashedKey));
+    }
+
+    @Override
+    public CompletionStage<Long> overridesVersion(String prefix) {
+        return whenConnected(() -> overridesVersion.call(prefix));
+    }
+
+    @Override
+    public CompletionStage<StoredOverrides> overrides(String prefix) {
+        return whenConnected(() -> overridesRead.call(prefix));
     }
 
     /** Subscribes to a wake-up channel the way the scripts publish to it (sharded on a Redis 7 Cluster). */
