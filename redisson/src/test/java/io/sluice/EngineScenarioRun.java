@@ -2,11 +2,13 @@ package io.sluice;
 
 import io.sluice.engine.EngineProbe;
 import io.sluice.EngineScenario.Advance;
+import io.sluice.EngineScenario.ClearOverride;
 import io.sluice.EngineScenario.Freeze;
 import io.sluice.EngineScenario.Release;
 import io.sluice.EngineScenario.Reload;
 import io.sluice.EngineScenario.Request;
 import io.sluice.EngineScenario.Restart;
+import io.sluice.EngineScenario.SetOverride;
 import io.sluice.EngineScenario.Step;
 import io.sluice.key.KeyResolver;
 import io.sluice.model.ConcurrencyModel;
@@ -15,8 +17,10 @@ import io.sluice.model.WindowBounds;
 import io.sluice.redisson.CallerClockBackends;
 import io.sluice.rule.Durations;
 import io.sluice.rule.PlanLimits;
+import io.sluice.rule.Rate;
 import io.sluice.rule.Rule;
 import io.sluice.rule.RuleParser;
+import io.sluice.spi.Algorithm;
 import io.sluice.testing.MutableClock;
 import org.redisson.api.RedissonClient;
 
@@ -82,6 +86,11 @@ final class EngineScenarioRun implements AutoCloseable {
     private final Map<Integer, Admission> admitted = new LinkedHashMap<>();
     private final Map<Integer, Pending> pending = new LinkedHashMap<>();
     private final Map<String, Rule> concurrencyKeys = new LinkedHashMap<>();
+    /**
+     * The last override set of each rule and key and not cleared (null: one the rule refused), ended or not: a bound
+     * holds the larger of its limit and the rule's. Setting and clearing start a new epoch of the bounds.
+     */
+    private final Map<String, PlanLimits> overridden = new HashMap<>();
     private final FaultInjector faults;
     private int step;
     private boolean stateLost;
@@ -165,6 +174,8 @@ final class EngineScenarioRun implements AutoCloseable {
             return null;
         }
         if (s instanceof Request r) return request(r);
+        if (s instanceof SetOverride o) return override(o);
+        if (s instanceof ClearOverride c) return clearOverride(c);
         throw new IllegalArgumentException(String.valueOf(s));
     }
 
@@ -371,9 +382,9 @@ final class EngineScenarioRun implements AutoCloseable {
     private Optional<Limited> concurrency(Request r) {
         for (Rule rule : model.applicable(r.path())) {
             if (!rule.limitsConcurrency()) continue;
-            PlanLimits p = rule.plans().lookup(r.plan());
-            if (p != null && p.concurrencyUnlimited()) continue;
-            int limit = (p == null ? rule : p.applyTo(rule)).concurrency();
+            Rule limits = model.limitsOf(rule, r.key(), r.plan(), false, clock.millis());
+            if (limits == null) continue;
+            int limit = limits.concurrency();
             String key = EngineModel.keyOf(rule, r.key());
             concurrencyKeys.put(rule.name() + "|" + key, rule);
             return Optional.of(new Limited(rule, key, limit));
@@ -405,7 +416,8 @@ final class EngineScenarioRun implements AutoCloseable {
         if (stateLost) return null;
         for (Decision d : a.decisions()) {
             if (d.kind() != Decision.Kind.RATE || !d.allowed() || d.outcome() != Decision.Outcome.DECIDED) continue;
-            Rule rule = model.rules().get(d.ruleName()).orElseThrow();
+            Rule rule = bounded(model.rules().get(d.ruleName()).orElseThrow(), r.key());
+            if (rule == null) continue;
             Optional<Rule> capacity = rule.ratePolicy().capacity().flatMap(model.rules()::get);
             String exceeded = bounds.admitted(rule, EngineModel.keyOf(rule, r.key()), rule.ratePolicy().costFor(r.path()), at, capacity);
             if (exceeded != null) return new Failure("bound", step, r + ": " + exceeded);
@@ -493,6 +505,57 @@ final class EngineScenarioRun implements AutoCloseable {
             }
         }
         return null;
+    }
+
+    /**
+     * An operator's override, set on one engine (applied there once stored) and applied by every other at its poll,
+     * which the run drives; the model applies it at once. A stretch of the bounds never spans it.
+     */
+    private Failure override(SetOverride o) {
+        long now = clock.millis();
+        try {
+            engines.get(o.engine()).override(o.rule(), o.key(), o.limit(), Duration.ofMillis(o.ttlMillis())).toCompletableFuture().join();
+        } catch (IllegalArgumentException refused) {
+            // A limit the rule cannot take (under its costliest request, say): nothing changed, as for the model.
+            return null;
+        }
+        pollOverrides();
+        model.override(o.rule(), o.key(), o.limit(), now + o.ttlMillis());
+        bounds.newEpoch();
+        model.rules().get(o.rule()).ifPresent(rule -> overridden.put(o.rule() + "|" + EngineModel.keyOf(rule, o.key()),
+                model.overrideOf(rule, o.key(), now)));
+        return null;
+    }
+
+    private Failure clearOverride(ClearOverride c) {
+        engines.get(c.engine()).clearOverride(c.rule(), c.key()).toCompletableFuture().join();
+        pollOverrides();
+        model.clearOverride(c.rule(), c.key());
+        bounds.newEpoch();
+        model.rules().get(c.rule()).ifPresent(rule -> overridden.remove(c.rule() + "|" + EngineModel.keyOf(rule, c.key())));
+        return null;
+    }
+
+    private void pollOverrides() {
+        for (Sluice e : engines) e.pollOverrides().toCompletableFuture().join();
+    }
+
+    /**
+     * The rule whose bound a key's admissions are held to: with an override, the larger of its rate (and burst) and
+     * the rule's (the override may have ended); null for an unlimited override (no bound).
+     */
+    private Rule bounded(Rule rule, String key) {
+        PlanLimits o = overridden.get(rule.name() + "|" + EngineModel.keyOf(rule, key));
+        if (o == null) return rule;
+        if (o.rateUnlimited()) return null;
+        if (o.rate().isEmpty()) return rule;
+        Rate own = rule.rate().orElseThrow();
+        long permits = Math.max(own.permits(), o.rate().get().permits());
+        long burst = 0;
+        if (rule.ratePolicy().algorithm() == Algorithm.TOKEN_BUCKET) {
+            burst = Math.max(rule.ratePolicy().burst() > 0 ? rule.ratePolicy().burst() : own.permits(), o.rate().get().permits());
+        }
+        return new PlanLimits("bound", Optional.of(new Rate(permits, own.period())), false, burst, 0, false).applyTo(rule);
     }
 
     @Override
