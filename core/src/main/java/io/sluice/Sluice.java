@@ -156,7 +156,7 @@ public final class Sluice implements AutoCloseable {
      * rate override replaces only the rate (a token bucket's burst becomes the override's permits), a concurrency
      * override only the concurrency, and {@code unlimited} exempts the key from every limit of the rule. Setting an
      * override of a key that has one replaces it. The key is hashed before it leaves this method, as a request's is,
-     * and never logged. At most {@value io.sluice.spi.Overriding#MAX_OVERRIDES} overrides are in effect at once.
+     * and never logged. At most 10 000 overrides are in effect at once.
      *
      * @param rule  the rule's name
      * @param key   the key value as the rule resolves it ({@code alice}, {@code 203.0.113.7}); ignored for a rule keyed
@@ -164,8 +164,8 @@ public final class Sluice implements AutoCloseable {
      * @param limit a rate over the rule's period as the rules file writes it ({@code 7500/1h}), a concurrency number
      *              ({@code 8}), or {@code unlimited}
      * @param ttl   how long it lasts, from 1 second to 366 days
-     * @return completes once stored and applied here; exceptionally when the backend failed, or refused a
-     *         {@value io.sluice.spi.Overriding#MAX_OVERRIDES}th override ({@link io.sluice.spi.RequestRefusedException})
+     * @return completes once stored and applied here; exceptionally when the backend failed, or refused one override
+     *         more than 10 000 ({@code RequestRefusedException} of {@code io.sluice.spi})
      * @throws IllegalArgumentException naming an unknown rule, a limit the rule cannot take (the message a plan's
      *                                  would have), a missing key or a ttl out of range
      * @throws UnsupportedOperationException when the backend keeps no overrides

@@ -383,9 +383,11 @@ final class EngineScenarioRun implements AutoCloseable {
         for (Rule rule : model.applicable(r.path())) {
             if (!rule.limitsConcurrency()) continue;
             Rule limits = model.limitsOf(rule, r.key(), r.plan(), false, clock.millis());
-            if (limits == null) continue;
-            int limit = limits.concurrency();
             String key = EngineModel.keyOf(rule, r.key());
+            // A waiter stays judged by the limit it started waiting under, though an override exempts its key since.
+            Integer waitedUnder = model.concurrency(rule.name(), key).waiting().get(r.id());
+            if (limits == null && waitedUnder == null) continue;
+            int limit = limits == null ? waitedUnder : limits.concurrency();
             concurrencyKeys.put(rule.name() + "|" + key, rule);
             return Optional.of(new Limited(rule, key, limit));
         }

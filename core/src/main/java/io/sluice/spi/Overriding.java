@@ -27,13 +27,26 @@ public interface Overriding {
     /**
      * Removes the override of a rule and hashed key, and changes the version when there was one.
      *
+     * @param prefix    the namespace of every key ({@code sluice.key-prefix})
+     * @param rule      the rule's name
+     * @param hashedKey the key value, hashed
      * @return whether there was one
      */
     CompletionStage<Boolean> removeOverride(String prefix, String rule, String hashedKey);
 
-    /** {@return the version of the overrides: 0 when none were ever stored (or all have expired)} */
+    /**
+     * The version of the overrides, read once a second by every server.
+     *
+     * @param prefix the namespace of every key ({@code sluice.key-prefix})
+     * @return the version: 0 when none are stored (never, or all have expired)
+     */
     CompletionStage<Long> overridesVersion(String prefix);
 
-    /** {@return every override stored, with the version they are of, read in one atomic step} */
+    /**
+     * Every override stored, with the version they are of, read in one atomic step.
+     *
+     * @param prefix the namespace of every key ({@code sluice.key-prefix})
+     * @return the overrides
+     */
     CompletionStage<StoredOverrides> overrides(String prefix);
 }

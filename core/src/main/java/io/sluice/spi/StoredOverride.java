@@ -12,6 +12,12 @@ import java.util.Objects;
  * @param untilMillis when it ends (epoch milliseconds, the setting server's wall clock)
  */
 public record StoredOverride(String rule, String hashedKey, String limit, long untilMillis) {
+    /**
+     * @param rule        the rule's name
+     * @param hashedKey   the key value, hashed
+     * @param limit       the limit, in its canonical form
+     * @param untilMillis when it ends (epoch milliseconds)
+     */
     public StoredOverride {
         Objects.requireNonNull(rule);
         Objects.requireNonNull(hashedKey);

@@ -12,6 +12,10 @@ public record StoredOverrides(long version, List<StoredOverride> overrides) {
     /** None stored. */
     public static final StoredOverrides NONE = new StoredOverrides(0, List.of());
 
+    /**
+     * @param version   changes on every write; 0 when none were ever stored
+     * @param overrides every override stored
+     */
     public StoredOverrides {
         overrides = List.copyOf(overrides);
     }
