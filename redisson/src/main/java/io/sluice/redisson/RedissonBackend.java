@@ -102,7 +102,7 @@ public final class RedissonBackend
     private final OverridePutScript overridePut;
     private final OverrideRemoveScript overrideRemove;
     private final OverridesReadScript overridesRead;
-    private final OverridesVersionScript overridesVersion;
+    private final OverridesVersion overridesVersion;
     private final DecisionCalls calls;
     private final Object connectLock = new Object();
     private volatile boolean connected;
@@ -143,7 +143,7 @@ public final class RedissonBackend
         this.overridePut = new OverridePutScript(scripts);
         this.overrideRemove = new OverrideRemoveScript(scripts);
         this.overridesRead = new OverridesReadScript(scripts);
-        this.overridesVersion = new OverridesVersionScript(scripts);
+        this.overridesVersion = new OverridesVersion(redisson, timeout);
 
         connection();
     }
