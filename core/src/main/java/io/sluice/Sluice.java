@@ -3,7 +3,6 @@ package io.sluice;
 import io.sluice.engine.BackendStartup;
 import io.sluice.engine.Engine;
 import io.sluice.engine.Deadlines;
-import io.sluice.engine.DecisionListener;
 import io.sluice.engine.Ticker;
 import io.sluice.key.RequestView;
 import io.sluice.memory.InMemoryBackend;
@@ -261,6 +260,17 @@ public final class Sluice implements AutoCloseable {
         return engine.availablePermits(rule, rawKey);
     }
 
+    /**
+     * Adds a listener of every decision from now on (for listeners that exist only after Sluice is built, such as a
+     * container's event bus); {@link Builder#onDecision} is the usual way.
+     *
+     * @param listener hears each decision off the request's thread
+     * @return closing it removes the listener
+     */
+    public AutoCloseable listen(DecisionListener listener) {
+        return engine.listen(Objects.requireNonNull(listener, "listener"));
+    }
+
     /** The engine behind this facade (for tests: {@code io.sluice.engine.EngineProbe} looks inside). */
     Engine engine() {
         return engine;
@@ -290,6 +300,7 @@ public final class Sluice implements AutoCloseable {
         private ClassLoader classLoader;
         private boolean inMemory;
         private Object meterRegistry;
+        private final List<DecisionListener> listeners = new ArrayList<>();
 
         private Builder() {
         }
@@ -419,6 +430,19 @@ public final class Sluice implements AutoCloseable {
         }
 
         /**
+         * Adds a listener of every decision: rule, type, result, cost, limit, remaining, time and the key's hash,
+         * never its value. Listeners registered as {@code ServiceLoader} services of {@link DecisionListener} in the
+         * {@link #classLoader} are added as well.
+         *
+         * @param listener hears each decision off the request's thread; see {@link DecisionListener}
+         * @return this builder
+         */
+        public Builder onDecision(DecisionListener listener) {
+            listeners.add(Objects.requireNonNull(listener, "listener"));
+            return this;
+        }
+
+        /**
          * The monotonic time of everything measured locally; for tests (package-private: not an API). On a ticker of
          * a test's own, deadlines pass exactly when the test moves it: the allowances for a busy server (time the
          * deadline sweep did not see, a saturated CPU) read real time and apply to the system ticker only.
@@ -469,7 +493,7 @@ public final class Sluice implements AutoCloseable {
                 throw new IllegalStateException("choose one backend: backend(...) or inMemory(); got "
                         + String.join(" and ", chosen));
             }
-            Optional<DecisionListener> meters = Micrometer.listener(meterRegistry);
+            var meters = Micrometer.listener(meterRegistry);
             LimiterBackend b = backend;
             if (inMemory) b = new InMemoryBackend(clock);
             // Sluice's own deadline decides when a call is late; the client's timeout only backs it up.
@@ -480,15 +504,16 @@ public final class Sluice implements AutoCloseable {
                 b = p.create(rules.settings(), classLoader, clock, clientTimeout);
             }
             Sluice sluice = new Sluice(new Engine(rules, from, loaded, b, clock, ticker, meters, provided));
+            for (DecisionListener l : listeners) sluice.listen(l);
+            ServiceLoader.load(DecisionListener.class, loaderOrOwn()).forEach(sluice::listen);
             BackendStartup.await(b, rules.settings().awaitBackend());
             return sluice;
         }
 
         /** The one {@link BackendProvider} registered on the class path (sluice-redisson's). */
         private BackendProvider discoveredProvider() {
-            ClassLoader loader = classLoader != null ? classLoader : Sluice.class.getClassLoader();
             List<BackendProvider> found = new ArrayList<>();
-            ServiceLoader.load(BackendProvider.class, loader).forEach(found::add);
+            ServiceLoader.load(BackendProvider.class, loaderOrOwn()).forEach(found::add);
             if (found.size() == 1) return found.get(0);
             if (found.isEmpty()) {
                 throw new IllegalStateException("no backend: add sluice-redisson to the class path for Redis, or give "
@@ -497,6 +522,10 @@ public final class Sluice implements AutoCloseable {
             List<String> names = found.stream().map(p -> p.getClass().getName()).toList();
             throw new IllegalStateException("several backend providers on the class path, " + names
                     + ": choose one with backend(...)");
+        }
+
+        private ClassLoader loaderOrOwn() {
+            return classLoader != null ? classLoader : Sluice.class.getClassLoader();
         }
     }
 }

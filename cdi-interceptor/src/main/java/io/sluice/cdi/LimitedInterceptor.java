@@ -6,6 +6,8 @@ import io.sluice.LimitExceededException;
 import io.sluice.Sluice;
 import io.sluice.rule.Rule;
 import io.sluice.rule.RuleSet;
+import io.sluice.servlet.CallChain;
+import io.sluice.servlet.CallPlanSource;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.control.RequestContextController;
 import jakarta.enterprise.inject.Instance;

@@ -1,6 +1,7 @@
 package io.sluice.cdi;
 
 import io.sluice.servlet.ApplicationRules;
+import io.sluice.servlet.LimitedUsages;
 import jakarta.enterprise.inject.build.compatible.spi.BuildCompatibleExtension;
 import jakarta.enterprise.inject.build.compatible.spi.Discovery;
 import jakarta.enterprise.inject.build.compatible.spi.Enhancement;

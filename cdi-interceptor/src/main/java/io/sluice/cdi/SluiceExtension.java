@@ -3,6 +3,7 @@ package io.sluice.cdi;
 import io.sluice.Sluice;
 import io.sluice.rule.RuleSet;
 import io.sluice.servlet.ApplicationSluice;
+import io.sluice.servlet.LimitedUsages;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.spi.AfterDeploymentValidation;
 import jakarta.enterprise.inject.spi.AnnotatedMethod;

@@ -12,6 +12,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.Produces;
+import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.inject.Singleton;
 
 import java.util.Map;
@@ -28,6 +29,9 @@ import java.util.Map;
  * <p>{@link Sluice} is final, so it cannot have a client proxy: it is produced in the {@link Singleton}
  * pseudo-scope, which gives one instance per container without a proxy. To supply your own, produce one
  * as an enabled alternative: {@code @Produces @Singleton @Alternative @Priority(100) Sluice mySluice()}.
+ *
+ * <p>Each rejection is also fired as a CDI event of type {@link io.sluice.DecisionEvent} ({@code @Observes} or
+ * {@code @ObservesAsync}), off the request's thread.
  *
  * <p>The engine keeps the rules every deployed {@link Limited} names: a reload that would remove one is refused
  * ({@link Sluice#requireRules}).
@@ -53,10 +57,12 @@ public class SluiceProducer {
 
     /** This producer's share of the application's engine; null when built around the application's own client. */
     private volatile ApplicationSluice.Share share;
+    /** The CDI events of rejections, registered on the produced engine until the container disposes of it. */
+    private volatile AutoCloseable rejectionEvents;
 
     @Produces
     @Singleton
-    Sluice sluice(Instance<Object> beans) {
+    Sluice sluice(Instance<Object> beans, BeanManager beanManager) {
         ClassLoader loader = contextClassLoader();
         Object meters = meterRegistry(beans);
         // Read again by Sluice.reload() and sluice.reload.
@@ -74,6 +80,7 @@ public class SluiceProducer {
             share = s;
             sluice = s.sluice();
         }
+        rejectionEvents = sluice.listen(new RejectionEvents(beanManager));
         return sluice;
     }
 
@@ -83,7 +90,9 @@ public class SluiceProducer {
                 .filter(Instance::isResolvable).map(Instance::get).orElse(null);
     }
 
-    void close(@Disposes Sluice sluice) {
+    void close(@Disposes Sluice sluice) throws Exception {
+        AutoCloseable events = rejectionEvents;
+        if (events != null) events.close();
         ApplicationSluice.Share s = share;
         if (s != null && s.sluice() == sluice) s.release();
         else sluice.close();

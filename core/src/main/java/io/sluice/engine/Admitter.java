@@ -30,14 +30,17 @@ final class Admitter {
     private final RateDecider rates;
     private final Leases leases;
     private final DecisionListener listener;
+    /** The application's listeners: every decision a request was told. */
+    private final DecisionFeed feed;
     private final ThrottledLog log;
     /** Which headers a rejection thrown as an exception carries. */
     private final HeaderStyle headers;
     private final Overrides overrides;
 
-    Admitter(RateDecider rates, Leases leases, DecisionListener listener, ThrottledLog log, HeaderStyle headers,
-             Overrides overrides) {
+    Admitter(RateDecider rates, Leases leases, DecisionListener listener, DecisionFeed feed, ThrottledLog log,
+             HeaderStyle headers, Overrides overrides) {
         this.headers = headers;
+        this.feed = feed;
         this.overrides = overrides;
         this.rates = rates;
         this.leases = leases;
@@ -153,6 +156,7 @@ final class Admitter {
                 }
                 Decision d = missingKey(step);
                 p.decisions.add(d);
+                feed.publish(d, null);
                 if (d.rejects()) return rejected(p, d);
                 continue;
             }
@@ -173,6 +177,7 @@ final class Admitter {
     /** Adds a decision to the request's, and what it took; whether it rejects the request. */
     private boolean record(Progress p, Step step, String raw, Decision d) {
         p.decisions.add(d);
+        feed.publish(d, raw);
         if (d.rejects()) return true;
         if (step.kind() == Decision.Kind.RATE && d.allowed() && d.hasCounts()) p.taken.add(new Taken(step.limits(), raw, d.cost()));
         if (d.dryRunRejection()) {

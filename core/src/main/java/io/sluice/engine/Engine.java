@@ -40,6 +40,7 @@ public final class Engine implements AutoCloseable {
     private final EngineScheduler scheduler = new EngineScheduler();
     private final StatsRecorder stats = new StatsRecorder();
     private final DecisionListener listener;
+    private final DecisionFeed feed;
     private final Admitter admitter;
     private final RateDecider rates;
     private final Leases leases;
@@ -66,8 +67,9 @@ public final class Engine implements AutoCloseable {
         BackendGuard guard = new BackendGuard(rules.settings().backendTimeout(), startUp, ticker, listener, log);
         this.leases = new Leases(backend, guard, naming, scheduler, log, listener, live);
         this.rates = new RateDecider(backend, guard, naming, ticker, listener, scheduler, live);
+        this.feed = new DecisionFeed(clock, log);
         this.overrides = new Overrides(backend, rules.settings().keyPrefix(), clock, live, log);
-        this.admitter = new Admitter(rates, leases, listener, log, rules.settings().headers(), overrides);
+        this.admitter = new Admitter(rates, leases, listener, feed, log, rules.settings().headers(), overrides);
         this.clockSkew = backend instanceof ServerClock server
                 ? new ClockSkewMonitor(server, clock, ticker, rules.settings().maxClockSkew(), scheduler, log) : null;
         if (clockSkew != null) clockSkew.start();
@@ -132,7 +134,12 @@ public final class Engine implements AutoCloseable {
     }
 
     public Stats stats() {
-        return stats.snapshot();
+        return stats.snapshot(feed.dropped());
+    }
+
+    /** Adds an application's listener of every decision; closing the handle removes it. */
+    public AutoCloseable listen(io.sluice.DecisionListener decisions) {
+        return feed.add(decisions);
     }
 
     public CompletionStage<Integer> availablePermits(Rule rule, String rawKey) {
@@ -148,6 +155,7 @@ public final class Engine implements AutoCloseable {
     public void close() {
         rates.close();
         scheduler.close();
+        feed.close();
         backend.close();
         listener.engineClosed();
     }

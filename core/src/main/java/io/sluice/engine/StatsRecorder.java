@@ -30,7 +30,9 @@ final class StatsRecorder implements DecisionListener {
         backendCalls.increment();
     }
 
-    Stats snapshot() {
-        return new Stats(backendCalls.sum(), failedOpen.sum(), failedClosed.sum(), circuitOpenSkips.sum(), shielded.sum());
+    /** The counts so far, with {@code droppedDecisionEvents} from the engine's {@link DecisionFeed}. */
+    Stats snapshot(long droppedDecisionEvents) {
+        return new Stats(backendCalls.sum(), failedOpen.sum(), failedClosed.sum(), circuitOpenSkips.sum(), shielded.sum(),
+                droppedDecisionEvents);
     }
 }

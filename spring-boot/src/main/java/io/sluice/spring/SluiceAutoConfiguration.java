@@ -5,7 +5,13 @@ import io.sluice.filter.RejectionHandler;
 import io.sluice.filter.SluiceFilter;
 import io.sluice.redisson.RedissonBackendProvider;
 import jakarta.servlet.DispatcherType;
+import org.springframework.aop.Advisor;
+import org.springframework.aop.Pointcut;
+import org.springframework.aop.support.ComposablePointcut;
+import org.springframework.aop.support.DefaultPointcutAdvisor;
+import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -15,6 +21,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.Ordered;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
@@ -27,7 +35,7 @@ import java.util.EnumSet;
  * bean when it has one (else on {@code sluice.redis.*}), its meters in the application's Micrometer
  * {@code MeterRegistry}; in a servlet web application, the {@link SluiceFilter} on {@code /*} after Spring
  * Security's filter chain, and {@link LimitExceededHandler} answering a {@code LimitExceededException} as the filter
- * answers a rejection; with Actuator, the endpoint {@link SluiceEndpoint} when it is exposed. docs/spring-boot.md
+ * answers a rejection; {@link Limited} on the application's beans; with Actuator, the endpoint {@link SluiceEndpoint} when it is exposed. docs/spring-boot.md
  * says what each does and how to replace it.
  */
 @AutoConfiguration
@@ -73,6 +81,47 @@ public class SluiceAutoConfiguration {
         ClassLoader loader = beans.getBeanClassLoader();
         if (!ClassUtils.isPresent(METER_REGISTRY, loader)) return null;
         return beans.getBeanProvider(ClassUtils.resolveClassName(METER_REGISTRY, loader)).getIfUnique();
+    }
+
+    /**
+     * {@link Limited} on Spring beans: an advisor for Spring's auto-proxying (an infrastructure bean, as
+     * {@code @Transactional}'s is, so no AspectJ is needed) and the start-up check of every {@link Limited}.
+     */
+    @Configuration(proxyBeanMethods = false)
+    static class Annotations {
+        /**
+         * Before {@code @Transactional} and {@code @Cacheable} (both at the lowest precedence by default): a rejected call
+         * opens no transaction, and a transaction never waits on Redis.
+         */
+        static final int ADVISOR_ORDER = Ordered.LOWEST_PRECEDENCE - 1_000;
+
+        /**
+         * Limits calls of methods and classes annotated {@link Limited}.
+         *
+         * @param sluice the engine, looked up at the first call
+         * @return the advisor
+         */
+        @Bean
+        @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+        static Advisor sluiceLimitedAdvisor(ObjectProvider<Sluice> sluice) {
+            Pointcut limited = new ComposablePointcut(new AnnotationMatchingPointcut(Limited.class, true))
+                    .union(new AnnotationMatchingPointcut(null, Limited.class, true));
+            DefaultPointcutAdvisor advisor = new DefaultPointcutAdvisor(limited, new LimitedInterceptor(sluice));
+            advisor.setOrder(ADVISOR_ORDER);
+            return advisor;
+        }
+
+        /**
+         * Fails the context's start on a mistaken {@link Limited}, and keeps the rules the beans name across reloads.
+         *
+         * @param beans  where the annotated beans are found
+         * @param sluice the engine whose rules they name
+         * @return the check
+         */
+        @Bean
+        static LimitedBeans sluiceLimitedBeans(ConfigurableListableBeanFactory beans, ObjectProvider<Sluice> sluice) {
+            return new LimitedBeans(beans, sluice);
+        }
     }
 
     /** With Actuator: the endpoint {@code sluice}, when exposed. */

@@ -93,8 +93,13 @@ public final class Prefetcher {
         }
         call.whenComplete((p, e) -> {
             Stock arrived = p != null && p.taken() > 0 ? new Stock(p, sent, sent + hold.toMillis()) : null;
-            boolean kept = slot.refilled(p, arrived, sent);
-            landed(request.key(), slot, kept ? arrived : null);
+            boolean kept = false;
+            try {
+                kept = slot.refilled(p, arrived, sent);
+            } finally {
+                // Even past a broken state, the key's waiters go on (an exception here would reach no one).
+                landed(request.key(), slot, kept ? arrived : null);
+            }
         });
     }
 

@@ -1,39 +1,26 @@
 package io.sluice.examples.spring;
 
-import io.sluice.KeySource;
 import io.sluice.LimitExceededException;
-import io.sluice.Sluice;
-import io.sluice.rule.Rule;
+import io.sluice.spring.LimitKey;
+import io.sluice.spring.Limited;
 import org.springframework.stereotype.Service;
 
-import java.util.List;
-
 /**
- * Exports, limited per user by the rule "exports" that this service applies itself: a rejection is a
+ * Exports, limited per user by the rule "exports" through {@link Limited}: a rejection is a
  * {@link LimitExceededException}, which Sluice's handler answers as the filter answers (429, headers, problem body).
  */
 @Service
 public class ExportService {
-    private static final String RULE = "exports";
-
-    private final Sluice sluice;
-
-    public ExportService(Sluice sluice) {
-        this.sluice = sluice;
-    }
 
     /**
      * Exports the user's data, if the rule admits it.
      *
-     * @param user who exports
+     * @param user who exports: the rule's key
      * @return the export
      * @throws LimitExceededException when the user has exported too often
      */
-    public String export(String user) {
-        // Read the rules for each call: a reload replaces them whole.
-        Rule rule = sluice.rules().get(RULE).orElseThrow();
-        try (var admission = sluice.admit(List.of(rule), KeySource.fixed(user)).toCompletableFuture().join().orThrow()) {
-            return "export of " + user;
-        }
+    @Limited("exports")
+    public String export(@LimitKey String user) {
+        return "export of " + user;
     }
 }

@@ -1,4 +1,4 @@
-package io.sluice.cdi;
+package io.sluice.servlet;
 
 import io.sluice.KeySource;
 import io.sluice.rule.Rule;
@@ -7,11 +7,11 @@ import java.util.List;
 import java.util.function.Supplier;
 
 /**
- * Where a call's plan comes from: its {@link LimitPlan} argument, else each rule's {@code plan} source read from
- * the current HTTP request (when the call's keys come from elsewhere, a {@link LimitKey} argument, the request is
+ * Where a {@code @Limited} call's plan comes from: its {@code @LimitPlan} argument, else each rule's {@code plan} source read from
+ * the current HTTP request (when the call's keys come from elsewhere, a {@code @LimitKey} argument, the request is
  * still asked for the plan). Stateless.
  */
-final class CallPlanSource {
+public final class CallPlanSource {
     private CallPlanSource() {
     }
 
@@ -20,13 +20,13 @@ final class CallPlanSource {
      *
      * @param keys            the call's keys
      * @param keysFromRequest whether {@code keys} already reads the current request (and so its plans)
-     * @param planArgument    the {@link LimitPlan} argument's value, or null
-     * @param hasPlanArgument whether the method has a {@link LimitPlan} parameter
+     * @param planArgument    the {@code @LimitPlan} argument's value, or null
+     * @param hasPlanArgument whether the method has a {@code @LimitPlan} parameter
      * @param rules           the rules that apply to the call
      * @param request         the current request's keys, asked only when needed
      * @return {@code keys} answering the call's plan
      */
-    static KeySource of(KeySource keys, boolean keysFromRequest, boolean hasPlanArgument, Object planArgument,
+    public static KeySource of(KeySource keys, boolean keysFromRequest, boolean hasPlanArgument, Object planArgument,
                         List<Rule> rules, Supplier<KeySource> request) {
         if (hasPlanArgument) return keys.withPlan(planArgument == null ? null : planArgument.toString());
         if (keysFromRequest || !anyPlans(rules)) return keys;

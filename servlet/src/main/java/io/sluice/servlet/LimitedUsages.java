@@ -1,4 +1,4 @@
-package io.sluice.cdi;
+package io.sluice.servlet;
 
 import io.sluice.ConfigException;
 import io.sluice.rule.Rule;
@@ -14,12 +14,12 @@ import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 /**
- * The {@link Limited} annotations of an application as its CDI extension found them, and what is wrong with
- * them: shared by the portable {@link SluiceExtension} and the build-compatible {@link SluiceBuildExtension}, so
- * both report exactly the same deployment problems. Thread-safe.
+ * The {@code @Limited} annotations of an application as its container found them, and what is wrong with them:
+ * shared by CDI's portable and build-compatible extensions and by Spring's start-up check, so all report exactly
+ * the same deployment problems. Thread-safe.
  */
-final class LimitedUsages {
-    /** Parameter types a {@link LimitCost} may have, by name (as both CDI flavours spell them). */
+public final class LimitedUsages {
+    /** Parameter types a {@code @LimitCost} may have, by name (as both CDI flavours spell them). */
     private static final Set<String> COST_TYPES = Set.of("int", "long", "java.lang.Integer", "java.lang.Long");
 
     /** Where a {@code @Limited} stands ("com.x.Foo" or "com.x.Foo.bar") and the rules it names. */
@@ -35,17 +35,17 @@ final class LimitedUsages {
     private final List<String> problems = new ArrayList<>();
 
     /** A {@code @Limited} on {@code where} naming {@code names}. */
-    synchronized void limited(String where, List<String> names) {
+    public synchronized void limited(String where, List<String> names) {
         usages.add(new Usage(where, List.copyOf(names)));
     }
 
     /** The method {@code where} has {@code count} {@code @LimitKey} parameters. */
-    synchronized void limitKeys(String where, long count) {
+    public synchronized void limitKeys(String where, long count) {
         if (count > 1) problems.add("@LimitKey on " + count + " parameters of " + where + ": expected at most one");
     }
 
     /** Where each {@code @Limited} naming rules stands, and the rules it names: what a reload must keep. */
-    synchronized Map<String, List<String>> named() {
+    public synchronized Map<String, List<String>> named() {
         Map<String, List<String>> out = new LinkedHashMap<>();
         for (Usage u : usages) if (!u.names().isEmpty()) out.merge("@Limited on " + u.where(), u.names(), LimitedUsages::union);
         return out;
@@ -56,17 +56,17 @@ final class LimitedUsages {
     }
 
     /** The method {@code where}, limited by {@code names} (its own or its class's), has {@code count} {@code @LimitPlan}s. */
-    synchronized void limitPlans(String where, long count, List<String> names) {
+    public synchronized void limitPlans(String where, long count, List<String> names) {
         if (count == 0) return;
         if (count > 1) problems.add("@LimitPlan on " + count + " parameters of " + where + ": expected at most one");
         planUsages.add(new PlanUsage(where, count, List.copyOf(names)));
     }
 
     /**
-     * The method {@code where} has {@link LimitCost} on the parameters of these types (in order, as names such as
+     * The method {@code where} has {@code @LimitCost} on the parameters of these types (in order, as names such as
      * {@code int} or {@code java.lang.String}).
      */
-    synchronized void limitCosts(String where, List<String> types) {
+    public synchronized void limitCosts(String where, List<String> types) {
         if (types.size() > 1) {
             problems.add("@LimitCost on " + types.size() + " parameters of " + where + ": expected at most one");
         }
@@ -79,7 +79,7 @@ final class LimitedUsages {
     }
 
     /** Every deployment problem, given the rules the interceptor will use (only asked for if a rule is named). */
-    List<String> problems(Supplier<RuleSet> rulesSource) {
+    public List<String> problems(Supplier<RuleSet> rulesSource) {
         List<String> found;
         List<Usage> used;
         List<PlanUsage> planArguments;

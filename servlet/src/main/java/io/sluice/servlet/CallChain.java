@@ -1,4 +1,4 @@
-package io.sluice.cdi;
+package io.sluice.servlet;
 
 import io.sluice.rule.Rule;
 
@@ -8,19 +8,19 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The rules admitted for the {@code @Limited} calls running on this thread: a call made from inside another that
+ * The rules admitted for the {@code @Limited} calls (CDI's or Spring's) running on this thread: a call made from inside another that
  * applies the same rule is covered by the outer call's admission, so a rule counts once per call chain, as the filter
  * counts it once per request. A call made on another thread (a task the method hands to an executor) is a chain of its
  * own. Holds nothing on a thread once its outermost call has returned.
  */
-final class CallChain {
+public final class CallChain {
     private static final ThreadLocal<Set<String>> HELD = new ThreadLocal<>();
 
     private CallChain() {
     }
 
     /** The rules that no call in progress on this thread has been admitted by. */
-    static List<Rule> notHeld(List<Rule> rules) {
+    public static List<Rule> notHeld(List<Rule> rules) {
         Set<String> held = HELD.get();
         if (held == null) return rules;
         return rules.stream().filter(r -> !held.contains(r.name())).toList();
@@ -31,7 +31,7 @@ final class CallChain {
      *
      * @return closes the mark: call it when the method returns or throws, on this thread
      */
-    static Runnable enter(List<Rule> admitted) {
+    public static Runnable enter(List<Rule> admitted) {
         Set<String> held = HELD.get();
         if (held == null) {
             held = new HashSet<>();

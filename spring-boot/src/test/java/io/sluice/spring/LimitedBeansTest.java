@@ -1,0 +1,193 @@
+package io.sluice.spring;
+
+import io.sluice.LimitExceededException;
+import io.sluice.Sluice;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * {@link Limited} on Spring beans through Spring's own auto-proxying (no AspectJ), on an in-memory engine: exact
+ * counts, exemptions, keys, costs, permits held by a stage, one count per call chain, and every mistake failing the
+ * context's start. examples/spring-boot runs it on Redis over HTTP.
+ */
+class LimitedBeansTest {
+    private static final Map<String, String> RULES = Map.of(
+            "sluice.rules.exports.rate", "2/1h", "sluice.rules.exports.key", "global",
+            "sluice.rules.per-user.rate", "1/1h",
+            "sluice.rules.tokens.rate", "10/1h", "sluice.rules.tokens.key", "global",
+            "sluice.rules.renders.concurrency", "1", "sluice.rules.renders.key", "global");
+
+    private ApplicationContextRunner runner(Class<?>... beans) {
+        Sluice sluice = Sluice.builder().properties(RULES).inMemory().build();
+        ApplicationContextRunner r = new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, SluiceAutoConfiguration.class))
+                .withBean(Sluice.class, () -> sluice);
+        for (Class<?> b : beans) r = r.withBean(b);
+        return r;
+    }
+
+    @Limited("exports")
+    public static class Exports {
+        public String export() {
+            return "export";
+        }
+
+        @Limited({})
+        public String preview() {
+            return "preview";
+        }
+
+        @Limited("per-user")
+        public String exportFor(@LimitKey String user) {
+            return "export of " + user;
+        }
+
+        @Override
+        public String toString() {
+            return "Exports";
+        }
+    }
+
+    public static class Tokens {
+        @Limited("tokens")
+        public long spend(@LimitCost int tokens) {
+            return tokens;
+        }
+    }
+
+    public static class Renders {
+        @Limited("renders")
+        public CompletionStage<String> render(CompletableFuture<String> done) {
+            return done;
+        }
+    }
+
+    public static class Outer {
+        private final Exports exports;
+
+        public Outer(Exports exports) {
+            this.exports = exports;
+        }
+
+        @Limited("exports")
+        public String exportTwice() {
+            return exports.export() + exports.export();
+        }
+    }
+
+    @Test
+    void aClassLevelRuleCountsEachCallAndAMethodMayBeExempt() {
+        runner(Exports.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            Exports exports = context.getBean(Exports.class);
+            assertThat(exports.export()).isEqualTo("export");
+            assertThat(exports.export()).isEqualTo("export");
+            assertThatThrownBy(exports::export).isInstanceOf(LimitExceededException.class)
+                    .satisfies(e -> assertThat(((LimitExceededException) e).rule()).isEqualTo("exports"));
+            for (int i = 0; i < 5; i++) assertThat(exports.preview()).isEqualTo("preview");
+            assertThat(exports.toString()).isEqualTo("Exports");
+        });
+    }
+
+    @Test
+    void aLimitKeyParameterIsTheKeyAndALimitCostParameterTheCost() {
+        runner(Exports.class, Tokens.class).run(context -> {
+            Exports exports = context.getBean(Exports.class);
+            assertThat(exports.exportFor("alice")).isEqualTo("export of alice");
+            assertThat(exports.exportFor("bob")).isEqualTo("export of bob");
+            assertThatThrownBy(() -> exports.exportFor("alice")).isInstanceOf(LimitExceededException.class);
+            Tokens tokens = context.getBean(Tokens.class);
+            assertThat(tokens.spend(7)).isEqualTo(7);
+            assertThatThrownBy(() -> tokens.spend(4)).isInstanceOf(LimitExceededException.class);
+            assertThat(tokens.spend(3)).isEqualTo(3);
+            assertThatThrownBy(() -> tokens.spend(0)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("expected the permits the call takes, at least 1");
+        });
+    }
+
+    @Test
+    void aStageHoldsItsConcurrencyPermitUntilItCompletes() {
+        runner(Renders.class).run(context -> {
+            Renders renders = context.getBean(Renders.class);
+            CompletableFuture<String> first = new CompletableFuture<>();
+            assertThat(renders.render(first)).isSameAs(first);
+            assertThatThrownBy(() -> renders.render(new CompletableFuture<>())).isInstanceOf(LimitExceededException.class);
+            first.complete("done");
+            CompletableFuture<String> second = new CompletableFuture<>();
+            assertThat(renders.render(second)).isSameAs(second);
+            second.completeExceptionally(new IllegalStateException("render failed"));
+            CompletableFuture<String> third = new CompletableFuture<>();
+            assertThat(renders.render(third)).isSameAs(third);
+        });
+    }
+
+    @Test
+    void aCallInsideAnotherCallOfTheSameRuleCountsOnce() {
+        runner(Exports.class, Outer.class).run(context -> {
+            Outer outer = context.getBean(Outer.class);
+            // One count for the chain: the two inner calls are covered by the outer call's admission.
+            assertThat(outer.exportTwice()).isEqualTo("exportexport");
+            assertThat(outer.exportTwice()).isEqualTo("exportexport");
+            assertThatThrownBy(outer::exportTwice).isInstanceOf(LimitExceededException.class);
+        });
+    }
+
+    public static class Unknown {
+        @Limited("nope")
+        public void call() {
+        }
+    }
+
+    public static class TwoKeys {
+        @Limited("per-user")
+        public void call(@LimitKey String a, @LimitKey String b) {
+        }
+    }
+
+    public static class TextCost {
+        @Limited("tokens")
+        public void call(@LimitCost String cost) {
+        }
+    }
+
+    @Test
+    void everyMistakeFailsTheContextsStartNamingWhere() {
+        runner(Unknown.class, TwoKeys.class, TextCost.class).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).hasMessageContainingAll(
+                    "Sluice: 3 problem(s) with @Limited",
+                    "@Limited on " + Unknown.class.getName() + ".call names unknown rule 'nope'; rules are: "
+                            + "[exports, per-user, renders, tokens]",
+                    "@LimitKey on 2 parameters of " + TwoKeys.class.getName() + ".call: expected at most one",
+                    "@LimitCost on a parameter of type java.lang.String of " + TextCost.class.getName()
+                            + ".call: expected an int or long parameter");
+        });
+    }
+
+    @Test
+    void withoutAutoProxyingALimitedBeanFailsTheStartRatherThanGoUnlimited() {
+        runner(Exports.class).withPropertyValues("spring.aop.auto=false").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).hasMessageContaining("@Limited bean")
+                    .hasMessageContaining("is not behind a proxy, so its calls would not be limited");
+        });
+    }
+
+    @Test
+    void aReloadCannotRemoveARuleABeanNames() {
+        runner(Exports.class).run(context -> {
+            Sluice sluice = context.getBean(Sluice.class);
+            assertThatThrownBy(() -> sluice.reload(Map.of("sluice.rules.other.rate", "1/1h")))
+                    .hasMessageContaining("exports");
+        });
+    }
+}
