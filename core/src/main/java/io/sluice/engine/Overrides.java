@@ -20,7 +20,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
@@ -63,7 +62,9 @@ public final class Overrides {
     /** Reads of the backend in the order they started: an older one never replaces a newer one's table. */
     private final AtomicLong reads = new AtomicLong();
     private long applied; // guarded by this
-    private final AtomicBoolean polling = new AtomicBoolean();
+    private final Object pollLock = new Object();
+    /** The look at the backend in flight, null when none is. Guarded by pollLock. */
+    private CompletableFuture<Void> polling;
 
     /**
      * @param backend the store; without {@link Overriding}, no override can be set and none applies
@@ -78,7 +79,7 @@ public final class Overrides {
 
     /** Polls the backend's version on the engine's thread, when the backend keeps overrides. */
     void pollEvery(EngineScheduler scheduler) {
-        if (backend != null) scheduler.withFixedDelay(this::poll, 0, POLL_MILLIS);
+        if (backend != null) scheduler.withFixedDelay(this::scheduledPoll, 0, POLL_MILLIS);
     }
 
     /** Whether some key of the rule has an override in effect (requests of other rules look no further). */
@@ -131,21 +132,49 @@ public final class Overrides {
                 .thenCompose(removed -> refresh().thenApply(v -> removed));
     }
 
-    /** One look at the backend's version: the overrides are read again when it changed, or when one has ended. */
+    /**
+     * One look at the backend's version, begun after this call: the overrides are read again when it changed, or when
+     * one has ended. A look already in flight (begun before, maybe before the change the caller wants seen) is
+     * followed by this one.
+     */
     public CompletionStage<Void> poll() {
-        if (backend == null || !polling.compareAndSet(false, true)) return CompletableFuture.completedFuture(null);
-        CompletionStage<Void> done;
+        if (backend == null) return CompletableFuture.completedFuture(null);
+        CompletableFuture<Void> earlier;
+        synchronized (pollLock) {
+            earlier = polling;
+            if (earlier == null) return look();
+        }
+        return earlier.handle((v, e) -> null).thenCompose(v -> poll());
+    }
+
+    /** The scheduled look: skipped while one is in flight (a backend that does not answer never piles them up). */
+    private void scheduledPoll() {
+        synchronized (pollLock) {
+            if (polling != null) return;
+            look();
+        }
+    }
+
+    /** Starts a look; called with {@link #pollLock} held and no look in flight. */
+    private CompletableFuture<Void> look() {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        polling = done;
+        CompletionStage<Void> read;
         try {
-            done = backend.overridesVersion(prefix).thenCompose(v -> v != table.version() || anyEnded()
+            read = backend.overridesVersion(prefix).thenCompose(v -> v != table.version() || anyEnded()
                     ? refresh() : CompletableFuture.completedFuture(null));
         } catch (RuntimeException e) {
-            done = CompletableFuture.failedFuture(e);
+            read = CompletableFuture.failedFuture(e);
         }
-        return done.whenComplete((v, e) -> {
-            polling.set(false);
+        read.whenComplete((v, e) -> {
+            synchronized (pollLock) {
+                polling = null;
+            }
             // The overrides in effect stay until the backend answers again.
             if (e != null) log.warn("overrides", "Sluice could not read the overrides from the backend: " + e);
+            done.complete(null);
         });
+        return done;
     }
 
     /** After a reload: the overrides are parsed again against the new rules. */
