@@ -7,98 +7,51 @@ import io.sluice.testing.TestRedis;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
-import org.apache.catalina.Context;
-import org.apache.catalina.authenticator.BasicAuthenticator;
-import org.apache.catalina.connector.Connector;
-import org.apache.catalina.startup.Tomcat;
-import org.apache.tomcat.util.descriptor.web.FilterDef;
-import org.apache.tomcat.util.descriptor.web.FilterMap;
-import org.apache.tomcat.util.descriptor.web.LoginConfig;
-import org.apache.tomcat.util.descriptor.web.SecurityCollection;
-import org.apache.tomcat.util.descriptor.web.SecurityConstraint;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.util.Map;
 import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The admin servlet in a real Tomcat over HTTP, secured as docs/operations.md shows: a security constraint on its
- * mapping for the role {@code sluice-admin}, BASIC authentication, users in the container's realm. 401 without
+ * The admin servlet in a real container over HTTP, secured as docs/operations.md shows: a security constraint on its
+ * mapping for the role {@code sluice-admin}, BASIC authentication, users in the container's realm (user {@code ops}
+ * with the role, {@code dev} without). 401 without
  * credentials, 403 for a user without the role, 200 with it; an override set and cleared over HTTP changes what the
  * filter admits; hostile and bad input is a 400 (or 404, 405) with a clear message, never a 500.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class SluiceAdminServletTest {
-    private static final String ROLE = "sluice-admin";
-    private Tomcat tomcat;
+abstract class AdminServletContract {
+    static final String ROLE = "sluice-admin";
+    static final String ADMIN_PATH = "/admin/sluice/*";
     private int port;
 
+    /** A container with the filter on {@code /*} (these init-params), the admin servlet and the API, secured; its port. */
+    abstract int start(Map<String, String> filterParams) throws Exception;
+
+    abstract void stop() throws Exception;
+
     @BeforeAll
-    void start() throws Exception {
-        Path base = Files.createTempDirectory("sluice-admin");
-        tomcat = new Tomcat();
-        tomcat.setBaseDir(base.toString());
-        Connector connector = new Connector();
-        connector.setPort(0);
-        connector.setProperty("address", "127.0.0.1");
-        tomcat.getService().addConnector(connector);
-        tomcat.setConnector(connector);
-        tomcat.addUser("ops", "ops-secret");
-        tomcat.addRole("ops", ROLE);
-        tomcat.addUser("dev", "dev-secret");
-        tomcat.addRole("dev", "developer");
-        Context context = tomcat.addContext("", base.toString());
-
-        FilterDef def = new FilterDef();
-        def.setFilterName("sluice");
-        def.setFilter(new SluiceFilter());
-        def.addInitParameter("config", "classpath:sluice-admin.properties");
-        def.addInitParameter("sluice.redis.address", TestRedis.address());
-        def.addInitParameter("sluice.key-prefix", "admin-" + UUID.randomUUID().toString().substring(0, 8));
-        context.addFilterDef(def);
-        FilterMap map = new FilterMap();
-        map.setFilterName("sluice");
-        map.addURLPattern("/*");
-        context.addFilterMap(map);
-
-        Tomcat.addServlet(context, "api", new HttpServlet() {
-            @Override
-            protected void doGet(HttpServletRequest req, HttpServletResponse resp) {
-                resp.setStatus(200);
-            }
-        });
-        context.addServletMappingDecoded("/api/*", "api");
-        Tomcat.addServlet(context, "admin", new SluiceAdminServlet());
-        context.addServletMappingDecoded("/admin/sluice/*", "admin");
-
-        // What an application's web.xml says: <security-constraint> on the mapping, <login-config> BASIC, the role.
-        SecurityConstraint constraint = new SecurityConstraint();
-        constraint.addAuthRole(ROLE);
-        SecurityCollection collection = new SecurityCollection();
-        collection.addPattern("/admin/sluice/*");
-        constraint.addCollection(collection);
-        context.addConstraint(constraint);
-        context.addSecurityRole(ROLE);
-        LoginConfig login = new LoginConfig();
-        login.setAuthMethod("BASIC");
-        login.setRealmName("sluice-admin");
-        context.setLoginConfig(login);
-        context.getPipeline().addValve(new BasicAuthenticator());
-
-        tomcat.start();
-        port = connector.getLocalPort();
+    void startContainer() throws Exception {
+        port = start(Map.of("config", "classpath:sluice-admin.properties", "sluice.redis.address", TestRedis.address(),
+                "sluice.key-prefix", "admin-" + UUID.randomUUID().toString().substring(0, 8)));
     }
 
     @AfterAll
-    void stop() throws Exception {
-        tomcat.stop();
-        tomcat.destroy();
+    void stopContainer() throws Exception {
+        stop();
+    }
+
+    /** The application's API: 200 for every GET. */
+    static final class Api extends HttpServlet {
+        @Override
+        protected void doGet(HttpServletRequest req, HttpServletResponse resp) {
+            resp.setStatus(200);
+        }
     }
 
     private RequestSpecification anonymous() {
