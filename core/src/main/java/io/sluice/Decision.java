@@ -127,6 +127,24 @@ public record Decision(Rule rule, Kind kind, boolean allowed, long limit, long r
     }
 
     /**
+     * The backend could not answer in time and the rule's {@code on-backend-failure} is {@code local}: this server
+     * decided by its share of the limit, in memory. Its counts are this server's share, not the key's, so they are
+     * not advertised.
+     *
+     * @param rule       the rule
+     * @param kind       its rate or its concurrency
+     * @param limit      the rate's permits per window, or the concurrency limit (the rule's, not the share)
+     * @param allowed    whether the share admits the request
+     * @param retryAfter when a rejected request may be tried again; zero when allowed
+     * @param cost       permits the request asked of a rate rule (1 for concurrency)
+     * @return the decision
+     */
+    public static Decision failedLocal(Rule rule, Kind kind, long limit, boolean allowed, Duration retryAfter, long cost) {
+        return new Decision(rule, kind, allowed, limit, 0, Duration.ZERO, allowed ? Duration.ZERO : retryAfter,
+                Outcome.FAILED_LOCAL, cost, false);
+    }
+
+    /**
      * The key could not be resolved and the rule's {@code on-missing-key} is {@code deny}.
      *
      * @param rule       the rule
@@ -146,7 +164,12 @@ public record Decision(Rule rule, Kind kind, boolean allowed, long limit, long r
         /** The backend did not answer in time; the rule's {@code on-backend-failure} decided. */
         BACKEND_FAILURE,
         /** The key could not be resolved and the rule's {@code on-missing-key} is {@code deny}. */
-        MISSING_KEY
+        MISSING_KEY,
+        /**
+         * The backend did not answer in time; the rule's {@code on-backend-failure} is {@code local}, and this server
+         * decided by its share of the limit ({@code failed_local}).
+         */
+        FAILED_LOCAL
     }
 
     /** {@return the rule's name} */

@@ -11,7 +11,8 @@ import java.util.Locale;
  *
  * @param rule       the rule's name
  * @param type       whether its rate or its concurrency decided
- * @param result     what the request was told, as the meter {@code sluice.requests} tags it
+ * @param result     how it was decided, as the meter {@code sluice.requests} tags it
+ * @param rejected   whether this decision rejected the request (a dry-run rule's never does)
  * @param cost       permits asked (1 for concurrency)
  * @param limit      the limit the request was judged by (its plan's, when it has one)
  * @param remaining  permits left after the decision (free permits, for concurrency); 0 when Redis did not answer
@@ -19,10 +20,10 @@ import java.util.Locale;
  * @param time       when it was decided, on the engine's clock
  * @param keyHash    the key's hash (16 bytes of SHA-256, base64url); null when the key could not be resolved
  */
-public record DecisionEvent(String rule, Decision.Kind type, Result result, long cost, long limit, long remaining,
-                            Duration retryAfter, Instant time, String keyHash) {
+public record DecisionEvent(String rule, Decision.Kind type, Result result, boolean rejected, long cost, long limit,
+                            long remaining, Duration retryAfter, Instant time, String keyHash) {
 
-    /** What a decision told its request. */
+    /** How a decision was made, and what it told its request. */
     public enum Result {
         /** Admitted by the rule's limit. */
         ALLOWED,
@@ -33,23 +34,21 @@ public record DecisionEvent(String rule, Decision.Kind type, Result result, long
         /** Redis could not decide in time; {@code on-backend-failure=allow} admitted it. */
         FAILED_OPEN,
         /** Redis could not decide in time; {@code on-backend-failure=deny} rejected it. */
-        FAILED_CLOSED;
+        FAILED_CLOSED,
+        /** Redis could not decide in time; this server's share of the limit decided ({@code on-backend-failure=local}). */
+        FAILED_LOCAL;
 
         /** {@return the name as meters and JSON spell it, such as {@code dry_run_rejected}} */
         public String tag() {
             return name().toLowerCase(Locale.ROOT);
         }
 
-        /** {@return what {@code decision} told its request} */
+        /** {@return how {@code decision} was made} */
         public static Result of(Decision decision) {
+            if (decision.outcome() == Decision.Outcome.FAILED_LOCAL) return FAILED_LOCAL;
             if (decision.outcome() == Decision.Outcome.BACKEND_FAILURE) return decision.allowed() ? FAILED_OPEN : FAILED_CLOSED;
             if (decision.allowed()) return ALLOWED;
             return decision.rule().dryRun() ? DRY_RUN_REJECTED : REJECTED;
         }
-    }
-
-    /** {@return whether the request was rejected by this decision} */
-    public boolean rejected() {
-        return result == Result.REJECTED || result == Result.FAILED_CLOSED;
     }
 }

@@ -41,6 +41,16 @@ final class ForwardingKeySource implements KeySource {
     }
 
     @Override
+    public boolean applies(Rule rule) {
+        return base.applies(rule);
+    }
+
+    @Override
+    public boolean exempt(Rule rule) {
+        return base.exempt(rule);
+    }
+
+    @Override
     public String planFor(Rule rule) {
         return ownPlan ? plan : base.planFor(rule);
     }

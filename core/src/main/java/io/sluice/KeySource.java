@@ -6,7 +6,9 @@ import io.sluice.rule.Rule;
 /**
  * What the engine needs to know of one request or call, per rule: the key value (resolved from a request by
  * the rule's {@code key} ({@link Sluice#keysOf}), or one value for every rule ({@link #fixed}, as
- * {@code @LimitKey})), the cost a rate rule charges it, and the plan it is on.
+ * {@code @LimitKey})), the cost a rate rule charges it, the plan it is on, and whether the rule applies to it at all
+ * ({@code when}) or leaves it alone ({@code exempt}). A source that knows nothing of users and roles (such as
+ * {@link #fixed}) is subject to every rule it is admitted under.
  */
 @FunctionalInterface
 public interface KeySource {
@@ -38,6 +40,28 @@ public interface KeySource {
      */
     default String planFor(Rule rule) {
         return null;
+    }
+
+    /**
+     * Whether the rule applies to this request or call at all (its {@code when}): a rule that does not is as a rule
+     * whose paths do not match, with no decision and no headers.
+     *
+     * @param rule a rule whose paths match the request, or that the call names
+     * @return whether the rule applies; true unless the source knows better
+     */
+    default boolean applies(Rule rule) {
+        return true;
+    }
+
+    /**
+     * Whether the request or call is exempt from the rule (its {@code exempt}): not counted, no headers, reported as
+     * exempt.
+     *
+     * @param rule a rule that applies to the request or call
+     * @return whether the rule leaves it alone; false unless the source knows better
+     */
+    default boolean exempt(Rule rule) {
+        return false;
     }
 
     /**

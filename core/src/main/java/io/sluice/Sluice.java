@@ -194,7 +194,8 @@ public final class Sluice implements AutoCloseable {
 
     /**
      * Key values of a request, resolved by each rule's {@code key}; a rate rule's cost from its {@code costs}
-     * for the request's {@link RequestView#path() path}; the plan from a rule's {@code plan}.
+     * for the request's {@link RequestView#path() path}; the plan from a rule's {@code plan}; whether each rule
+     * applies to the request ({@code when}) and whether it exempts it ({@code exempt}).
      *
      * @param request the request, as an adapter sees it
      * @return the key, cost and plan of each rule for this request
@@ -205,7 +206,9 @@ public final class Sluice implements AutoCloseable {
 
     /**
      * Decides a request under the given rules (in name order). The returned admission must be closed when
-     * the request ends, rejected or not. The stage never completes exceptionally for backend failures.
+     * the request ends, rejected or not. The stage never completes exceptionally for backend failures. A rule the
+     * key source says does not apply ({@link KeySource#applies}) or exempts the request ({@link KeySource#exempt})
+     * makes no decision and costs no backend call.
      *
      * @param applicable the rules that apply, in name order
      * @param keys       the key value of each rule
@@ -269,6 +272,41 @@ public final class Sluice implements AutoCloseable {
      */
     public AutoCloseable listen(DecisionListener listener) {
         return engine.listen(Objects.requireNonNull(listener, "listener"));
+    }
+
+    /**
+     * What a request of one key would see now under a rule, found without taking anything: the rate's limit,
+     * remaining and reset (as the next request's rate headers would count them before it takes its permits), the
+     * concurrency's limit and requests in flight on every server, and the time the key's {@code block} has left. The
+     * limits are the rule's own, not a plan's. The key value is never logged.
+     *
+     * @param rule the rule's name
+     * @param key  the key value as a request resolves it ({@code alice}, {@code 203.0.113.7}; for a combined key such
+     *             as {@code user+ip}, each part as {@code <length>:<value>;}, e.g. {@code 5:alice;11:203.0.113.7;});
+     *             ignored for a {@code global} rule
+     * @return the usage, or a stage failed by the backend
+     * @throws IllegalArgumentException when no rule has that name, or the key is empty
+     * @throws UnsupportedOperationException when the backend cannot look keys up
+     */
+    public CompletionStage<Usage> usage(String rule, String key) {
+        return engine.controls().usage(Objects.requireNonNull(rule, "rule"), key);
+    }
+
+    /**
+     * Forgets a key's rate usage and its {@code block} under a rule, on every server: its next request finds the full
+     * rate limit. Concurrency permits held by requests in flight stay held (they are released as those requests end),
+     * so no more than the limit ever run. This server forgets what its shield knew of the key at once; other servers
+     * within a second for a rule with a {@code block}, else when what they last heard says a permit frees. The key
+     * value is never logged.
+     *
+     * @param rule the rule's name
+     * @param key  the key value, as for {@link #usage}
+     * @return completes once the backend has forgotten the key
+     * @throws IllegalArgumentException when no rule has that name, or the key is empty
+     * @throws UnsupportedOperationException when the backend cannot reset keys
+     */
+    public CompletionStage<Void> reset(String rule, String key) {
+        return engine.controls().reset(Objects.requireNonNull(rule, "rule"), key);
     }
 
     /** The engine behind this facade (for tests: {@code io.sluice.engine.EngineProbe} looks inside). */

@@ -52,9 +52,9 @@ class DecisionListenerTest {
             for (int i = 0; i < 3; i++) admit(s, "203.0.113.7");
             String hash = KeyResolver.hash("203.0.113.7");
             Instant now = Instant.ofEpochMilli(1_000_000);
-            assertThat(next(heard)).isEqualTo(new DecisionEvent("login", Decision.Kind.RATE, DecisionEvent.Result.ALLOWED,
+            assertThat(next(heard)).isEqualTo(new DecisionEvent("login", Decision.Kind.RATE, DecisionEvent.Result.ALLOWED, false,
                     1, 2, 1, Duration.ZERO, now, hash));
-            assertThat(next(heard)).isEqualTo(new DecisionEvent("login", Decision.Kind.RATE, DecisionEvent.Result.ALLOWED,
+            assertThat(next(heard)).isEqualTo(new DecisionEvent("login", Decision.Kind.RATE, DecisionEvent.Result.ALLOWED, false,
                     1, 2, 0, Duration.ZERO, now, hash));
             DecisionEvent rejected = next(heard);
             assertThat(rejected.result()).isEqualTo(DecisionEvent.Result.REJECTED);

@@ -23,6 +23,11 @@ record EngineScenario(long seed, int engines, Map<String, String> rules, List<Ma
     static final String PATH = "/api/item";
     static final String BIG = "/api/big";
     static final List<String> KEYS = List.of("alice", "bob");
+    /**
+     * Every caller a run may draw ({@link io.sluice.model.EngineModel#userOf}): the users of {@link #KEYS}, a user named
+     * as an address, and anonymous callers from two addresses (one of them the users' own).
+     */
+    static final List<String> CALLERS = List.of("alice", "bob", "10.0.0.1", "anonymous@10.0.0.1", "anonymous@10.0.0.2");
     static final String WAIT = "30s";
     /** Longer than any run's time: a permit held by a request that runs never expires (renewals run on real time). */
     static final String LEASE = "1d";
@@ -130,7 +135,11 @@ record EngineScenario(long seed, int engines, Map<String, String> rules, List<Ma
     static EngineScenario draw(long seed, int length, boolean faults) {
         SplittableRandom random = new SplittableRandom(seed);
         Theme theme = Theme.values()[(int) Math.floorMod(seed, (long) Theme.values().length)];
-        Map<String, String> rules = RuleDraw.valid(random, theme);
+        Map<String, String> rules = RuleDraw.withLocalFailure(RuleDraw.valid(random, theme), seed);
+        // Its own stream, so that a seed that draws no audience draws exactly what it drew before audiences existed.
+        SplittableRandom audience = new SplittableRandom(seed * AudienceDraw.SALT);
+        boolean audiences = AudienceDraw.draw(audience, rules);
+        RuleDraw.blocks(rules, new SplittableRandom(seed ^ RuleDraw.BLOCK_SALT));
         List<Map<String, String>> reloads = new ArrayList<>();
         for (int i = 0, n = random.nextInt(3); i < n; i++) RuleDraw.reloaded(random, rules).ifPresent(reloads::add);
         int engines = theme == Theme.SEVERAL_ENGINES || random.nextInt(4) == 0 ? 3 : 1;
@@ -158,6 +167,7 @@ record EngineScenario(long seed, int engines, Map<String, String> rules, List<Ma
                 // A burst: several requests of one key at one instant, as in the over-admissions.
                 int burst = random.nextInt(5) == 0 ? 5 + random.nextInt(20) : 1;
                 String key = KEYS.get(random.nextInt(KEYS.size()));
+                if (audiences) key = AudienceDraw.caller(audience, key);
                 int engine = random.nextInt(engines);
                 for (int i = 0; i < burst; i++) {
                     String plan = plans ? plan(random) : null;
@@ -188,11 +198,47 @@ record EngineScenario(long seed, int engines, Map<String, String> rules, List<Ma
         return Math.max(1, Math.round(period * fractions[random.nextInt(fractions.length)]));
     }
 
+    /**
+     * Who a request is: some rules keyed {@code user|ip}, applied {@code when} anonymous or authenticated, or exempting
+     * a user or an address, and callers anonymous or named as an address ({@link #CALLERS}). A third of the seeds.
+     */
+    static final class AudienceDraw {
+        static final long SALT = 0x9E3779B97F4A7C15L;
+
+        private AudienceDraw() {
+        }
+
+        /** Changes some rules of {@code rules}; whether the seed draws audiences at all. */
+        static boolean draw(SplittableRandom random, Map<String, String> rules) {
+            if (random.nextInt(3) != 0) return false;
+            List<String> names = rules.keySet().stream().filter(k -> k.endsWith(".paths"))
+                    .map(k -> k.substring(0, k.length() - ".paths".length())).toList();
+            for (String base : names) {
+                String key = rules.get(base + ".key");
+                if ("user".equals(key) && random.nextInt(3) > 0) rules.put(base + ".key", "user|ip");
+                int when = random.nextInt(5);
+                if (when == 0) rules.put(base + ".when", "authenticated");
+                if (when == 1 && !"user".equals(rules.get(base + ".key"))) rules.put(base + ".when", "anonymous");
+                if (random.nextInt(2) == 0) rules.put(base + ".exempt", RuleDraw.pick(random, "user:bob", "ip:10.0.0.2", "user:bob, ip:10.0.0.2"));
+            }
+            if (!RuleDraw.parses(rules)) throw new IllegalStateException("an audience the parser refuses: " + rules);
+            return true;
+        }
+
+        /** Half the requests of an audience seed come from a caller other than the drawn user. */
+        static String caller(SplittableRandom random, String user) {
+            return random.nextBoolean() ? user : CALLERS.get(2 + random.nextInt(CALLERS.size() - 2));
+        }
+    }
+
     /** What a seed stresses most (its number modulo the themes), so that a handful of seeds covers every feature. */
     enum Theme { ANY, PREFETCH, ELASTIC, CONCURRENCY_PLANS, SEVERAL_RATE_RULES, SEVERAL_ENGINES }
 
     /** Rule sets as properties, kept only when the real parser accepts them. */
     static final class RuleDraw {
+        /** Seeds the stream {@link #withLocalFailure} draws from. */
+        private static final long LOCAL_STREAM = 0x10CA1L;
+
         private RuleDraw() {
         }
 
@@ -202,6 +248,24 @@ record EngineScenario(long seed, int engines, Map<String, String> rules, List<Ma
                 if (parses(p)) return p;
                 if (attempt > 1000) throw new IllegalStateException("no valid rule set drawn: " + p);
             }
+        }
+
+        /**
+         * Some rules decide by this server's share while Redis cannot answer ({@code on-backend-failure=local}; the
+         * others follow the run's global policy). Drawn from a stream of its own, so that every seed draws the same
+         * rules, requests and faults as before this property existed.
+         */
+        static Map<String, String> withLocalFailure(Map<String, String> rules, long seed) {
+            SplittableRandom local = new SplittableRandom(seed ^ LOCAL_STREAM);
+            Map<String, String> p = new TreeMap<>(rules);
+            for (String k : rules.keySet()) {
+                boolean limits = k.matches("sluice\\.rules\\.[^.]+\\.(rate|concurrency)");
+                String base = k.substring(0, k.lastIndexOf('.') + 1);
+                if (limits && !p.containsKey(base + "on-backend-failure") && local.nextInt(3) == 0) {
+                    p.put(base + "on-backend-failure", "local");
+                }
+            }
+            return parses(p) ? p : rules;
         }
 
         static boolean parses(Map<String, String> p) {
@@ -291,6 +355,24 @@ record EngineScenario(long seed, int engines, Map<String, String> rules, List<Ma
                 if (random.nextBoolean()) p.put(base + "plans.vip.rate", "unlimited");
             }
             return elastic;
+        }
+
+        /** The block draws' own random numbers, so that a seed's other draws stay what they were before blocks. */
+        static final long BLOCK_SALT = 0x5EEDB10CL;
+
+        /**
+         * {@code block} on some of the rate rules that may have one (not prefetching, not elastic, not the capacity
+         * rule, which only elastic borrowing decides), kept only when the parser still accepts the rules.
+         */
+        static void blocks(Map<String, String> p, SplittableRandom random) {
+            Map<String, String> with = new TreeMap<>(p);
+            for (String k : p.keySet()) {
+                if (!k.matches("sluice\\.rules\\.r\\d+\\.rate")) continue;
+                String base = k.substring(0, k.length() - "rate".length());
+                if (p.containsKey(base + "prefetch") || "elastic".equals(p.get(base + "throttling"))) continue;
+                if (random.nextInt(4) == 0) with.put(base + "block", pick(random, "1s", "10s", "1m", "15m"));
+            }
+            if (parses(with)) p.putAll(with);
         }
 
         private static void concurrencyRule(Map<String, String> p, String name, SplittableRandom random, Theme theme) {

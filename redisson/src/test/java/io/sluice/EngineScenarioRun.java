@@ -10,7 +10,7 @@ import io.sluice.EngineScenario.Request;
 import io.sluice.EngineScenario.Restart;
 import io.sluice.EngineScenario.SetOverride;
 import io.sluice.EngineScenario.Step;
-import io.sluice.key.KeyResolver;
+import io.sluice.key.RequestView;
 import io.sluice.model.ConcurrencyModel;
 import io.sluice.model.EngineModel;
 import io.sluice.model.WindowBounds;
@@ -19,6 +19,8 @@ import io.sluice.rule.Durations;
 import io.sluice.rule.PlanLimits;
 import io.sluice.rule.Rate;
 import io.sluice.rule.Rule;
+import io.sluice.rule.Plans;
+import io.sluice.rule.Throttling;
 import io.sluice.rule.RuleParser;
 import io.sluice.spi.Algorithm;
 import io.sluice.testing.MutableClock;
@@ -67,6 +69,8 @@ final class EngineScenarioRun implements AutoCloseable {
 
     /** The deadline of a decision in runs with faults (on the injected ticker). */
     private static final Duration FAULT_DEADLINE = Duration.ofMillis(500);
+    /** How long (real time) a freeze's requests get to answer once their deadlines have passed on the clock. */
+    private static final long DEADLINE_ROUND_MILLIS = 2_000;
     /** What the contract allows for what Redis did after Sluice stopped waiting to be undone (real time). */
     private static final long RECOVERY_MILLIS = 1_000;
 
@@ -184,7 +188,7 @@ final class EngineScenarioRun implements AutoCloseable {
         long now = clock.millis();
         EngineModel.Verdict expected = model.request(r.id(), r.key(), r.plan(), r.path(), now);
         List<Rule> applicable = model.applicable(r.path());
-        CompletableFuture<Admission> future = engine.admit(engineRules(engine, applicable), keysOf(r)).toCompletableFuture();
+        CompletableFuture<Admission> future = engine.admit(engineRules(engine, applicable), keysOf(engine, r)).toCompletableFuture();
         Admission a;
         try {
             a = expected.outcome() == EngineModel.Outcome.WAITING
@@ -198,6 +202,7 @@ final class EngineScenarioRun implements AutoCloseable {
         }
         if (scenario.exact() && !stateLost) {
             Failure f = compare(r, expected, a);
+            if (f == null) f = compareUsage(r);
             if (f != null) return f;
         }
         if (a == null) {
@@ -212,24 +217,50 @@ final class EngineScenarioRun implements AutoCloseable {
         return settle(r, now, a);
     }
 
-    /** The request's key for every rule ({@code global} rules stay global), its path's cost and its plan. */
-    private static KeySource keysOf(Request r) {
-        return new KeySource() {
-            @Override
-            public String keyFor(Rule rule) {
-                return rule.key().global() ? KeyResolver.GLOBAL : r.key();
-            }
+    /**
+     * The request as the engine resolves it, from what a container would show of it: the caller's user and address,
+     * its plan header and its path (so each rule's key, alternatives included, its cost, plan, when and exempt).
+     */
+    private static KeySource keysOf(Sluice engine, Request r) {
+        return engine.keysOf(new CallerRequest(r));
+    }
 
-            @Override
-            public long costFor(Rule rule) {
-                return rule.ratePolicy().costFor(r.path());
-            }
+    /** A request of a scenario as a container shows it: {@link EngineModel#userOf}, {@link EngineModel#addressOf}. */
+    private record CallerRequest(Request r) implements RequestView {
+        @Override
+        public String remoteAddress() {
+            return EngineModel.addressOf(r.key());
+        }
 
-            @Override
-            public String planFor(Rule rule) {
-                return r.plan();
-            }
-        };
+        @Override
+        public List<String> headers(String name) {
+            return name.equalsIgnoreCase("X-Plan") && r.plan() != null ? List.of(r.plan()) : List.of();
+        }
+
+        @Override
+        public String queryString() {
+            return null;
+        }
+
+        @Override
+        public String cookie(String name) {
+            return null;
+        }
+
+        @Override
+        public String userName() {
+            return EngineModel.userOf(r.key());
+        }
+
+        @Override
+        public String sessionId() {
+            return null;
+        }
+
+        @Override
+        public String path() {
+            return r.path();
+        }
     }
 
     /**
@@ -258,9 +289,9 @@ final class EngineScenarioRun implements AutoCloseable {
         for (Sluice engine : engines) {
             for (Rule rule : engine.rules().all()) {
                 if (!rule.limitsRate() || !rule.ratePolicy().prefetches()) continue;
-                for (String key : EngineScenario.KEYS) {
-                    String raw = rule.key().global() ? KeyResolver.GLOBAL : key;
-                    EngineProbe.settled(engine.engine(), rule, raw).join();
+                for (String caller : EngineScenario.CALLERS) {
+                    String raw = EngineModel.keyOf(rule, caller);
+                    if (raw != null) EngineProbe.settled(engine.engine(), rule, raw).join();
                 }
             }
         }
@@ -280,14 +311,18 @@ final class EngineScenarioRun implements AutoCloseable {
         List<Request> asked = new ArrayList<>();
         List<CompletableFuture<Admission>> during = new ArrayList<>();
         long at = clock.millis();
+        int divisor = announced();
+        Map<String, Long> shares = new HashMap<>();
         faults.freeze();
         try {
             for (int i = 0; i < f.requests(); i++) {
                 Request r = new Request(frozenIds--, 0, EngineScenario.KEYS.get(i % EngineScenario.KEYS.size()), null, EngineScenario.PATH);
                 asked.add(r);
-                during.add(engines.get(0).admit(engineRules(engines.get(0), applicable), keysOf(r)).toCompletableFuture());
+                during.add(engines.get(0).admit(engineRules(engines.get(0), applicable), keysOf(engines.get(0), r)).toCompletableFuture());
             }
-            clock.advance(FAULT_DEADLINE.plusMillis(longestWait + 1));
+            // A rule with a rate and a concurrency makes two calls.
+            passDeadlines(during, 2 * applicable.size(), longestWait);
+            long spanned = clock.millis() - at;
             for (int i = 0; i < during.size(); i++) {
                 Admission a;
                 try {
@@ -296,8 +331,13 @@ final class EngineScenarioRun implements AutoCloseable {
                     return new Failure("fault", step, "a request while Redis was frozen had no answer in " + ANSWER_SECONDS + " s");
                 }
                 if (!a.allowed()) continue;
-                // Admitted without Redis (a prefetched stock): a request the model must admit too, at the time it came.
                 Request r = asked.get(i);
+                if (decidedLocally(a)) {
+                    Failure beyond = withinShare(r, a, shares, divisor, spanned);
+                    if (beyond != null) return beyond;
+                    continue;
+                }
+                // Admitted without Redis (a prefetched stock): a request the model must admit too, at the time it came.
                 EngineModel.Verdict v = model.request(r.id(), r.key(), r.plan(), r.path(), at);
                 if (v.outcome() != EngineModel.Outcome.ADMITTED && !stateLost) {
                     a.close();
@@ -313,6 +353,81 @@ final class EngineScenarioRun implements AutoCloseable {
         clock.advance(Duration.ofMillis(EngineProbe.CIRCUIT_COOL_DOWN_MILLIS + 1));
         Thread.sleep(RECOVERY_MILLIS);
         return permitsBack();
+    }
+
+    /**
+     * Moves the clock past the deadline (and the longest wait) of the frozen calls, once per call a request may still
+     * make: a rule that admits by its share ({@code local}) passes the request on to the next rule's call,
+     * whose deadline starts then. Stops as soon as every request has its answer.
+     */
+    private void passDeadlines(List<CompletableFuture<Admission>> during, int calls, long longestWait) throws Exception {
+        CompletableFuture<Void> all = CompletableFuture.allOf(during.toArray(CompletableFuture<?>[]::new));
+        for (int round = 0; round < calls && !all.isDone(); round++) {
+            clock.advance(FAULT_DEADLINE.plusMillis(longestWait + 1));
+            try {
+                all.get(DEADLINE_ROUND_MILLIS, TimeUnit.MILLISECONDS);
+            } catch (TimeoutException nextRuleCalled) {
+                // A request went on to another rule's call: its deadline needs the clock moved again.
+            }
+        }
+    }
+
+    /**
+     * Every engine announced to Redis after the others, so that each divides by the number of engines while Redis is
+     * frozen ({@code on-backend-failure=local}); the divisor of engine 0, which the freeze's requests go to.
+     */
+    private int announced() throws Exception {
+        for (int round = 0; round < 2; round++) {
+            for (Sluice e : engines) EngineProbe.announce(e.engine()).get(ANSWER_SECONDS, TimeUnit.SECONDS);
+        }
+        return EngineProbe.localDivisor(engines.get(0).engine());
+    }
+
+    private static boolean decidedLocally(Admission a) {
+        return a.decisions().stream().anyMatch(d -> d.outcome() == Decision.Outcome.FAILED_LOCAL);
+    }
+
+    /**
+     * A request this server's share admitted while Redis was frozen ({@code local}): no rule's permits of one key above
+     * its share (its capacity divided by the engines' divisor, at least 1; a rate's share once more for each of its
+     * periods the freeze's decisions spanned; a concurrency's share in flight, all of them held until here). Redis kept
+     * nothing of it, so the model is not told; a request that also took permits Redis counts (a prefetched stock) ends
+     * the exact comparison, as lost state does. The request ends here.
+     */
+    private Failure withinShare(Request r, Admission a, Map<String, Long> shares, int divisor, long spannedMillis) {
+        try {
+            for (Decision d : a.decisions()) {
+                if (d.outcome() != Decision.Outcome.FAILED_LOCAL) {
+                    if (!stateLost) {
+                        stateLost = true;
+                        model.stateLost();
+                        bounds.newEpoch();
+                    }
+                    continue;
+                }
+                Rule rule = d.rule();
+                long bound;
+                if (d.kind() == Decision.Kind.CONCURRENCY) {
+                    bound = Math.max(1, rule.concurrency() / divisor);
+                } else {
+                    long permits = rule.rate().orElseThrow().permits();
+                    var policy = rule.ratePolicy();
+                    long capacity = Math.max(policy.burstFor(permits), policy.throttling() == Throttling.ELASTIC
+                            ? permits : policy.effectiveLimit(permits));
+                    long periods = 1 + (spannedMillis + rule.rate().get().period().toMillis() - 1) / rule.rate().get().period().toMillis();
+                    bound = Math.max(1, capacity / divisor) * periods;
+                }
+                String counter = d.kind() + " " + rule.name() + "|" + r.key();
+                long taken = shares.merge(counter, d.kind() == Decision.Kind.RATE ? d.cost() : 1, Long::sum);
+                if (taken > bound) {
+                    return new Failure("fault", step, r + ": " + counter + " admitted " + taken + " while Redis was frozen, above"
+                            + " this server's share " + bound + " (divisor " + divisor + ")");
+                }
+            }
+            return null;
+        } finally {
+            a.close();
+        }
     }
 
     /** Every concurrency permit not held by a request the model has in flight is free (rules without plans). */
@@ -345,6 +460,30 @@ final class EngineScenarioRun implements AutoCloseable {
     }
 
     /** Exactly the model's decisions: the outcome, the rule that rejected, each rate rule's decision and Remaining. */
+    /**
+     * {@code Sluice.usage} of the request's key beside the model's, for every rate rule it applies to whose usage the
+     * model knows exactly: not prefetching (this server's stock is out of Redis), not elastic, without plans (a key on
+     * a plan is counted against the plan's limit), and while no request waits (a waiter's rate permits are given back
+     * when its wait ends, which the model does not do yet).
+     */
+    private Failure compareUsage(Request r) throws Exception {
+        if (!pending.isEmpty()) return null;
+        Sluice engine = engines.get(r.engine());
+        long now = clock.millis();
+        for (Rule rule : model.applicable(r.path())) {
+            if (!rule.limitsRate() || rule.ratePolicy().prefetches() || rule.ratePolicy().throttling() == Throttling.ELASTIC
+                    || !rule.plans().equals(Plans.NONE)) continue;
+            Usage u = engine.usage(rule.name(), r.key()).toCompletableFuture().get(ANSWER_SECONDS, TimeUnit.SECONDS);
+            EngineModel.KeyUsage want = model.usage(rule, r.key(), now);
+            if (u.rate().orElseThrow().remaining() != want.remaining() || u.blocked().toMillis() != want.blockedMillis()) {
+                return new Failure("usage", step, r + " at " + now + " ms: usage of " + rule.name() + " says remaining "
+                        + u.rate().orElseThrow().remaining() + ", blocked " + u.blocked().toMillis() + " ms; the model "
+                        + want.remaining() + ", " + want.blockedMillis() + " ms");
+            }
+        }
+        return null;
+    }
+
     private Failure compare(Request r, EngineModel.Verdict expected, Admission a) {
         String actual;
         if (a == null) actual = "WAITING";
@@ -381,9 +520,9 @@ final class EngineScenarioRun implements AutoCloseable {
 
     private Optional<Limited> concurrency(Request r) {
         for (Rule rule : model.applicable(r.path())) {
-            if (!rule.limitsConcurrency()) continue;
-            Rule limits = model.limitsOf(rule, r.key(), r.plan(), false, clock.millis());
             String key = EngineModel.keyOf(rule, r.key());
+            if (!rule.limitsConcurrency() || key == null) continue;
+            Rule limits = model.limitsOf(rule, r.key(), r.plan(), false, clock.millis());
             // A waiter stays judged by the limit it started waiting under, though an override exempts its key since.
             Integer waitedUnder = model.concurrency(rule.name(), key).waiting().get(r.id());
             if (limits == null && waitedUnder == null) continue;

@@ -3,21 +3,25 @@ package io.sluice.cdi;
 import io.sluice.key.RequestView;
 
 import java.util.List;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
  * A call as key resolution sees it: the current HTTP request, looked up only when a rule's key needs it,
- * and the caller principal. Confined to one call.
+ * and the caller principal and roles. Confined to one call.
  */
 final class CallView implements RequestView {
     private final Supplier<String> principal;
     private final Supplier<RequestView> http;
+    private final Predicate<String> callerRoles;
     private RequestView request;
     private boolean looked;
 
-    CallView(Supplier<String> principal, Supplier<RequestView> http) {
+    /** {@code callerRoles}: the caller's roles outside an HTTP request (Jakarta Security's, when present). */
+    CallView(Supplier<String> principal, Supplier<RequestView> http, Predicate<String> callerRoles) {
         this.principal = principal;
         this.http = http;
+        this.callerRoles = callerRoles;
     }
 
     private RequestView request() {
@@ -69,5 +73,18 @@ final class CallView implements RequestView {
     public String attribute(String name) {
         RequestView r = request();
         return r == null ? null : r.attribute(name);
+    }
+
+    /** The current HTTP request's roles; outside a request, the caller's ({@code SecurityContext}'s). */
+    @Override
+    public boolean isUserInRole(String role) {
+        RequestView r = request();
+        return r != null ? r.isUserInRole(role) : callerRoles.test(role);
+    }
+
+    @Override
+    public boolean attributeIsTrue(String name) {
+        RequestView r = request();
+        return r != null && r.attributeIsTrue(name);
     }
 }

@@ -57,6 +57,7 @@ public class LimitedInterceptor implements Serializable {
      */
     private static final Map<MethodKey, LimitedMethod> METHODS = new ConcurrentHashMap<>();
     private static final boolean SERVLET_PRESENT = Classes.present("jakarta.servlet.http.HttpServletRequest");
+    private static final boolean SECURITY_PRESENT = Classes.present("jakarta.security.enterprise.SecurityContext");
 
     /** The application's engine: {@link SluiceProducer}'s, or an enabled alternative. */
     @Inject
@@ -96,10 +97,11 @@ public class LimitedInterceptor implements Serializable {
         rules = CallChain.notHeld(rules);
         if (rules.isEmpty()) return ctx.proceed();
         KeySource keys = method.keyIndex >= 0 ? KeySource.fixed(text(ctx.getParameters()[method.keyIndex]))
-                : s.keysOf(new CallView(this::userName, this::httpRequest));
+                : s.keysOf(new CallView(this::userName, this::httpRequest, this::callerInRole));
         keys = CallPlanSource.of(keys, method.keyIndex < 0, method.planIndex >= 0,
                 method.planIndex >= 0 ? ctx.getParameters()[method.planIndex] : null, rules,
-                () -> s.keysOf(new CallView(this::userName, this::httpRequest)));
+                () -> s.keysOf(new CallView(this::userName, this::httpRequest, this::callerInRole)));
+        keys = CallAudience.of(keys, method.keyIndex < 0, rules, () -> s.keysOf(new CallView(this::userName, this::httpRequest, this::callerInRole)));
         if (method.costIndex >= 0) keys = keys.withCost(method.cost(ctx));
         CompletableFuture<Admission> admitted = s.admit(rules, keys).toCompletableFuture();
         if (method.nonBlocking && !admitted.isDone()) {
@@ -200,6 +202,11 @@ public class LimitedInterceptor implements Serializable {
         } catch (RuntimeException e) {
             return null; // no security services, or no caller
         }
+    }
+
+    /** The caller's role outside an HTTP request, from Jakarta Security when the application has it. */
+    private boolean callerInRole(String role) {
+        return SECURITY_PRESENT && CallerRoles.inRole(beanManager, role);
     }
 
     private io.sluice.key.RequestView httpRequest() {

@@ -48,7 +48,8 @@ final class Admitter {
         this.log = log;
     }
 
-    CompletionStage<Admission> admit(List<Rule> applicable, KeySource keys) {
+    CompletionStage<Admission> admit(List<Rule> matching, KeySource keys) {
+        List<Rule> applicable = counting(matching, keys);
         if (applicable.isEmpty()) return CompletableFuture.completedFuture(Admission.none());
         List<Step> steps = new ArrayList<>(applicable.size() + 1);
         List<PlanLimits> plans = plansOf(applicable, keys);
@@ -61,6 +62,29 @@ final class Admitter {
             if (r.limitsConcurrency()) step(steps, r, plans == null ? null : plans.get(i), Decision.Kind.CONCURRENCY);
         }
         return run(steps, 0, new Progress(keys));
+    }
+
+    /**
+     * The rules that count this request, each asked once before any backend call: those that apply to it ({@code
+     * when}) and do not exempt it ({@code exempt}, reported per limit); {@code matching} itself when every rule counts
+     * it, so that requests no rule excludes allocate nothing for it.
+     */
+    private List<Rule> counting(List<Rule> matching, KeySource keys) {
+        List<Rule> counting = null;
+        for (int i = 0; i < matching.size(); i++) {
+            Rule r = matching.get(i);
+            boolean counts = keys.applies(r) && !exempted(r, keys);
+            if (!counts && counting == null) counting = new ArrayList<>(matching.subList(0, i));
+            else if (counts && counting != null) counting.add(r);
+        }
+        return counting == null ? matching : counting;
+    }
+
+    private boolean exempted(Rule rule, KeySource keys) {
+        if (!keys.exempt(rule)) return false;
+        if (rule.limitsRate()) listener.exempt(rule, Decision.Kind.RATE);
+        if (rule.limitsConcurrency()) listener.exempt(rule, Decision.Kind.CONCURRENCY);
+        return true;
     }
 
     /**
@@ -112,8 +136,11 @@ final class Admitter {
         return exempt ? null : new Step(step.rule(), o.applyTo(step.limits()), step.kind());
     }
 
-    /** The rate permits a decision took: {@code cost} of {@code limits} (the rule as the request's plan limits it). */
-    private record Taken(Rule limits, String raw, long cost) {
+    /**
+     * The rate permits a decision took: {@code cost} of {@code limits} (the rule as the request's plan limits it), in
+     * the backend or, {@code local}, of this server's share while the backend could not answer.
+     */
+    private record Taken(Rule limits, String raw, long cost, boolean local) {
     }
 
     /** What one admission has decided and taken so far. Confined to one admission's chain of stages. */
@@ -179,7 +206,10 @@ final class Admitter {
         p.decisions.add(d);
         feed.publish(d, raw);
         if (d.rejects()) return true;
-        if (step.kind() == Decision.Kind.RATE && d.allowed() && d.hasCounts()) p.taken.add(new Taken(step.limits(), raw, d.cost()));
+        boolean local = d.outcome() == Decision.Outcome.FAILED_LOCAL;
+        if (step.kind() == Decision.Kind.RATE && d.allowed() && (d.hasCounts() || local)) {
+            p.taken.add(new Taken(step.limits(), raw, d.cost(), local));
+        }
         if (d.dryRunRejection()) {
             log.warn("dry-run:" + d.ruleName(), "Dry-run rule '" + d.ruleName() + "' would have rejected a request ("
                     + d.kind().name().toLowerCase(Locale.ROOT) + " limit " + d.limit() + ")");
@@ -193,7 +223,8 @@ final class Admitter {
         CompletableFuture<?>[] back = new CompletableFuture<?>[p.taken.size()];
         for (int i = 0; i < back.length; i++) {
             Taken t = p.taken.get(i);
-            back[i] = rates.giveBack(t.limits(), t.raw(), t.cost()).toCompletableFuture();
+            back[i] = (t.local() ? rates.giveBackLocal(t.limits(), t.raw(), t.cost())
+                    : rates.giveBack(t.limits(), t.raw(), t.cost())).toCompletableFuture();
         }
         return CompletableFuture.allOf(back).handle((v, e) -> finish(p, rejection));
     }

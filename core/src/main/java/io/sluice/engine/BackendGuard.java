@@ -4,8 +4,11 @@ import io.sluice.Decision;
 import io.sluice.internal.ThrottledLog;
 import io.sluice.rule.FailurePolicy;
 import io.sluice.rule.Rule;
+import io.sluice.spi.LeaseRequest;
+import io.sluice.spi.RateRequest;
 import io.sluice.spi.RequestRefusedException;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -13,6 +16,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 
 /**
  * Everything between a decision and a backend that may be down or slow: Sluice's own deadline on each call
@@ -43,6 +47,8 @@ public final class BackendGuard {
     private final CircuitBreaker breaker;
     private final DecisionListener listener;
     private final ThrottledLog log;
+    /** This server's share of each limit, for rules whose {@code on-backend-failure} is {@code local}. */
+    private final LocalLimits local;
     /** When the start-up wait ends, on {@link #ticker}; calls before it and before a first answer are not cut short. */
     private final long startUpEndsNanos;
     private final boolean startUpWait;
@@ -61,6 +67,13 @@ public final class BackendGuard {
      *                ({@link Duration#ZERO}: never)
      */
     public BackendGuard(Duration timeout, Duration startUp, Ticker ticker, DecisionListener listener, ThrottledLog log) {
+        this(timeout, startUp, ticker, listener, log, new LocalLimits(Clock.systemUTC(), () -> 1));
+    }
+
+    /** @param local this server's share of each limit, for {@code on-backend-failure=local} */
+    public BackendGuard(Duration timeout, Duration startUp, Ticker ticker, DecisionListener listener, ThrottledLog log,
+                        LocalLimits local) {
+        this.local = local;
         this.timeout = timeout;
         this.startUpEndsNanos = ticker.nanos() + startUp.toNanos();
         this.startUpWait = !startUp.isZero();
@@ -148,17 +161,50 @@ public final class BackendGuard {
         deadlines.sweep();
     }
 
-    /** The rule's {@code on-backend-failure} for a call that failed or was late. */
-    public Decision failure(Rule rule, Decision.Kind kind, long limit, Throwable e) {
+    /** The rule's {@code on-backend-failure} for a rate request whose call failed, was late or was skipped. */
+    public Decision failure(Rule rule, RateRequest request, long limit, Throwable e) {
+        return failure(rule, Decision.Kind.RATE, limit, e, () -> local.rate(rule, request, limit));
+    }
+
+    /**
+     * The rule's {@code on-backend-failure} for a concurrency request whose call failed, was late or was skipped; a
+     * local decision that admits it holds one of this server's share of permits under the request's permit id, until
+     * {@link #releaseLocal}.
+     */
+    public Decision failure(Rule rule, LeaseRequest request, Throwable e) {
+        return failure(rule, Decision.Kind.CONCURRENCY, rule.concurrency(), e, () -> local.acquire(request)
+                ? Decision.failedLocal(rule, Decision.Kind.CONCURRENCY, rule.concurrency(), true, Duration.ZERO, 1)
+                : Decision.failedLocal(rule, Decision.Kind.CONCURRENCY, rule.concurrency(), false, FAILED_CLOSED_RETRY, 1));
+    }
+
+    /** Gives back rate permits a local decision took for a request another rule then rejected. */
+    public void giveBackLocal(Rule rule, RateRequest request) {
+        local.giveBack(rule, request);
+    }
+
+    /** Returns a concurrency permit a local decision took ({@link #failure(Rule, LeaseRequest, Throwable)}). */
+    public void releaseLocal(LeaseRequest request) {
+        local.release(request);
+    }
+
+    private Decision failure(Rule rule, Decision.Kind kind, long limit, Throwable e, Supplier<Decision> byShare) {
         Throwable cause = unwrap(e);
         boolean skipped = cause == CIRCUIT_OPEN;
-        boolean allow = rule.onBackendFailure() == FailurePolicy.ALLOW;
+        FailurePolicy policy = rule.onBackendFailure();
         String what = skipped ? "skipped (circuit open after repeated failures)"
                 : cause instanceof TimeoutException ? "too slow" : "failed";
+        String decides = switch (policy) {
+            case ALLOW -> "allowing";
+            case DENY -> "denying";
+            case LOCAL -> "deciding by this server's share (1/" + local.divisor() + ")";
+        };
         log.warn("backend:" + rule.name(), "Backend " + what + " for rule '" + rule.name() + "'"
-                + (skipped ? "" : " (" + cause.getClass().getSimpleName() + ")") + "; "
-                + (allow ? "allowing" : "denying") + " per on-backend-failure");
-        Decision d = allow ? Decision.failedOpen(rule, kind, limit) : Decision.failedClosed(rule, kind, limit, FAILED_CLOSED_RETRY);
+                + (skipped ? "" : " (" + cause.getClass().getSimpleName() + ")") + "; " + decides + " per on-backend-failure");
+        Decision d = switch (policy) {
+            case ALLOW -> Decision.failedOpen(rule, kind, limit);
+            case DENY -> Decision.failedClosed(rule, kind, limit, FAILED_CLOSED_RETRY);
+            case LOCAL -> byShare.get();
+        };
         listener.decided(d, skipped ? DecisionListener.Source.CIRCUIT_OPEN : DecisionListener.Source.BACKEND_FAILURE);
         return d;
     }
@@ -184,9 +230,14 @@ public final class BackendGuard {
         return d;
     }
 
-    /** The rule's {@code on-backend-failure} for a call the open circuit skipped. */
-    public Decision circuitOpen(Rule rule, Decision.Kind kind, long limit) {
-        return failure(rule, kind, limit, CIRCUIT_OPEN);
+    /** The rule's {@code on-backend-failure} for a rate request the open circuit skipped. */
+    public Decision circuitOpen(Rule rule, RateRequest request, long limit) {
+        return failure(rule, request, limit, CIRCUIT_OPEN);
+    }
+
+    /** The rule's {@code on-backend-failure} for a concurrency request the open circuit skipped. */
+    public Decision circuitOpen(Rule rule, LeaseRequest request) {
+        return failure(rule, request, CIRCUIT_OPEN);
     }
 
     public static Throwable unwrap(Throwable e) {

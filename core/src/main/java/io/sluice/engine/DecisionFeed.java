@@ -56,8 +56,8 @@ public final class DecisionFeed implements AutoCloseable {
     void publish(Decision decision, String raw) {
         if (listeners.isEmpty()) return;
         DecisionEvent event = new DecisionEvent(decision.ruleName(), decision.kind(), DecisionEvent.Result.of(decision),
-                decision.cost(), decision.limit(), decision.remaining(), decision.retryAfter(), clock.instant(),
-                raw == null ? null : KeyResolver.hash(raw));
+                decision.rejects(), decision.cost(), decision.limit(), decision.remaining(), decision.retryAfter(),
+                clock.instant(), raw == null ? null : KeyResolver.hash(raw));
         thread.execute(() -> deliver(event));
     }
 

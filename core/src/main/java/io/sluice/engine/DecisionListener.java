@@ -7,7 +7,7 @@ import java.util.function.BooleanSupplier;
 
 /**
  * The one seam where the engine reports what it does: every decision, for which rule, and how it was made;
- * every rule skipped for want of a key; every call to the backend and how long it took; every concurrency
+ * every rule skipped for want of a key (or for a plan without limit), and every rule a request is exempt from; every call to the backend and how long it took; every concurrency
  * permit this server takes and returns; and, once, the circuit breaker's state for gauges to read.
  * {@code Sluice.stats()} is computed from it, and the Micrometer meters hang here. Implementations are called
  * on whatever thread decided, must be thread-safe, and must be cheap: they run on every request.
@@ -55,6 +55,10 @@ public interface DecisionListener {
      * {@code key=user}, say) and its {@code on-missing-key} is {@code skip}.
      */
     default void skipped(Rule rule, Decision.Kind kind) {
+    }
+
+    /** A rule that applied was not checked: the request is one its {@code exempt} names. */
+    default void exempt(Rule rule, Decision.Kind kind) {
     }
 
     /** A call reported by {@link #backendCalled()} has ended, {@code nanos} after it was made. */

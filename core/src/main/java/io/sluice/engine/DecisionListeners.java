@@ -35,6 +35,11 @@ public final class DecisionListeners implements DecisionListener {
     }
 
     @Override
+    public void exempt(Rule rule, Decision.Kind kind) {
+        for (DecisionListener l : listeners) l.exempt(rule, kind);
+    }
+
+    @Override
     public void backendAnswered(CallOutcome outcome, long nanos) {
         for (DecisionListener l : listeners) l.backendAnswered(outcome, nanos);
     }

@@ -11,6 +11,7 @@ import io.sluice.key.RequestView;
 import io.sluice.rule.Rule;
 import io.sluice.rule.RuleSet;
 import io.sluice.rule.RulesSource;
+import io.sluice.rule.When;
 import io.sluice.spi.Connecting;
 import io.sluice.spi.LimiterBackend;
 import io.sluice.spi.ServerClock;
@@ -48,6 +49,9 @@ public final class Engine implements AutoCloseable {
     private final ClockSkewMonitor clockSkew;
     private final RulesReloader reloader;
     private final Overrides overrides;
+    /** The servers sharing the backend, which divide each limit among them while it cannot answer. */
+    private final LiveServers servers;
+    private final KeyControls controls;
 
     /**
      * @param source    what reloads read again; null when the rules were given as properties or parsed rules
@@ -64,9 +68,12 @@ public final class Engine implements AutoCloseable {
         ThrottledLog log = new ThrottledLog(LOG, WARN_AT_MOST_EVERY_MILLIS, ticker);
         KeyNaming naming = new KeyNaming(rules.settings().keyPrefix(), backend);
         Duration startUp = coldStart ? rules.settings().awaitBackend() : Duration.ZERO;
-        BackendGuard guard = new BackendGuard(rules.settings().backendTimeout(), startUp, ticker, listener, log);
+        this.servers = new LiveServers(backend, rules.settings().keyPrefix(), live);
+        BackendGuard guard = new BackendGuard(rules.settings().backendTimeout(), startUp, ticker, listener, log,
+                new LocalLimits(clock, servers::divisor));
         this.leases = new Leases(backend, guard, naming, scheduler, log, listener, live);
         this.rates = new RateDecider(backend, guard, naming, ticker, listener, scheduler, live);
+        this.controls = new KeyControls(live::get, backend, naming, rates, leases);
         this.feed = new DecisionFeed(clock, log);
         this.overrides = new Overrides(backend, rules.settings().keyPrefix(), clock, live, log);
         this.admitter = new Admitter(rates, leases, listener, feed, log, rules.settings().headers(), overrides);
@@ -74,6 +81,7 @@ public final class Engine implements AutoCloseable {
                 ? new ClockSkewMonitor(server, clock, ticker, rules.settings().maxClockSkew(), scheduler, log) : null;
         if (clockSkew != null) clockSkew.start();
         scheduler.withFixedDelay(guard::sweep, DEADLINE_SWEEP_MILLIS, DEADLINE_SWEEP_MILLIS);
+        servers.start(scheduler);
         // A key the shield remembers as exhausted may have room under a new limit.
         this.reloader = new RulesReloader(live, source, loaded, () -> {
             rates.forgetShielded();
@@ -100,7 +108,7 @@ public final class Engine implements AutoCloseable {
         live.require(requiredBy, ruleNames);
     }
 
-    /** Key values, costs and plans of a request under each rule, as the rules in effect resolve them. */
+    /** Key values, costs, plans, audience and exemptions of a request under each rule, as the rules in effect resolve them. */
     public KeySource keysOf(RequestView request) {
         return new KeySource() {
             @Override
@@ -117,6 +125,17 @@ public final class Engine implements AutoCloseable {
             @Override
             public String planFor(Rule rule) {
                 return rule.plans().source().map(s -> s.resolve(request)).orElse(null);
+            }
+
+            @Override
+            public boolean applies(Rule rule) {
+                // Most rules apply always: the user is not looked up for them (in CDI, a principal look-up).
+                return rule.when() == When.ALWAYS || rule.when().appliesTo(request.userName());
+            }
+
+            @Override
+            public boolean exempt(Rule rule) {
+                return !rule.exempt().none() && rule.exempt().exempts(request, live.resolver());
             }
         };
     }
@@ -144,6 +163,16 @@ public final class Engine implements AutoCloseable {
 
     public CompletionStage<Integer> availablePermits(Rule rule, String rawKey) {
         return leases.available(rule, rawKey);
+    }
+
+    /** The servers sharing the backend (for tests). */
+    LiveServers servers() {
+        return servers;
+    }
+
+    /** Looking up and resetting one key. */
+    public KeyControls controls() {
+        return controls;
     }
 
     /** The rate decisions (for tests). */

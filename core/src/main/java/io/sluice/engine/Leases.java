@@ -31,8 +31,11 @@ final class Leases {
     /** How often the release of a permit given up on is sent again while Redis cannot answer it. */
     private static final Duration GIVE_UP_RETRY = Duration.ofSeconds(1);
 
-    /** A permit held for a request under a rule, and its renewal. */
-    record Lease(Rule rule, LeaseRequest request, String permitId, ScheduledFuture<?> renewal) {
+    /**
+     * A permit held for a request under a rule, and its renewal; or one of this server's share, taken in memory while
+     * the backend could not answer ({@code local}: no renewal, null).
+     */
+    record Lease(Rule rule, LeaseRequest request, String permitId, ScheduledFuture<?> renewal, boolean local) {
     }
 
     private final LimiterBackend backend;
@@ -64,9 +67,7 @@ final class Leases {
      */
     CompletionStage<Decision> acquire(Rule rule, String raw, List<Lease> held) {
         LeaseRequest request = request(rule, raw);
-        if (!guard.allows()) {
-            return CompletableFuture.completedFuture(guard.circuitOpen(rule, Decision.Kind.CONCURRENCY, rule.concurrency()));
-        }
+        if (!guard.allows()) return CompletableFuture.completedFuture(holdLocal(rule, request, held, guard.circuitOpen(rule, request)));
         CompletableFuture<?> released = releasing.get(request.key());
         if (released == null || released.isDone()) return decide(rule, request, held);
         return afterReleases(request.key()).thenCompose(ignored -> decide(rule, request, held));
@@ -76,7 +77,7 @@ final class Leases {
         CompletionStage<LeaseOutcome> acquired = request.waitTime().isZero()
                 ? bounded(request, guard.timeout(), true) : waitThenTryOnceMore(request);
         return acquired.handle((LeaseOutcome o, Throwable e) -> {
-            if (e != null) return guard.failure(rule, Decision.Kind.CONCURRENCY, rule.concurrency(), e);
+            if (e != null) return holdLocal(rule, request, held, guard.failure(rule, request, e));
             Decision d;
             if (o.acquired()) {
                 held.add(hold(rule, request, o.permitId()));
@@ -156,6 +157,15 @@ final class Leases {
         }).thenCompose(last -> last);
     }
 
+    /** A failure policy's decision; one that took a permit of this server's share ({@code local}) holds it. */
+    private Decision holdLocal(Rule rule, LeaseRequest request, List<Lease> held, Decision d) {
+        if (d.allowed() && d.outcome() == Decision.Outcome.FAILED_LOCAL) {
+            listener.permitTaken(rule);
+            held.add(new Lease(rule, request, request.permitId(), null, true));
+        }
+        return d;
+    }
+
     private Lease hold(Rule rule, LeaseRequest request, String permitId) {
         listener.permitTaken(rule);
         long every = Math.max(MIN_RENEWAL_MILLIS, request.lease().toMillis() / RENEWALS_PER_LEASE);
@@ -165,11 +175,16 @@ final class Leases {
                         + (e != null ? " (" + e.getClass().getSimpleName() + ")" : " (permit expired)"));
             }
         }), every);
-        return new Lease(rule, request, permitId, renewal);
+        return new Lease(rule, request, permitId, renewal, false);
     }
 
     /** Stops the renewal and returns the permit; the answer is never waited for (but the key's next acquire here waits). */
     void release(Lease lease) {
+        if (lease.local()) {
+            guard.releaseLocal(lease.request());
+            listener.permitReturned(lease.rule());
+            return;
+        }
         lease.renewal().cancel(false);
         listener.permitReturned(lease.rule());
         String key = lease.request().key();

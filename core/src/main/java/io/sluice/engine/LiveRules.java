@@ -140,7 +140,7 @@ final class LiveRules implements Supplier<RuleSet> {
         }
         return new Settings(running.redisAddress(), running.redisConfig(), running.keyPrefix(), candidate.onBackendFailure(),
                 candidate.trustedProxies(), candidate.clientAddressHeader(), running.headers(), running.backendTimeout(),
-                running.maxClockSkew(), running.awaitBackend(), running.reload(), candidate.allowNoRules());
+                running.maxClockSkew(), running.awaitBackend(), running.reload(), candidate.allowNoRules(), candidate.localShare());
     }
 
     private static String changes(RuleSet before, RuleSet after) {

@@ -12,13 +12,15 @@ final class StatsRecorder implements DecisionListener {
     private final LongAdder failedClosed = new LongAdder();
     private final LongAdder circuitOpenSkips = new LongAdder();
     private final LongAdder shielded = new LongAdder();
+    private final LongAdder failedLocal = new LongAdder();
 
     @Override
     public void decided(Decision decision, Source source) {
         switch (source) {
             case SHIELD -> shielded.increment();
             case CIRCUIT_OPEN, BACKEND_FAILURE -> {
-                (decision.allowed() ? failedOpen : failedClosed).increment();
+                (decision.outcome() == Decision.Outcome.FAILED_LOCAL ? failedLocal
+                        : decision.allowed() ? failedOpen : failedClosed).increment();
                 if (source == Source.CIRCUIT_OPEN) circuitOpenSkips.increment();
             }
             default -> { }
@@ -33,6 +35,6 @@ final class StatsRecorder implements DecisionListener {
     /** The counts so far, with {@code droppedDecisionEvents} from the engine's {@link DecisionFeed}. */
     Stats snapshot(long droppedDecisionEvents) {
         return new Stats(backendCalls.sum(), failedOpen.sum(), failedClosed.sum(), circuitOpenSkips.sum(), shielded.sum(),
-                droppedDecisionEvents);
+                failedLocal.sum(), droppedDecisionEvents);
     }
 }

@@ -16,9 +16,15 @@ final class ClientAddress {
 
     /** The key form of the client address, or null when even the peer address is not an IP literal. */
     static String resolve(RequestView request, TrustedProxies trusted, ClientAddressHeader header) {
+        byte[] client = of(request, trusted, header);
+        return client == null ? null : IpAddress.keyOf(client);
+    }
+
+    /** The client address's bytes (4 or 16), or null when even the peer address is not an IP literal. */
+    static byte[] of(RequestView request, TrustedProxies trusted, ClientAddressHeader header) {
         byte[] peer = IpAddress.parse(request.remoteAddress());
         if (peer == null) return null;
-        if (!trusted.trusts(peer)) return IpAddress.keyOf(peer);
+        if (!trusted.trusts(peer)) return peer;
         List<String> chain = header.chain(request);
         byte[] client = peer;
         int hops = 0;
@@ -29,6 +35,6 @@ final class ClientAddress {
             client = hop;
             if (!trusted.trusts(hop)) break;
         }
-        return IpAddress.keyOf(client);
+        return client;
     }
 }

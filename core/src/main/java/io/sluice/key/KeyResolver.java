@@ -10,6 +10,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.Base64;
+import java.util.List;
 
 /**
  * Resolves a rule's {@link KeySpec} against a request, and turns resolved values into the fixed-length,
@@ -50,17 +51,51 @@ public final class KeyResolver {
         this.clientAddressHeader = clientAddressHeader;
     }
 
-    /** The resolved key value, or null when a part is missing (such as {@code user} for an anonymous request). */
+    /**
+     * The resolved key value, or null when a part is missing (such as {@code user} for an anonymous request). A key
+     * with alternatives ({@code user|ip}) resolves to the first alternative whose parts all resolve, named by its
+     * text: {@code user=alice}, {@code ip=10.0.0.1}, so that a user named {@code 10.0.0.1} never shares the counter of
+     * that address. A key without alternatives resolves to the value alone, as it always has (its Redis keys stay).
+     */
     public String resolve(KeySpec spec, RequestView request) {
-        if (spec.parts().size() == 1) return part(spec.parts().get(0), request);
+        List<KeySpec.Alternative> alternatives = spec.alternatives();
+        if (alternatives.size() == 1) return resolve(alternatives.get(0), request);
+        for (KeySpec.Alternative a : alternatives) {
+            String v = resolve(a, request);
+            if (v != null) return named(a, v);
+        }
+        return null;
+    }
+
+    /**
+     * An alternative's value with its kind: {@code <alternative>=<value>}, or {@code <alternative>#<digest>} for a
+     * value longer than {@link #LONG_PART_CHARS} (so that it is not copied). No alternative's text holds {@code =},
+     * and no digest does: the two forms never meet, and the first {@code =} ends the kind.
+     */
+    private static String named(KeySpec.Alternative a, String value) {
+        if (value.length() > LONG_PART_CHARS) return a + String.valueOf(DIGEST_MARK) + digest(value);
+        return a + "=" + value;
+    }
+
+    private String resolve(KeySpec.Alternative alternative, RequestView request) {
+        List<KeySpec.Part> parts = alternative.parts();
+        if (parts.size() == 1) return part(parts.get(0), request);
         StringBuilder sb = new StringBuilder();
-        for (KeySpec.Part p : spec.parts()) {
+        for (KeySpec.Part p : parts) {
             String v = part(p, request);
             if (v == null) return null;
             if (v.length() > LONG_PART_CHARS) sb.append(DIGEST_MARK).append(digest(v)).append(';');
             else sb.append(v.length()).append(':').append(v).append(';');
         }
         return sb.toString();
+    }
+
+    /**
+     * The client address of the request as the {@code ip} key finds it (through the trusted proxies), as 4 or 16
+     * bytes; null when even the peer address is not an IP literal.
+     */
+    byte[] clientAddress(RequestView request) {
+        return ClientAddress.of(request, trustedProxies, clientAddressHeader);
     }
 
     private String part(KeySpec.Part p, RequestView request) {

@@ -3,15 +3,20 @@ package io.sluice.key;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Who shares a limit: one or more key parts joined by {@code +}, such as {@code user+ip}.
+ * Who shares a limit: one or more alternatives separated by {@code |}, each one or more key parts joined by
+ * {@code +}, such as {@code user+ip} or {@code user|ip}. {@code +} binds tighter than {@code |}: {@code user+ip|ip}
+ * is "user and address, else address". The first alternative whose parts all resolve is the key.
  * Immutable and thread-safe.
+ *
+ * @param alternatives the alternatives in the order they are tried; one for a key without {@code |}
  */
-public record KeySpec(List<Part> parts) {
-    public static final String EXPECTED =
-            "ip, user, session, global, header:<Name>, param:<name> or cookie:<name>, combined with +";
+public record KeySpec(List<Alternative> alternatives) {
+    public static final String EXPECTED = "ip, user, session, global, header:<Name>, param:<name> or cookie:<name>, "
+            + "combined with + (user+ip), alternatives separated by | and tried in order (user|ip)";
 
     /** The kinds of key part. */
     public enum Kind { IP, USER, SESSION, GLOBAL, HEADER, PARAM, COOKIE }
@@ -24,13 +29,72 @@ public record KeySpec(List<Part> parts) {
         }
     }
 
-    public KeySpec {
-        parts = List.copyOf(parts);
+    /**
+     * One alternative: parts joined by {@code +}, every one of which must resolve. Its text ({@code user+ip}) names
+     * the kind of a resolved value in a key with alternatives. Immutable.
+     */
+    public static final class Alternative {
+        private final List<Part> parts;
+        private final String text;
+
+        public Alternative(List<Part> parts) {
+            this.parts = List.copyOf(parts);
+            this.text = String.join("+", this.parts.stream().map(Part::toString).toList());
+        }
+
+        public List<Part> parts() {
+            return parts;
+        }
+
+        /** Whether every part is {@code global}: it always resolves, to one value for everyone. */
+        public boolean global() {
+            return parts.stream().allMatch(p -> p.kind() == Kind.GLOBAL);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Alternative a && a.parts.equals(parts);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(parts);
+        }
+
+        @Override
+        public String toString() {
+            return text;
+        }
     }
 
-    public static final KeySpec IP = new KeySpec(List.of(new Part(Kind.IP, null)));
+    public KeySpec {
+        alternatives = List.copyOf(alternatives);
+    }
 
+    public static final KeySpec IP = new KeySpec(List.of(new Alternative(List.of(new Part(Kind.IP, null)))));
+
+    /**
+     * Parses a rule's {@code key}.
+     *
+     * @param text such as {@code ip}, {@code user+header:X-Tenant} or {@code user|ip}
+     * @return the key, or empty when a part is not one of the forms, a part repeats within an alternative, or an
+     *         alternative could never be used: it has every part of an earlier one (which resolves whenever it would),
+     *         or follows one that is all {@code global} (which always resolves)
+     */
     public static Optional<KeySpec> parse(String text) {
+        List<Alternative> alternatives = new ArrayList<>();
+        for (String piece : text.split("\\|", -1)) {
+            Optional<Alternative> a = alternative(piece);
+            if (a.isEmpty()) return Optional.empty();
+            for (Alternative earlier : alternatives) {
+                if (earlier.global() || a.get().parts().containsAll(earlier.parts())) return Optional.empty();
+            }
+            alternatives.add(a.get());
+        }
+        return Optional.of(new KeySpec(alternatives));
+    }
+
+    private static Optional<Alternative> alternative(String text) {
         String[] pieces = text.split("\\+", -1);
         List<Part> parts = new ArrayList<>();
         for (String raw : pieces) {
@@ -52,12 +116,22 @@ public record KeySpec(List<Part> parts) {
             if (part == null || parts.contains(part)) return Optional.empty();
             parts.add(part);
         }
-        return Optional.of(new KeySpec(parts));
+        return Optional.of(new Alternative(parts));
     }
 
     /** Whether every request resolves to the same key. */
     public boolean global() {
-        return parts.stream().allMatch(p -> p.kind() == Kind.GLOBAL);
+        return alternatives.size() == 1 && alternatives.get(0).global();
+    }
+
+    /** Whether the key has alternatives ({@code |}): then a resolved value names the alternative it came from. */
+    public boolean alternates() {
+        return alternatives.size() > 1;
+    }
+
+    /** Whether some alternative resolves without an authenticated user (one with no {@code user} part). */
+    public boolean resolvesWithoutUser() {
+        return alternatives.stream().anyMatch(a -> a.parts().stream().noneMatch(p -> p.kind() == Kind.USER));
     }
 
     static boolean isToken(String s) {
@@ -73,6 +147,6 @@ public record KeySpec(List<Part> parts) {
 
     @Override
     public String toString() {
-        return String.join("+", parts.stream().map(Part::toString).toList());
+        return String.join("|", alternatives.stream().map(Alternative::toString).toList());
     }
 }

@@ -44,4 +44,20 @@ public interface RequestView {
     default String attribute(String name) {
         return null;
     }
+
+    /**
+     * Whether the authenticated user has the role (for {@code exempt=role:<role>}); false when anonymous or when the
+     * view knows no roles.
+     */
+    default boolean isUserInRole(String role) {
+        return false;
+    }
+
+    /**
+     * Whether the application set the request attribute to {@code Boolean.TRUE} or the text {@code "true"} (for
+     * {@code exempt=attribute:<name>}).
+     */
+    default boolean attributeIsTrue(String name) {
+        return "true".equals(attribute(name));
+    }
 }

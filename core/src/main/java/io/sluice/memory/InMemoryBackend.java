@@ -1,6 +1,8 @@
 package io.sluice.memory;
 
 import io.sluice.spi.Algorithm;
+import io.sluice.spi.Announcing;
+import io.sluice.spi.KeyControl;
 import io.sluice.spi.LeaseOutcome;
 import io.sluice.spi.LeaseRequest;
 import io.sluice.spi.LimiterBackend;
@@ -9,6 +11,7 @@ import io.sluice.spi.Prefetch;
 import io.sluice.spi.Prefetching;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
+import io.sluice.spi.RateUsage;
 import io.sluice.spi.Refunding;
 import io.sluice.spi.StoredOverride;
 import io.sluice.spi.StoredOverrides;
@@ -35,7 +38,7 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Idle state is dropped after its period (rates) or lease (semaphores without holders). Thread-safe.
  */
-public final class InMemoryBackend implements LimiterBackend, Prefetching, Refunding, Overriding {
+public final class InMemoryBackend implements LimiterBackend, Prefetching, Refunding, Announcing, KeyControl, Overriding {
     /** A refund looks this far back for the entry to remove, as refund-log.lua does. */
     private static final int REFUND_SCAN = 64;
     /** How long a hand-back that found no stock lent is remembered, as RedissonBackend's. */
@@ -45,6 +48,7 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
     private final Map<String, Modelled> models = new ConcurrentHashMap<>();
     private final Map<String, Leases> semaphores = new ConcurrentHashMap<>();
     private final InMemoryOverrides overrides = new InMemoryOverrides();
+    private final Blocks blocks = new Blocks();
 
     public InMemoryBackend(Clock clock) {
         this.clock = clock;
@@ -98,22 +102,52 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
     public CompletionStage<RateOutcome> tryConsume(RateRequest r) {
         long now = clock.millis();
         sweep(now);
-        if (r.algorithm() != Algorithm.SLIDING_LOG) {
-            return CompletableFuture.completedFuture(onModel(r, now, false));
-        }
+        if (r.blocks()) return CompletableFuture.completedFuture(blocks.decide(r, now, () -> decide(r, now)));
+        return CompletableFuture.completedFuture(decide(r, now));
+    }
+
+    private RateOutcome decide(RateRequest r, long now) {
+        if (r.algorithm() != Algorithm.SLIDING_LOG) return onModel(r, now, false);
         if (r.cost() > r.effectiveLimit()) {
             // Rejected, so it takes nothing: it only reads what the log holds.
             RateOutcome o = slidingLog(new RateRequest(r.key(), r.effectiveLimit(), r.period(), r.effectiveLimit() + 1), now);
             long extra = r.effectiveLimit() - r.limit();
-            return CompletableFuture.completedFuture(new RateOutcome(false, Math.max(0, o.remaining() - extra),
-                    o.resetMillis(), RateOutcome.NEVER_FITS, 0, false));
+            return new RateOutcome(false, Math.max(0, o.remaining() - extra), o.resetMillis(), RateOutcome.NEVER_FITS, 0, false);
         }
-        if (!r.overage()) return CompletableFuture.completedFuture(slidingLog(r, now));
+        if (!r.overage()) return slidingLog(r, now);
         // Soft or elastic: the log counts up to the effective limit; the answer speaks of the nominal one.
         long extra = r.effectiveLimit() - r.limit();
         RateOutcome o = slidingLog(new RateRequest(r.key(), r.effectiveLimit(), r.period(), r.cost()), now);
-        return CompletableFuture.completedFuture(new RateOutcome(o.allowed(), Math.max(0, o.remaining() - extra),
-                o.resetMillis(), o.retryAfterMillis(), 0, o.allowed() && o.remaining() < extra));
+        return new RateOutcome(o.allowed(), Math.max(0, o.remaining() - extra), o.resetMillis(), o.retryAfterMillis(), 0,
+                o.allowed() && o.remaining() < extra);
+    }
+
+    @Override
+    public CompletionStage<RateUsage> peek(RateRequest r) {
+        long now = clock.millis();
+        sweep(now);
+        long blocked = r.blocks() ? blocks.left(r.key(), now) : 0;
+        return CompletableFuture.completedFuture(RateUsage.of(decide(RateUsage.peekOf(r), now), blocked));
+    }
+
+    @Override
+    public CompletionStage<Void> forget(RateRequest r) {
+        blocks.lift(r.key());
+        forget(logs.remove(r.key() + "|" + r.period().toMillis()));
+        Modelled m = models.remove(r.algorithm().id() + "|" + r.key());
+        if (m != null) {
+            synchronized (m) {
+                m.dead = true;
+            }
+        }
+        return CompletableFuture.completedFuture(null);
+    }
+
+    private static void forget(SlidingLog log) {
+        if (log == null) return;
+        synchronized (log) {
+            log.dead = true;
+        }
     }
 
     @Override
@@ -384,7 +418,7 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
     public int size() {
         lastSweep = Long.MIN_VALUE / 2;
         sweep(clock.millis());
-        return logs.size() + semaphores.size() + models.size();
+        return logs.size() + semaphores.size() + models.size() + blocks.size();
     }
 
     private volatile long lastSweep;
@@ -393,6 +427,7 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
     private void sweep(long now) {
         if (now - lastSweep < 1000 && now >= lastSweep) return;
         lastSweep = now;
+        blocks.sweep(now);
         for (Iterator<Map.Entry<String, SlidingLog>> it = logs.entrySet().iterator(); it.hasNext(); ) {
             Map.Entry<String, SlidingLog> e = it.next();
             long interval = Long.parseLong(e.getKey().substring(e.getKey().lastIndexOf('|') + 1));
@@ -427,11 +462,18 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
         }
     }
 
+    /** The store is this JVM's: one server shares it, whoever announces. */
+    @Override
+    public CompletionStage<Integer> announce(String key, String serverId, Duration goneAfter) {
+        return CompletableFuture.completedFuture(1);
+    }
+
     @Override
     public void close() {
         logs.clear();
         models.clear();
         semaphores.clear();
+        blocks.clear();
     }
 
     @Override

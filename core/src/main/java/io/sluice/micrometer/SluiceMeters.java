@@ -35,7 +35,7 @@ final class SluiceMeters implements DecisionListener {
 
     /** The {@code result} tag of {@code sluice.requests}, as the contract names its values. */
     enum Result {
-        ALLOWED, REJECTED, DRY_RUN_REJECTED, FAILED_OPEN, FAILED_CLOSED, SKIPPED;
+        ALLOWED, REJECTED, DRY_RUN_REJECTED, FAILED_OPEN, FAILED_CLOSED, SKIPPED, EXEMPT, FAILED_LOCAL;
 
         final String tag = name().toLowerCase(Locale.ROOT);
     }
@@ -66,7 +66,8 @@ final class SluiceMeters implements DecisionListener {
     @Override
     public void decided(Decision decision, Source source) {
         Result result = switch (source) {
-            case BACKEND_FAILURE, CIRCUIT_OPEN -> decision.allowed() ? Result.FAILED_OPEN : Result.FAILED_CLOSED;
+            case BACKEND_FAILURE, CIRCUIT_OPEN -> decision.outcome() == Decision.Outcome.FAILED_LOCAL ? Result.FAILED_LOCAL
+                    : decision.allowed() ? Result.FAILED_OPEN : Result.FAILED_CLOSED;
             default -> decision.allowed() ? Result.ALLOWED
                     : decision.rule().dryRun() ? Result.DRY_RUN_REJECTED : Result.REJECTED;
         };
@@ -82,6 +83,11 @@ final class SluiceMeters implements DecisionListener {
     @Override
     public void skipped(Rule rule, Decision.Kind kind) {
         count(rule, kind, Result.SKIPPED);
+    }
+
+    @Override
+    public void exempt(Rule rule, Decision.Kind kind) {
+        count(rule, kind, Result.EXEMPT);
     }
 
     @Override

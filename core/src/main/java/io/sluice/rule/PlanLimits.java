@@ -28,7 +28,7 @@ public record PlanLimits(String name, Optional<Rate> rate, boolean rateUnlimited
         int c = concurrency > 0 ? concurrency : rule.concurrency();
         return new Rule(rule.name(), r, c, rule.lease(), rule.waitTime(), rule.paths(), rule.methods(), rule.key(),
                 rule.onMissingKey(), rule.status(), rule.mode(), rule.onBackendFailure(), ratePolicy(rule.ratePolicy()),
-                rule.plans(), rule.problemType());
+                rule.plans(), rule.problemType(), rule.when(), rule.exempt(), rule.block());
     }
 
     /**

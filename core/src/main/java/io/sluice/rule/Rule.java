@@ -1,10 +1,12 @@
 package io.sluice.rule;
 
+import io.sluice.key.Exemptions;
 import io.sluice.key.KeySpec;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
@@ -28,6 +30,9 @@ import java.util.Set;
  * @param plans           per-plan limits ({@code plan}, {@code plans.<plan>.*}); {@link Plans#NONE} without plans
  * @param problemType     the {@code type} URI of a rejection's problem body: {@code problem-type}, else
  *                        {@code sluice.problem-type}, else {@code about:blank}
+ * @param when            the requests the rule applies to by authentication ({@code when}); {@link When#ALWAYS} by default
+ * @param exempt          the requests the rule never limits ({@code exempt}); {@link Exemptions#NONE} by default
+ * @param block           {@code block}: how long a key the rule rejected stays rejected; {@link Duration#ZERO} for none
  */
 public record Rule(
         String name,
@@ -44,14 +49,26 @@ public record Rule(
         FailurePolicy onBackendFailure,
         RatePolicy ratePolicy,
         Plans plans,
-        String problemType) {
+        String problemType,
+        When when,
+        Exemptions exempt,
+        Duration block) {
 
     /** The problem type of a rule that names none: RFC 9457's default. */
     public static final String DEFAULT_PROBLEM_TYPE = "about:blank";
 
     public Rule {
+        Objects.requireNonNull(block, "block");
         paths = List.copyOf(paths);
         methods = Set.copyOf(methods);
+    }
+
+    /** A rule for every request (no {@code when}, no {@code exempt}) without a block. */
+    public Rule(String name, Optional<Rate> rate, int concurrency, Duration lease, Duration waitTime,
+                List<PathPattern> paths, Set<String> methods, KeySpec key, MissingKeyPolicy onMissingKey, int status,
+                Mode mode, FailurePolicy onBackendFailure, RatePolicy ratePolicy, Plans plans, String problemType) {
+        this(name, rate, concurrency, lease, waitTime, paths, methods, key, onMissingKey, status, mode, onBackendFailure,
+                ratePolicy, plans, problemType, When.ALWAYS, Exemptions.NONE, Duration.ZERO);
     }
 
     /** A rule without plans whose rejections have the default problem type. */
@@ -76,6 +93,11 @@ public record Rule(
 
     public boolean limitsConcurrency() {
         return concurrency > 0;
+    }
+
+    /** Whether a rejection by this rule blocks the key for {@link #block()}. */
+    public boolean blocks() {
+        return !block.isZero();
     }
 
     public boolean dryRun() {

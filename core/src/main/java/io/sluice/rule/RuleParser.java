@@ -2,6 +2,7 @@ package io.sluice.rule;
 
 import io.sluice.ConfigException;
 import io.sluice.key.ClientAddressHeader;
+import io.sluice.key.Exemptions;
 import io.sluice.key.KeySpec;
 import io.sluice.key.TrustedProxies;
 import io.sluice.spi.Algorithm;
@@ -39,12 +40,12 @@ public final class RuleParser {
     static final Set<String> GLOBALS = Set.of(
             "sluice.redis.address", "sluice.redis.config", "sluice.key-prefix", "sluice.on-backend-failure",
             "sluice.trusted-proxies", "sluice.client-address-header", "sluice.headers", "sluice.backend-timeout", "sluice.max-clock-skew",
-            "sluice.await-backend", "sluice.reload", "sluice.problem-type", "sluice.allow-no-rules");
+            "sluice.await-backend", "sluice.reload", "sluice.problem-type", "sluice.allow-no-rules", "sluice.local-share");
     /** Every rule property but the plans' ({@link PlanParser}); docs/rules.md lists each (RulesReferenceTest). */
     static final Set<String> RULE_PROPERTIES = Set.of(
             "rate", "concurrency", "lease", "wait", "paths", "methods", "key", "on-missing-key", "status", "mode",
             "on-backend-failure", "algorithm", "burst", "queue", "throttling", "overage", "capacity", "cost", "costs", "plan",
-            "problem-type", "prefetch", "prefetch-hold");
+            "problem-type", "prefetch", "prefetch-hold", "exempt", "when", "block");
     /**
      * The dashed words of Sluice's property names ({@code key-prefix}, {@code on-backend-failure}, ...): an environment
      * variable cannot carry a dash, so a configuration source that maps variables to properties puts it back from these.
@@ -66,6 +67,9 @@ public final class RuleParser {
     /** A prefetch hold is at most this share of the period, and by default at most {@link #DEFAULT_PREFETCH_HOLD}. */
     static final int PREFETCH_HOLD_SHARE = 10;
     static final Duration DEFAULT_PREFETCH_HOLD = Duration.ofSeconds(1);
+    /** The shortest and longest {@code block}: a block shorter than a second is no lock-out; a week is plenty. */
+    static final Duration MIN_BLOCK = Duration.ofSeconds(1);
+    static final Duration MAX_BLOCK = Duration.ofDays(7);
     private static final Pattern OVERAGE = Pattern.compile("(\\d{1,4})\\s*%");
     private static final int MAX_OVERAGE_PERCENT = 1000;
     private static final String PROBLEM_TYPE =
@@ -75,6 +79,7 @@ public final class RuleParser {
     /** A shorter {@code sluice.reload} would read the file more often than anyone edits it. */
     private static final long MIN_RELOAD_MILLIS = 100;
     static final Duration MIN_LEASE = Duration.ofSeconds(1);
+    private static final String FAILURE_POLICIES = "allow, deny or local";
 
     private final List<String> problems = new ArrayList<>();
     /** The {@code sluice.*} entries with their placeholders resolved. */
@@ -151,7 +156,7 @@ public final class RuleParser {
         });
         String prefix = value("sluice.key-prefix", "sluice", s -> KEY_PREFIX.matcher(s).matches() ? s : null,
                 "1 to 64 letters, digits, '_', '-', '.' or ':' (no braces)");
-        FailurePolicy failure = value("sluice.on-backend-failure", FailurePolicy.ALLOW, RuleParser::failurePolicy, "allow or deny");
+        FailurePolicy failure = value("sluice.on-backend-failure", FailurePolicy.ALLOW, RuleParser::failurePolicy, FAILURE_POLICIES);
         TrustedProxies proxies = value("sluice.trusted-proxies", TrustedProxies.NONE,
                 s -> TrustedProxies.parse(s).orElse(null), TrustedProxies.EXPECTED);
         ClientAddressHeader clientAddressHeader = value("sluice.client-address-header", ClientAddressHeader.X_FORWARDED_FOR,
@@ -168,8 +173,16 @@ public final class RuleParser {
                 s -> Durations.parse(s).filter(d -> d.isZero() || d.toMillis() >= MIN_RELOAD_MILLIS).orElse(null),
                 "a duration of at least 100ms such as 10s (0s: never)");
         boolean allowNoRules = value("sluice.allow-no-rules", false, RuleParser::bool, "true or false");
+        int localShare = value("sluice.local-share", Settings.LOCAL_SHARE_FROM_BACKEND, RuleParser::localShare,
+                "a whole number of servers from " + Settings.MIN_LOCAL_SHARE + " to " + Settings.MAX_LOCAL_SHARE + " such as 3");
         return new Settings(address, config, prefix, failure, proxies, clientAddressHeader, headers, timeout, skew,
-                awaitBackend, reload, allowNoRules);
+                awaitBackend, reload, allowNoRules, localShare);
+    }
+
+    private static Integer localShare(String s) {
+        if (!s.matches("\\d{1,5}")) return null;
+        int n = Integer.parseInt(s);
+        return n >= Settings.MIN_LOCAL_SHARE && n <= Settings.MAX_LOCAL_SHARE ? n : null;
     }
 
     private static Boolean bool(String s) {
@@ -215,13 +228,59 @@ public final class RuleParser {
                 "an HTTP status code from 400 to 599 such as 429");
         Mode mode = ruleValue(p, base, "mode", Mode.ENFORCE, s -> enumValue(Mode.class, s), "enforce or dry-run");
         FailurePolicy failure = ruleValue(p, base, "on-backend-failure", settings.onBackendFailure(),
-                RuleParser::failurePolicy, "allow or deny");
+                RuleParser::failurePolicy, FAILURE_POLICIES);
         RatePolicy policy = ratePolicy(p, base, rate);
         Plans plans = new PlanParser(this::problem, problems::add).parse(p, base, rate, concurrency, policy);
         String problemType = ruleValue(p, base, "problem-type", defaultProblemType, RuleParser::problemType, PROBLEM_TYPE);
+        When when = when(p, base, key);
+        Exemptions exempt = exemptions(p, base);
+        Duration block = block(p, base, policy);
         if (problems.size() > before) return Optional.empty();
         return Optional.of(new Rule(name, rate, concurrency, lease, wait, paths, methods, key, missing, status, mode, failure,
-                policy, plans, problemType));
+                policy, plans, problemType, when, exempt, block));
+    }
+
+    /** {@code when}; {@code anonymous} with a key that needs a user in every alternative would never count anything. */
+    private When when(Map<String, String> p, String base, KeySpec key) {
+        When when = ruleValue(p, base, "when", When.ALWAYS, s -> enumValue(When.class, s), "always, anonymous or authenticated");
+        if (when == When.ANONYMOUS && !key.resolvesWithoutUser()) {
+            problem(base + "when", p.get("when"), "always or authenticated with key " + key
+                    + " (an anonymous request has no user, so the rule would never count one), or a key such as user|ip");
+        }
+        return when;
+    }
+
+    /** {@code exempt}: each entry checked, a {@code header:} entry refused with the reason. */
+    private Exemptions exemptions(Map<String, String> p, String base) {
+        String v = p.get("exempt");
+        if (v == null) return Exemptions.NONE;
+        try {
+            return Exemptions.parse(v);
+        } catch (IllegalArgumentException e) {
+            problem(base + "exempt", v, Exemptions.EXPECTED + "; " + e.getMessage());
+            return Exemptions.NONE;
+        }
+    }
+
+    /**
+     * {@code block}: a duration from {@link #MIN_BLOCK} to {@link #MAX_BLOCK}, on a rule with a rate (a block starts
+     * with a rate rejection), neither prefetching (a server's stock would admit past the block) nor elastic (a
+     * borrowed permit is decided by another rule's spare).
+     */
+    private Duration block(Map<String, String> p, String base, RatePolicy policy) {
+        if (!p.containsKey("block")) return Duration.ZERO;
+        String v = p.get("block");
+        Duration block = ruleValue(p, base, "block", Duration.ZERO,
+                s -> Durations.parse(s).filter(d -> d.compareTo(MIN_BLOCK) >= 0 && d.compareTo(MAX_BLOCK) <= 0).orElse(null),
+                "a duration from 1s to 7d such as 15m");
+        if (!p.containsKey("rate")) {
+            problem(base + "block", v, "block only on a rule with rate (a block starts when the rate rejects a key)");
+        } else if (policy.prefetch() > 0) {
+            problem(base + "block", v, "block without prefetch (a server's prefetched permits would admit a blocked key)");
+        } else if (policy.throttling() == Throttling.ELASTIC) {
+            problem(base + "block", v, "block with throttling=hard or soft");
+        }
+        return block;
     }
 
     /** The rate rule's algorithm, throttling and costs; every property checked against the others. */

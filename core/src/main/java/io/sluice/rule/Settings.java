@@ -27,6 +27,9 @@ import java.util.Optional;
  * @param allowNoRules     {@code sluice.allow-no-rules}: whether a reload may put rules in effect that have no rule
  *                         at all, turning every limit off (default false: such a file is refused, as one read while
  *                         it is rewritten would be)
+ * @param localShare       {@code sluice.local-share}: the number of servers that share a limit while the backend cannot
+ *                         answer ({@code on-backend-failure=local}), fixed by hand; {@link #LOCAL_SHARE_FROM_BACKEND}
+ *                         (the default): the servers alive before it failed, as they announce themselves in it
  */
 public record Settings(
         Optional<String> redisAddress,
@@ -40,7 +43,8 @@ public record Settings(
         Duration maxClockSkew,
         Duration awaitBackend,
         Duration reload,
-        boolean allowNoRules) {
+        boolean allowNoRules,
+        int localShare) {
 
     public static final String DEFAULT_REDIS_ADDRESS = "redis://127.0.0.1:6379";
     public static final Duration DEFAULT_BACKEND_TIMEOUT = Duration.ofMillis(100);
@@ -52,4 +56,18 @@ public record Settings(
     public static final long DEFAULT_AWAIT_BACKEND_SECONDS = 10;
     public static final Duration DEFAULT_AWAIT_BACKEND = Duration.ofSeconds(DEFAULT_AWAIT_BACKEND_SECONDS);
     public static final Duration DEFAULT_RELOAD = Duration.ZERO;
+    /** {@link #localShare}: not fixed, counted from the servers that announce themselves in the backend. */
+    public static final int LOCAL_SHARE_FROM_BACKEND = 0;
+    /** The range of {@code sluice.local-share}. */
+    public static final int MIN_LOCAL_SHARE = 1;
+    public static final int MAX_LOCAL_SHARE = 10_000;
+
+    /** Settings whose local share is counted from the backend, as before {@code sluice.local-share} existed. */
+    public Settings(Optional<String> redisAddress, Optional<String> redisConfig, String keyPrefix,
+                    FailurePolicy onBackendFailure, TrustedProxies trustedProxies, ClientAddressHeader clientAddressHeader,
+                    HeaderStyle headers, Duration backendTimeout, Duration maxClockSkew, Duration awaitBackend,
+                    Duration reload, boolean allowNoRules) {
+        this(redisAddress, redisConfig, keyPrefix, onBackendFailure, trustedProxies, clientAddressHeader, headers,
+                backendTimeout, maxClockSkew, awaitBackend, reload, allowNoRules, LOCAL_SHARE_FROM_BACKEND);
+    }
 }

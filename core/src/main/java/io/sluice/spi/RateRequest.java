@@ -15,9 +15,12 @@ import java.time.Duration;
  * @param queue          {@code leaky-bucket}: requests that may wait for their slot; else unused
  * @param effectiveLimit the limit actually enforced: {@code limit} for hard throttling, {@code limit x (1 + overage)}
  *                       for soft and elastic
+ * @param blockMillis    the rule's {@code block}: when this request is rejected, every request of the key is rejected
+ *                       for this long (the backend checks and starts the block in the same atomic step as the
+ *                       decision); 0 for none
  */
 public record RateRequest(String key, Algorithm algorithm, long limit, Duration period, long cost,
-                          long burst, long queue, long effectiveLimit) {
+                          long burst, long queue, long effectiveLimit, long blockMillis) {
 
     /**
      * The most permits one request may cost, whatever the rule: the scripts compute exactly (in Lua's doubles) with
@@ -36,6 +39,7 @@ public record RateRequest(String key, Algorithm algorithm, long limit, Duration 
      * @param burst          a token bucket's capacity
      * @param queue          how many requests a leaky bucket lets wait for their slot
      * @param effectiveLimit the limit enforced: {@code limit}, or above it under soft or elastic throttling
+     * @param blockMillis    how long a rejection blocks the key, 0 for no block
      */
     public RateRequest {
         if (limit < 1) throw new IllegalArgumentException("limit must be at least 1: " + limit);
@@ -43,6 +47,24 @@ public record RateRequest(String key, Algorithm algorithm, long limit, Duration 
         if (burst < 1) throw new IllegalArgumentException("burst must be at least 1: " + burst);
         if (queue < 0) throw new IllegalArgumentException("queue must not be negative: " + queue);
         if (effectiveLimit < limit) throw new IllegalArgumentException("effective limit below the limit: " + effectiveLimit);
+        if (blockMillis < 0) throw new IllegalArgumentException("block must not be negative: " + blockMillis);
+    }
+
+    /**
+     * A request without a block.
+     *
+     * @param key            the backend key, namespaced and free of user-supplied characters
+     * @param algorithm      how to count
+     * @param limit          the advertised permits per period
+     * @param period         the period
+     * @param cost           permits this request takes
+     * @param burst          a token bucket's capacity
+     * @param queue          how many requests a leaky bucket lets wait for their slot
+     * @param effectiveLimit the limit enforced: {@code limit}, or above it under soft or elastic throttling
+     */
+    public RateRequest(String key, Algorithm algorithm, long limit, Duration period, long cost,
+                       long burst, long queue, long effectiveLimit) {
+        this(key, algorithm, limit, period, cost, burst, queue, effectiveLimit, 0);
     }
 
     /**
@@ -75,7 +97,7 @@ public record RateRequest(String key, Algorithm algorithm, long limit, Duration 
      * @return this request at that cost
      */
     public RateRequest withCost(long cost) {
-        return new RateRequest(key, algorithm, limit, period, cost, burst, queue, effectiveLimit);
+        return new RateRequest(key, algorithm, limit, period, cost, burst, queue, effectiveLimit, blockMillis);
     }
 
     /**
@@ -83,7 +105,7 @@ public record RateRequest(String key, Algorithm algorithm, long limit, Duration 
      * @return this request with that burst
      */
     public RateRequest withBurst(long burst) {
-        return new RateRequest(key, algorithm, limit, period, cost, burst, queue, effectiveLimit);
+        return new RateRequest(key, algorithm, limit, period, cost, burst, queue, effectiveLimit, blockMillis);
     }
 
     /**
@@ -91,7 +113,7 @@ public record RateRequest(String key, Algorithm algorithm, long limit, Duration 
      * @return this request with that queue
      */
     public RateRequest withQueue(long queue) {
-        return new RateRequest(key, algorithm, limit, period, cost, burst, queue, effectiveLimit);
+        return new RateRequest(key, algorithm, limit, period, cost, burst, queue, effectiveLimit, blockMillis);
     }
 
     /**
@@ -99,7 +121,7 @@ public record RateRequest(String key, Algorithm algorithm, long limit, Duration 
      * @return this request with that enforced limit
      */
     public RateRequest withEffectiveLimit(long effectiveLimit) {
-        return new RateRequest(key, algorithm, limit, period, cost, burst, queue, effectiveLimit);
+        return new RateRequest(key, algorithm, limit, period, cost, burst, queue, effectiveLimit, blockMillis);
     }
 
     /**
@@ -107,7 +129,24 @@ public record RateRequest(String key, Algorithm algorithm, long limit, Duration 
      * @return this request on that key
      */
     public RateRequest withKey(String key) {
-        return new RateRequest(key, algorithm, limit, period, cost, burst, queue, effectiveLimit);
+        return new RateRequest(key, algorithm, limit, period, cost, burst, queue, effectiveLimit, blockMillis);
+    }
+
+    /**
+     * @param blockMillis how long a rejection blocks the key (0: no block)
+     * @return this request with that block
+     */
+    public RateRequest withBlock(long blockMillis) {
+        return new RateRequest(key, algorithm, limit, period, cost, burst, queue, effectiveLimit, blockMillis);
+    }
+
+    /**
+     * Whether a rejection of this request blocks its key.
+     *
+     * @return true when {@link #blockMillis()} is above 0
+     */
+    public boolean blocks() {
+        return blockMillis > 0;
     }
 
     /**

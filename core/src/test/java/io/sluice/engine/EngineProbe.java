@@ -4,12 +4,25 @@ import io.sluice.rule.Rule;
 
 import java.util.concurrent.CompletableFuture;
 
-/** What tests outside this package may look at inside an engine: its prefetched stocks and the key names it uses. */
+/**
+ * What tests outside this package may look at inside an engine: its prefetched stocks, the key names it uses, and the
+ * servers it counts for {@code on-backend-failure=local}.
+ */
 public final class EngineProbe {
     /** How long an open circuit waits before it lets a probe through. */
     public static final long CIRCUIT_COOL_DOWN_MILLIS = BackendGuard.COOL_DOWN_MILLIS;
 
     private EngineProbe() {
+    }
+
+    /** {@return done once the engine has announced itself in its backend, with the count of live servers read} */
+    public static CompletableFuture<Integer> announce(Engine engine) {
+        return engine.servers().announce().toCompletableFuture();
+    }
+
+    /** {@return the servers the engine divides each limit among while its backend cannot answer} */
+    public static int localDivisor(Engine engine) {
+        return engine.servers().divisor();
     }
 
     /** {@return the backend key of a rule's raw key value, as the rate path names it} */

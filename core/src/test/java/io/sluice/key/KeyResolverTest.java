@@ -253,12 +253,12 @@ class KeyResolverTest {
     @Test
     void keySpecParts() {
         assertThat(spec("ip")).isEqualTo(KeySpec.IP);
-        assertThat(spec("header:X-User+param:p+cookie:c+session+user+global").parts()).containsExactly(
+        assertThat(spec("header:X-User+param:p+cookie:c+session+user+global").alternatives().get(0).parts()).containsExactly(
                 new KeySpec.Part(KeySpec.Kind.HEADER, "X-User"), new KeySpec.Part(KeySpec.Kind.PARAM, "p"),
                 new KeySpec.Part(KeySpec.Kind.COOKIE, "c"), new KeySpec.Part(KeySpec.Kind.SESSION, null),
                 new KeySpec.Part(KeySpec.Kind.USER, null), new KeySpec.Part(KeySpec.Kind.GLOBAL, null));
         assertThat(spec(" USER + Header:X-a ").toString()).isEqualTo("user+header:X-a");
-        assertThat(spec("param:%C3%BC").parts()).containsExactly(new KeySpec.Part(KeySpec.Kind.PARAM, "%C3%BC"));
+        assertThat(spec("param:%C3%BC").alternatives().get(0).parts()).containsExactly(new KeySpec.Part(KeySpec.Kind.PARAM, "%C3%BC"));
     }
 
     @Test

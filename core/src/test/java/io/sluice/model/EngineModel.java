@@ -1,5 +1,6 @@
 package io.sluice.model;
 
+import io.sluice.key.KeySpec;
 import io.sluice.memory.RateModel;
 import io.sluice.rule.OverrideParser;
 import io.sluice.rule.PlanLimits;
@@ -10,6 +11,7 @@ import io.sluice.spi.Algorithm;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 import io.sluice.spi.StoredOverride;
+import io.sluice.spi.RateUsage;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -17,6 +19,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * A pure-Java reference of the whole engine as CONTRACT.md describes it, for one rule set that a reload may
@@ -57,6 +60,8 @@ public final class EngineModel {
     private final Map<String, ConcurrencyModel> concurrency = new HashMap<>();
     /** Operators' overrides by rule and counted key: the limit as written, and when it ends. */
     private final Map<String, StoredOverride> overrides = new HashMap<>();
+    /** A rate counter's block ({@code block}): until when (ms) its key is rejected. */
+    private final Map<String, Long> blockedUntil = new HashMap<>();
 
     public EngineModel(RuleSet rules) {
         this.rules = rules;
@@ -87,7 +92,7 @@ public final class EngineModel {
         List<RuleVerdict> verdicts = new ArrayList<>();
         List<Runnable> giveBack = new ArrayList<>();
         for (Rule rule : applicable) {
-            if (!rule.limitsRate()) continue;
+            if (!rule.limitsRate() || keyOf(rule, key) == null) continue;
             Rule limits = limitsOf(rule, key, plan, true, now);
             if (limits == null) continue;
             long cost = rule.ratePolicy().costFor(path);
@@ -101,7 +106,7 @@ public final class EngineModel {
         }
         List<ConcurrencyModel> taken = new ArrayList<>();
         for (Rule rule : applicable) {
-            if (!rule.limitsConcurrency()) continue;
+            if (!rule.limitsConcurrency() || keyOf(rule, key) == null) continue;
             Rule limits = limitsOf(rule, key, plan, false, now);
             if (limits == null) continue;
             int limit = limits.concurrency();
@@ -131,6 +136,7 @@ public final class EngineModel {
     public void stateLost() {
         buckets.clear();
         logs.clear();
+        blockedUntil.clear();
         concurrency.values().forEach(ConcurrencyModel::forgetHeld);
     }
 
@@ -144,9 +150,68 @@ public final class EngineModel {
         return concurrency.computeIfAbsent(rule + "|" + key, k -> new ConcurrencyModel());
     }
 
-    /** The raw key a rule counts a request's key under: a {@code global} rule counts everyone under one. */
+    /**
+     * The raw key a rule counts a caller under: a {@code global} rule counts everyone under one; null when the rule
+     * does not count the caller (its {@code when} excludes it, its {@code exempt} names it, or its key does not
+     * resolve, which a drawn rule skips).
+     */
     public static String keyOf(Rule rule, String key) {
-        return rule.key().global() ? "*" : key;
+        if (!appliesTo(rule, key) || exempts(rule, key)) return null;
+        return resolve(rule.key(), key);
+    }
+
+    // ---------------------------------------------------------------- who a request is: when, exempt, key=a|b
+
+    /** A caller {@code anonymous@<address>} has no user; any other caller is the authenticated user of that name. */
+    public static final String ANONYMOUS = "anonymous@";
+    /** The address every authenticated caller comes from. */
+    public static final String USERS_ADDRESS = "10.0.0.1";
+
+    /** The caller's authenticated user, or null. */
+    public static String userOf(String caller) {
+        return caller.startsWith(ANONYMOUS) ? null : caller;
+    }
+
+    /** The caller's client address. */
+    public static String addressOf(String caller) {
+        return caller.startsWith(ANONYMOUS) ? caller.substring(ANONYMOUS.length()) : USERS_ADDRESS;
+    }
+
+    private static boolean appliesTo(Rule rule, String caller) {
+        return switch (rule.when()) {
+            case ALWAYS -> true;
+            case ANONYMOUS -> userOf(caller) == null;
+            case AUTHENTICATED -> userOf(caller) != null;
+        };
+    }
+
+    /** The exemptions a scenario draws: {@code user:<name>} and {@code ip:<address>}, each matched exactly. */
+    private static boolean exempts(Rule rule, String caller) {
+        String text = rule.exempt().toString();
+        if (text.isEmpty()) return false;
+        for (String entry : text.split(",")) {
+            String e = entry.trim();
+            if (e.startsWith("user:") && e.substring(5).equals(userOf(caller))) return true;
+            else if (e.startsWith("ip:") && e.substring(3).equals(addressOf(caller))) return true;
+            else if (!e.startsWith("user:") && !e.startsWith("ip:")) throw new UnsupportedOperationException("exempt=" + e);
+        }
+        return false;
+    }
+
+    /** The first alternative that resolves; with several, named by its kind as the contract writes it. */
+    private static String resolve(KeySpec key, String caller) {
+        List<KeySpec.Alternative> alternatives = key.alternatives();
+        for (KeySpec.Alternative a : alternatives) {
+            if (a.parts().size() != 1) throw new UnsupportedOperationException("key=" + key);
+            String v = switch (a.parts().get(0).kind()) {
+                case GLOBAL -> "*";
+                case USER -> userOf(caller);
+                case IP -> addressOf(caller);
+                default -> throw new UnsupportedOperationException("key=" + key);
+            };
+            if (v != null) return alternatives.size() == 1 ? v : a + "=" + v;
+        }
+        return null;
     }
 
     private ConcurrencyModel concurrencyOf(Rule rule, String key) {
@@ -160,7 +225,53 @@ public final class EngineModel {
         String counter = limits.name() + "|" + key;
         RateRequest request = limits.ratePolicy().request(counter, limits.rate().orElseThrow(), cost);
         if (limits.ratePolicy().throttling() == Throttling.ELASTIC) return elastic(limits, request, now);
+        if (limits.blocks() && !limits.dryRun()) return blocking(limits, counter, () -> consume(request, now), now);
         return consume(request, now);
+    }
+
+    /**
+     * {@code block}: a blocked counter is rejected with nothing left and takes nothing; a rejection of its own rate
+     * blocks it for the rule's block.
+     */
+    private RateVerdict blocking(Rule limits, String counter, Supplier<RateVerdict> decision, long now) {
+        if (blockedMillis(counter, now) > 0) return new RateVerdict(false, 0, null);
+        RateVerdict v = decision.get();
+        if (v.allowed) return v;
+        blockedUntil.put(counter, now + limits.block().toMillis());
+        return new RateVerdict(false, 0, null);
+    }
+
+    private long blockedMillis(String counter, long now) {
+        Long until = blockedUntil.get(counter);
+        return until == null || until <= now ? 0 : until - now;
+    }
+
+    /** What {@code Sluice.usage} says of a rate rule's key: what it may still take (0 while blocked), the block's time left. */
+    public record KeyUsage(long remaining, long blockedMillis) {
+    }
+
+    /** The usage of {@code key} under {@code rule}'s own limits at {@code now}, taking nothing. */
+    public KeyUsage usage(Rule rule, String key, long now) {
+        String counter = rule.name() + "|" + keyOf(rule, key);
+        long blocked = rule.blocks() && !rule.dryRun() ? blockedMillis(counter, now) : 0;
+        if (blocked > 0) return new KeyUsage(0, blocked);
+        RateRequest r = rule.ratePolicy().request(counter, rule.rate().orElseThrow(), 1);
+        if (r.algorithm() == Algorithm.SLIDING_LOG) {
+            SlidingLogModel log = logs.get(r.key() + "|" + r.period().toMillis());
+            long period = r.period().toMillis();
+            return new KeyUsage(log == null ? r.limit() : Math.max(0, r.limit() - log.used(period, now)), 0);
+        }
+        RateModel m = buckets.computeIfAbsent(r.key() + "|" + r.algorithm(), k -> RateModel.of(r.algorithm()));
+        return new KeyUsage(m.consume(RateUsage.peekOf(r), now * 1000).remaining(), 0);
+    }
+
+    /** {@code Sluice.reset}: the key's counter and block are forgotten. */
+    public void reset(Rule rule, String key) {
+        String counter = rule.name() + "|" + keyOf(rule, key);
+        blockedUntil.remove(counter);
+        RateRequest r = rule.ratePolicy().request(counter, rule.rate().orElseThrow(), 1);
+        logs.remove(r.key() + "|" + r.period().toMillis());
+        buckets.remove(r.key() + "|" + r.algorithm());
     }
 
     /** A hard or soft decision: the key counts up to the effective limit; Remaining speaks of the nominal one. */

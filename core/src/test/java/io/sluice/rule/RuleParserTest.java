@@ -18,16 +18,16 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 class RuleParserTest {
     private static final String RULE_PROPERTIES =
-            "[algorithm, burst, capacity, concurrency, cost, costs, key, lease, methods, mode, on-backend-failure, "
-            + "on-missing-key, overage, paths, plan, prefetch, prefetch-hold, problem-type, queue, rate, status, throttling, wait] "
+            "[algorithm, block, burst, capacity, concurrency, cost, costs, exempt, key, lease, methods, mode, on-backend-failure, "
+            + "on-missing-key, overage, paths, plan, prefetch, prefetch-hold, problem-type, queue, rate, status, throttling, wait, when] "
             + "or plans.<plan>.rate|burst|concurrency";
-    private static final String GLOBALS = "[sluice.allow-no-rules, sluice.await-backend, sluice.backend-timeout, sluice.client-address-header, sluice.headers, sluice.key-prefix, "
+    private static final String GLOBALS = "[sluice.allow-no-rules, sluice.await-backend, sluice.backend-timeout, sluice.client-address-header, sluice.headers, sluice.key-prefix, sluice.local-share, "
             + "sluice.max-clock-skew, sluice.on-backend-failure, sluice.problem-type, sluice.redis.address, sluice.redis.config, "
             + "sluice.reload, sluice.trusted-proxies]";
     private static final String RATE = "expected <permits>/<period> such as 10/1h, 40/1m, 5/10s, 100/s or 2/500ms (permits from 1 to 1000000000, a period from 1ms to 366d)";
     private static final String PATHS = "expected servlet URL patterns such as /api/posts, /api/images/*, *.jpg or /*";
     private static final String KEY =
-            "expected ip, user, session, global, header:<Name>, param:<name> or cookie:<name>, combined with +";
+            "expected ip, user, session, global, header:<Name>, param:<name> or cookie:<name>, combined with + (user+ip), alternatives separated by | and tried in order (user|ip)";
 
     private static Map<String, String> props(String... kv) {
         Map<String, String> m = new LinkedHashMap<>();
@@ -119,7 +119,7 @@ class RuleParserTest {
                 "sluice.key-prefix = \"" + "x".repeat(65)
                         + "\": expected 1 to 64 letters, digits, '_', '-', '.' or ':' (no braces)");
         assertThat(problems("sluice.on-backend-failure", "open")).containsExactly(
-                "sluice.on-backend-failure = \"open\": expected allow or deny");
+                "sluice.on-backend-failure = \"open\": expected allow, deny or local");
         assertThat(problems("sluice.trusted-proxies", "10.0.0.0/33")).containsExactly(
                 "sluice.trusted-proxies = \"10.0.0.0/33\": expected a comma-separated list of IP addresses or CIDR "
                         + "blocks such as 10.0.0.0/8, ::1");
@@ -276,7 +276,7 @@ class RuleParserTest {
         assertThat(r.paths()).extracting(PathPattern::toString).containsExactly("/api/images/*", "*.png", "/exact");
         assertThat(r.methods()).isEqualTo(Set.of("POST", "GET"));
         assertThat(r.key().toString()).isEqualTo("user+header:X-Tenant");
-        assertThat(r.key().parts()).containsExactly(new KeySpec.Part(KeySpec.Kind.USER, null),
+        assertThat(r.key().alternatives().get(0).parts()).containsExactly(new KeySpec.Part(KeySpec.Kind.USER, null),
                 new KeySpec.Part(KeySpec.Kind.HEADER, "X-Tenant"));
         assertThat(r.onMissingKey()).isEqualTo(MissingKeyPolicy.DENY);
         assertThat(r.status()).isEqualTo(503);
@@ -309,7 +309,7 @@ class RuleParserTest {
         assertThat(images.concurrency()).isEqualTo(4);
         Rule posts = set.get("posts").orElseThrow();
         assertThat(posts.methods()).containsExactly("POST");
-        assertThat(posts.key().parts()).containsExactly(new KeySpec.Part(KeySpec.Kind.USER, null));
+        assertThat(posts.key().alternatives().get(0).parts()).containsExactly(new KeySpec.Part(KeySpec.Kind.USER, null));
         assertThat(set.matching("POST", "/api/posts")).containsExactly(posts);
         assertThat(set.matching("GET", "/api/posts")).isEmpty();
         assertThat(set.matching("GET", "/api/images/1")).containsExactly(images);
@@ -480,7 +480,7 @@ class RuleParserTest {
         assertThat(problems("sluice.rules.a.rate", "1/s", "sluice.rules.a.on-missing-key", "allow")).containsExactly(
                 "sluice.rules.a.on-missing-key = \"allow\": expected skip or deny");
         assertThat(problems("sluice.rules.a.rate", "1/s", "sluice.rules.a.on-backend-failure", "skip"))
-                .containsExactly("sluice.rules.a.on-backend-failure = \"skip\": expected allow or deny");
+                .containsExactly("sluice.rules.a.on-backend-failure = \"skip\": expected allow, deny or local");
     }
 
     @Test
@@ -598,5 +598,37 @@ class RuleParserTest {
                 "sluice.rules.c.lease", "20s")).get("c").orElseThrow().lease()).isEqualTo(java.time.Duration.ofSeconds(20));
         assertThat(problems("sluice.max-clock-skew", "soon")).containsExactly(
                 "sluice.max-clock-skew = \"soon\": expected a duration such as 500ms");
+    }
+
+    // ---------------------------------------------------------------- block
+
+    @Test
+    void blockIsADurationFromOneSecondToAWeek() {
+        assertThat(rule("sluice.rules.a.rate", "5/15m", "sluice.rules.a.block", "15m").block()).isEqualTo(Duration.ofMinutes(15));
+        assertThat(rule("sluice.rules.a.rate", "5/15m", "sluice.rules.a.block", "1s").block()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(rule("sluice.rules.a.rate", "5/15m", "sluice.rules.a.block", "7d").block()).isEqualTo(Duration.ofDays(7));
+        Rule none = rule("sluice.rules.a.rate", "5/15m");
+        assertThat(none.block()).isZero();
+        assertThat(none.blocks()).isFalse();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"0s", "999ms", "8d", "15", "-1m", "forever", "PT0S"})
+    void aBadBlockNamesPropertyValueAndRange(String value) {
+        assertThat(problems("sluice.rules.a.rate", "5/15m", "sluice.rules.a.block", value)).containsExactly(
+                "sluice.rules.a.block = \"" + value + "\": expected a duration from 1s to 7d such as 15m");
+    }
+
+    @Test
+    void blockNeedsARateWithoutPrefetchOrElasticThrottling() {
+        assertThat(problems("sluice.rules.a.concurrency", "2", "sluice.rules.a.block", "1m")).containsExactly(
+                "sluice.rules.a.block = \"1m\": expected block only on a rule with rate (a block starts when the rate rejects a key)");
+        assertThat(problems("sluice.rules.a.rate", "100/1m", "sluice.rules.a.prefetch", "10", "sluice.rules.a.block", "1m"))
+                .containsExactly("sluice.rules.a.block = \"1m\": expected block without prefetch (a server's prefetched "
+                        + "permits would admit a blocked key)");
+        assertThat(problems("sluice.rules.g.rate", "100/1m", "sluice.rules.g.key", "global",
+                "sluice.rules.a.rate", "10/1m", "sluice.rules.a.throttling", "elastic", "sluice.rules.a.capacity", "g",
+                "sluice.rules.a.block", "1m"))
+                .containsExactly("sluice.rules.a.block = \"1m\": expected block with throttling=hard or soft");
     }
 }

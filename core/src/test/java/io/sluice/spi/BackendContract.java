@@ -541,4 +541,60 @@ public abstract class BackendContract {
             pool.shutdownNow();
         }
     }
+
+    // ---------------------------------------------------------------- block and key control (a capability)
+
+    /** {@code r} of {@code algorithm} at 3 per minute, with a block of 15 minutes. */
+    private RateRequest blocking(Algorithm algorithm, String name) {
+        return RateRequest.of(algorithm, key(name + "-" + algorithm.id()), 3, Duration.ofMinutes(1))
+                .withBlock(Duration.ofMinutes(15).toMillis());
+    }
+
+    private RateUsage peek(RateRequest r) {
+        return ((KeyControl) backend).peek(r).toCompletableFuture().join();
+    }
+
+    /** What a fresh key admits at one instant: a leaky bucket without a queue admits one on pace. */
+    private static int atOnce(Algorithm algorithm) {
+        return algorithm == LEAKY_BUCKET ? 1 : 3;
+    }
+
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void aRejectionBlocksTheKeyUntilTheBlockEnds(Algorithm algorithm) {
+        Assumptions.assumeTrue(backend instanceof KeyControl, "a backend that can look keys up");
+        RateRequest r = blocking(algorithm, "block");
+        for (int i = 0; i < atOnce(algorithm); i++) assertThat(consume(r).allowed()).isTrue();
+        assertThat(consume(r)).isEqualTo(new RateOutcome(false, 0, 900_000, 900_000));
+        clock.advance(Duration.ofMinutes(10));
+        assertThat(consume(r)).isEqualTo(new RateOutcome(false, 0, 300_000, 300_000));
+        assertThat(peek(r)).isEqualTo(new RateUsage(0, 300_000, 300_000));
+        // Another key, and the same key without a block (a refund's, a rule without block), are not blocked.
+        assertThat(consume(blocking(algorithm, "other")).allowed()).isTrue();
+        clock.advance(Duration.ofMinutes(5));
+        assertThat(peek(r).blockedMillis()).isZero();
+        assertThat(peek(r).remaining()).isEqualTo(atOnce(algorithm));
+        for (int i = 0; i < atOnce(algorithm); i++) assertThat(consume(r).allowed()).isTrue();
+        assertThat(consume(r).retryAfterMillis()).isEqualTo(900_000);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void aPeekTakesNothingAndForgetRestoresTheLimit(Algorithm algorithm) {
+        Assumptions.assumeTrue(backend instanceof KeyControl, "a backend that can look keys up");
+        RateRequest r = blocking(algorithm, "peek");
+        assertThat(peek(r)).isEqualTo(new RateUsage(atOnce(algorithm), 0, 0));
+        for (int i = 0; i < 5; i++) peek(r);
+        assertThat(consume(r).allowed()).isTrue();
+        RateUsage after = peek(r);
+        assertThat(after.remaining()).isEqualTo(atOnce(algorithm) - 1);
+        assertThat(after.blockedMillis()).isZero();
+        while (consume(r).allowed()) {
+            // up to the block
+        }
+        assertThat(peek(r).blockedMillis()).isEqualTo(900_000);
+        ((KeyControl) backend).forget(r).toCompletableFuture().join();
+        assertThat(peek(r)).isEqualTo(new RateUsage(atOnce(algorithm), 0, 0));
+        for (int i = 0; i < atOnce(algorithm); i++) assertThat(consume(r).allowed()).isTrue();
+    }
 }

@@ -166,6 +166,15 @@ final class Containers {
 
     /** On {@code port} (0: a free one), so that a test can knock on the port while the container starts. */
     static Running jetty(Map<String, String> initParams, Setup setup, int port) {
+        return jetty(new SluiceFilter(), initParams, setup, port);
+    }
+
+    /** A Jetty whose filter is {@code sluice} (built around an engine of the test's own). */
+    static Running jetty(SluiceFilter sluice) {
+        return jetty(sluice, Map.of(), Setup.DEFAULT, 0);
+    }
+
+    private static Running jetty(SluiceFilter sluice, Map<String, String> initParams, Setup setup, int port) {
         try {
             Server server = setup.maxThreads() > 0 ? new Server(new QueuedThreadPool(setup.maxThreads(), 2)) : new Server();
             HttpConfiguration http = new HttpConfiguration();
@@ -175,7 +184,6 @@ final class Containers {
             connector.setPort(port);
             server.addConnector(connector);
             ServletContextHandler context = new ServletContextHandler("/");
-            SluiceFilter sluice = new SluiceFilter();
             for (AppFilter f : setup.chain(sluice, initParams)) {
                 FilterHolder holder = new FilterHolder(f.filter());
                 holder.setName(f.name());
@@ -206,6 +214,15 @@ final class Containers {
 
     /** On {@code port} (0: a free one), so that a test can knock on the port while the container starts. */
     static Running tomcat(Map<String, String> initParams, Setup setup, int port) {
+        return tomcat(new SluiceFilter(), initParams, setup, port);
+    }
+
+    /** A Tomcat whose filter is {@code sluice} (built around an engine of the test's own). */
+    static Running tomcat(SluiceFilter sluice) {
+        return tomcat(sluice, Map.of(), Setup.DEFAULT, 0);
+    }
+
+    private static Running tomcat(SluiceFilter sluice, Map<String, String> initParams, Setup setup, int port) {
         try {
             Path base = Files.createTempDirectory("sluice-tomcat");
             Tomcat tomcat = new Tomcat();
@@ -221,7 +238,6 @@ final class Containers {
             tomcat.getService().addConnector(connector);
             tomcat.setConnector(connector);
             Context context = tomcat.addContext("", base.toString());
-            SluiceFilter sluice = new SluiceFilter();
             for (AppFilter f : setup.chain(sluice, initParams)) {
                 FilterDef def = new FilterDef();
                 def.setFilterName(f.name());

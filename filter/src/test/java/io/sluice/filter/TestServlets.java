@@ -266,6 +266,7 @@ final class TestServlets {
                 Map.entry("/stream", new Stream()),
                 Map.entry("/astream", new AsyncStream()),
                 Map.entry("/wstream", new Stream()),
-                Map.entry("/plans/*", new Ok()));
+                Map.entry("/plans/*", new Ok()),
+                Map.entry("/audience/*", new Ok()));
     }
 }

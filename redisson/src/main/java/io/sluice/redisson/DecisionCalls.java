@@ -3,6 +3,7 @@ package io.sluice.redisson;
 import io.sluice.spi.Algorithm;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
+import io.sluice.spi.RateUsage;
 import io.sluice.spi.RequestRefusedException;
 import org.redisson.api.RScript;
 import org.redisson.client.RedisException;
@@ -33,6 +34,8 @@ final class DecisionCalls {
     private final Clock clock;
     /** Each algorithm's decision script, on the backend's time base. */
     private final Map<Algorithm, DecisionScript> deciders = new EnumMap<>(Algorithm.class);
+    /** The same inside {@code block.lua}, for the requests of rules with a block. */
+    private final Map<Algorithm, BlockScript> blocking = new EnumMap<>(Algorithm.class);
 
     /**
      * @param clock      the caller's clock: a log's time, and every script's under a test ({@code callerTime})
@@ -41,12 +44,34 @@ final class DecisionCalls {
     DecisionCalls(RScript scripts, Clock clock, boolean callerTime) {
         this.scripts = scripts;
         this.clock = clock;
-        for (Algorithm a : Algorithm.values()) deciders.put(a, DecisionScript.of(a, callerTime));
+        for (Algorithm a : Algorithm.values()) {
+            deciders.put(a, DecisionScript.of(a, callerTime));
+            blocking.put(a, new BlockScript(deciders.get(a), callerTime));
+        }
     }
 
     /** The decision script of {@code algorithm}. */
     DecisionScript script(Algorithm algorithm) {
         return deciders.get(algorithm);
+    }
+
+    /** The script of {@code algorithm} inside {@code block.lua}. */
+    BlockScript blocking(Algorithm algorithm) {
+        return blocking.get(algorithm);
+    }
+
+    /** The script that decides {@code r}: its algorithm's, inside the block when its rule has one. */
+    private DecisionScript script(RateRequest r) {
+        return r.blocks() ? blocking(r.algorithm()) : script(r.algorithm());
+    }
+
+    /** What {@code r}'s key would answer now, taking nothing ({@code r} as {@code RateUsage.peekOf} has it). */
+    CompletionStage<RateUsage> peek(RateRequest r) {
+        BlockScript script = blocking(r.algorithm());
+        String now = Long.toString(clock.millis());
+        CompletionStage<List<Object>> answer = scripts.evalAsync(r.key(), RScript.Mode.READ_WRITE, script.one(),
+                RScript.ReturnType.LIST, script.keys(r), (Object[]) script.peekArguments(r, now));
+        return answer.thenApply(v -> RateUsage.of(script.outcome(r, v, 0), script.blockedMillis(v, 0)));
     }
 
     /**
@@ -57,7 +82,7 @@ final class DecisionCalls {
      */
     CompletionStage<Void> send(List<DecisionLanes.Unit> units) {
         RateRequest first = units.get(0).first();
-        DecisionScript decider = script(first.algorithm());
+        DecisionScript decider = script(first);
         String now = Long.toString(clock.millis());
         boolean alone = units.size() == 1 && units.get(0).ahead() == null && units.get(0).requests().size() == 1;
         Object[] argv;

@@ -112,6 +112,8 @@ final class DecisionLanes {
     private String lane(Unit unit) {
         RateRequest r = unit.first();
         String kind = unit.mode().equals(refundMode) ? "refund:" : unit.requests().isEmpty() ? "refill:" : "";
+        // A rule with a block runs its algorithm's script inside block.lua: a lane of its own.
+        if (r.blocks()) kind += "block:";
         String key = r.key();
         if (slots == null) return kind + r.algorithm().ordinal() + ":" + key;
         return kind + r.algorithm().ordinal() + ":" + slots.applyAsInt(key);

@@ -22,7 +22,10 @@ abstract class DecisionScript {
 
     private final String one;
     private final String many;
+    private final int argumentsPerRequest;
+    private final int keysPerRequest;
     private final int answerSize;
+    private final int uniqueArgument;
     private final List<Object> batchHeader;
 
     /**
@@ -35,11 +38,18 @@ abstract class DecisionScript {
      * @param files          the script's files, shared openings first
      */
     DecisionScript(int arguments, int keys, int answerSize, int uniqueArgument, boolean decidesRuns, String... files) {
-        String first = files[0];
-        String[] rest = List.of(files).subList(1, files.length).toArray(String[]::new);
-        this.one = LuaScript.of(first, rest);
-        this.many = LuaScript.batched(first, rest);
+        this(LuaScript.of(files[0], List.of(files).subList(1, files.length).toArray(String[]::new)), arguments, keys,
+                answerSize, uniqueArgument, decidesRuns);
+    }
+
+    /** A script of this whole {@code text}; the other parameters as above. */
+    DecisionScript(String text, int arguments, int keys, int answerSize, int uniqueArgument, boolean decidesRuns) {
+        this.one = text;
+        this.many = LuaScript.batchedText(text);
+        this.argumentsPerRequest = arguments;
+        this.keysPerRequest = keys;
         this.answerSize = answerSize;
+        this.uniqueArgument = uniqueArgument;
         // The header batch.lua reads the script's shape by.
         this.batchHeader = List.of(Integer.toString(arguments), Integer.toString(uniqueArgument), Integer.toString(keys),
                 Integer.toString(answerSize), decidesRuns ? "1" : "0");
@@ -54,6 +64,21 @@ abstract class DecisionScript {
             case FIXED_WINDOW -> new WindowScript(callerTime, "rate/fixed-window.lua");
             case SLIDING_WINDOW -> new WindowScript(callerTime, "rate/sliding-window.lua");
         };
+    }
+
+    /** Arguments per request. */
+    int argumentCount() {
+        return argumentsPerRequest;
+    }
+
+    /** Keys per request. */
+    int keyCount() {
+        return keysPerRequest;
+    }
+
+    /** Which argument is unique to each request, 0 for none. */
+    int uniqueArgument() {
+        return uniqueArgument;
     }
 
     /** The script for one request. */

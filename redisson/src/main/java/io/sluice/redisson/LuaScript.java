@@ -26,7 +26,17 @@ final class LuaScript {
      * function, called by {@code batch.lua} once per request. The scripts' own text stays as it is.
      */
     static String batched(String first, String... rest) {
-        return "local function decide(KEYS, ARGV)\n" + of(first, rest) + "\nend\n" + file("shared/batch.lua");
+        return batchedText(of(first, rest));
+    }
+
+    /** {@link #batched}, of a script's whole text. */
+    static String batchedText(String text) {
+        return "local function decide(KEYS, ARGV)\n" + text + "\nend\n" + file("shared/batch.lua");
+    }
+
+    /** The text of one file. */
+    static String text(String name) {
+        return file(name);
     }
 
     private static String file(String name) {

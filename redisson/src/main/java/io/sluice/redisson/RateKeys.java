@@ -31,4 +31,16 @@ public final class RateKeys {
         String name = rule + ":" + algorithm.id() + ":" + Durations.format(period) + ":" + hashedKey;
         return algorithm == Algorithm.SLIDING_LOG ? prefix + ":" + name : prefix + ":{" + name + "}";
     }
+
+    /**
+     * The key of a rate key's block ({@code block}): in the rate key's cluster slot, so that its decision's script
+     * reaches both. A name with a hash tag keeps it; one without (a {@code sliding-log}'s, or a key named by hand)
+     * becomes the tag, as Redisson names its sub-keys.
+     *
+     * @param rateKey the rate key
+     * @return the block's key
+     */
+    public static String block(String rateKey) {
+        return rateKey.contains("{") ? rateKey + ":block" : RedissonNames.suffix(rateKey, "block");
+    }
 }

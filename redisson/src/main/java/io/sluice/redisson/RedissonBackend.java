@@ -1,8 +1,10 @@
 package io.sluice.redisson;
 
 import io.sluice.spi.Algorithm;
+import io.sluice.spi.Announcing;
 import io.sluice.spi.Batching;
 import io.sluice.spi.Connecting;
+import io.sluice.spi.KeyControl;
 import io.sluice.spi.KeyLayout;
 import io.sluice.spi.LeaseOutcome;
 import io.sluice.spi.LeaseRequest;
@@ -12,6 +14,7 @@ import io.sluice.spi.Prefetch;
 import io.sluice.spi.Prefetching;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
+import io.sluice.spi.RateUsage;
 import io.sluice.spi.Refunding;
 import io.sluice.spi.ServerClock;
 import io.sluice.spi.StoredOverride;
@@ -66,7 +69,8 @@ import java.util.function.ToIntFunction;
  * attempt is retried at most once a second, on demand.
  */
 public final class RedissonBackend
-        implements LimiterBackend, Batching, Prefetching, Refunding, ServerClock, Connecting, KeyLayout, Overriding {
+        implements LimiterBackend, Batching, Prefetching, Refunding, ServerClock, Connecting, KeyLayout, Announcing, KeyControl,
+        Overriding {
     /** The first character of a prefetch's id, which a request's (hexadecimal) never has. */
     static final String STOCK_ID_MARK = "s";
     /**
@@ -98,11 +102,13 @@ public final class RedissonBackend
     private final RefundLogScript refundLog;
     private final ReturnLogScript returnLog;
     private final CancelLogScript cancelLog;
+    private final ForgetScript forget;
     private final ServerTimeScript serverTime;
     private final OverridePutScript overridePut;
     private final OverrideRemoveScript overrideRemove;
     private final OverridesReadScript overridesRead;
     private final OverridesVersion overridesVersion;
+    private final AnnounceScript announce;
     private final DecisionCalls calls;
     private final Object connectLock = new Object();
     private volatile boolean connected;
@@ -139,11 +145,13 @@ public final class RedissonBackend
         this.refundLog = new RefundLogScript(scripts);
         this.returnLog = new ReturnLogScript(scripts);
         this.cancelLog = new CancelLogScript(scripts);
+        this.forget = new ForgetScript(scripts);
         this.serverTime = new ServerTimeScript(scripts);
         this.overridePut = new OverridePutScript(scripts);
         this.overrideRemove = new OverrideRemoveScript(scripts);
         this.overridesRead = new OverridesReadScript(scripts);
         this.overridesVersion = new OverridesVersion(redisson, timeout);
+        this.announce = new AnnounceScript(scripts);
 
         connection();
     }
@@ -362,6 +370,16 @@ public final class RedissonBackend
     }
 
     @Override
+    public CompletionStage<RateUsage> peek(RateRequest r) {
+        return whenConnected(() -> calls.peek(RateUsage.peekOf(r)));
+    }
+
+    @Override
+    public CompletionStage<Void> forget(RateRequest r) {
+        return whenConnected(() -> forget.call(r, calls.blocking(r.algorithm())));
+    }
+
+    @Override
     public CompletionStage<Void> refund(RateRequest r) {
         CompletionStage<?> done = switch (r.algorithm()) {
             case TOKEN_BUCKET, FIXED_WINDOW, SLIDING_WINDOW -> whenConnected(() -> lanes.submit(List.of(r), DecisionScript.REFUND));
@@ -476,6 +494,12 @@ public final class RedissonBackend
             return CompletableFuture.failedFuture(new IllegalStateException("not connected to Redis yet"));
         }
         return serverTime.call();
+    }
+
+    /** Records this server in the sorted set {@code key} (one member per server, on Redis time) and counts the live ones. */
+    @Override
+    public CompletionStage<Integer> announce(String key, String serverId, Duration goneAfter) {
+        return whenConnected(() -> announce.call(key, serverId, goneAfter));
     }
 
     @Override

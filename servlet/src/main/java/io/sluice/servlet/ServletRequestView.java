@@ -77,4 +77,15 @@ public final class ServletRequestView implements RequestView {
         Object value = request.getAttribute(name);
         return value == null ? null : value.toString();
     }
+
+    @Override
+    public boolean isUserInRole(String role) {
+        return request.getUserPrincipal() != null && request.isUserInRole(role);
+    }
+
+    @Override
+    public boolean attributeIsTrue(String name) {
+        Object value = request.getAttribute(name);
+        return Boolean.TRUE.equals(value) || "true".equals(value);
+    }
 }

@@ -91,6 +91,27 @@ public final class RateDecider {
         return refunds.refund(rule, request);
     }
 
+    /** As {@link #giveBack}, for permits a local decision took of this server's share ({@code on-backend-failure=local}). */
+    public CompletionStage<Void> giveBackLocal(Rule rule, String raw, long cost) {
+        if (Refunds.refundable(rule)) {
+            guard.giveBackLocal(rule, rule.ratePolicy().request(naming.rate(rule, raw), rule.rate().orElseThrow(), cost));
+        }
+        return CompletableFuture.completedFuture(null);
+    }
+
+    /**
+     * The request as the rule's {@code block} has it: a rejection blocks the key, unless the rule only measures
+     * (dry run), whose rejections are never real.
+     */
+    public static RateRequest blocking(Rule rule, RateRequest request) {
+        return rule.blocks() && !rule.dryRun() ? request.withBlock(rule.block().toMillis()) : request;
+    }
+
+    /** Forgets what this server knows of the rule's key (after a reset): the shield's rejection. */
+    public void forgetKey(Rule rule, String raw) {
+        shield.forget(naming.rate(rule, raw));
+    }
+
     /** Whether {@code rule} takes permits ahead: it asks for it and the backend can. */
     private boolean prefetches(Rule rule) {
         return prefetcher != null && rule.ratePolicy().prefetches();
@@ -98,7 +119,7 @@ public final class RateDecider {
 
     public CompletionStage<Decision> decide(Rule rule, String raw, long cost) {
         long limit = rule.rate().orElseThrow().permits();
-        RateRequest request = rule.ratePolicy().request(naming.rate(rule, raw), rule.rate().get(), cost);
+        RateRequest request = blocking(rule, rule.ratePolicy().request(naming.rate(rule, raw), rule.rate().get(), cost));
         if (request.neverFits()) {
             // Decided here: a cost above anything the rule admits is never handed to a script.
             Decision d = Decision.neverFits(rule, limit, 0, Duration.ZERO, cost);

@@ -27,20 +27,24 @@ import java.util.function.UnaryOperator;
  */
 final class RatePath {
     /** What of a rule decides its path's steps: read here once, never on a request. */
-    record Shape(boolean prefetches, long ahead, Duration hold, Throttling throttling, boolean dryRun) {
+    record Shape(boolean prefetches, long ahead, Duration hold, Throttling throttling, boolean dryRun, boolean blocks) {
+
         /** {@code canPrefetch}: whether the backend can take permits ahead; a rule's {@code prefetch} needs it. */
         static Shape of(Rule rule, boolean canPrefetch) {
             var p = rule.ratePolicy();
-            return p.prefetches() && canPrefetch ? new Shape(true, p.prefetch(), p.prefetchHold(), p.throttling(), rule.dryRun())
-                    : new Shape(false, 0, Duration.ZERO, p.throttling(), rule.dryRun());
+            boolean blocks = rule.blocks() && !rule.dryRun();
+            return p.prefetches() && canPrefetch ? new Shape(true, p.prefetch(), p.prefetchHold(), p.throttling(), rule.dryRun(), blocks)
+                    : new Shape(false, 0, Duration.ZERO, p.throttling(), rule.dryRun(), blocks);
         }
 
         /**
          * Whether the shield answers for the rule: not under soft or elastic throttling (the key may go past a
-         * nominal "0 remaining": only the backend knows), and not in dry run (such rules exist to measure).
+         * nominal "0 remaining": only the backend knows), not in dry run (such rules exist to measure), and not with
+         * a block (a reset on any server lifts it: only the backend knows; a blocked key's requests are coalesced, one
+         * call in flight per key).
          */
         boolean shielded() {
-            return !dryRun && throttling == Throttling.HARD;
+            return !dryRun && !blocks && throttling == Throttling.HARD;
         }
 
         /**

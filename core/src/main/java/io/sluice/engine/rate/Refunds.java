@@ -61,12 +61,14 @@ final class Refunds {
 
     /**
      * What Redis did late is undone: a call answered after its deadline, whose request {@code on-backend-failure}
-     * denied meanwhile, gave back what it admitted (a permit the request never used). Failed open, the request went
-     * on: its permit is its own. Not undone where a rejection's are not either ({@link #refundable}), except an
+     * denied meanwhile, gave back what it admitted (a permit the request never used); so does one decided meanwhile by
+     * this server's share ({@code local}), which counted the request itself. Failed open, the request went on: its
+     * permit is its own. Not undone where a rejection's are not either ({@link #refundable}), except an
      * elastic decision the answer shows within the nominal limit (nothing borrowed) of a counting algorithm.
      */
     void undoIfDenied(RateAsk ask, Decision failed, RateOutcome late) {
-        if (!late.allowed() || !failed.rejects()) return;
+        boolean ours = failed.rejects() || failed.outcome() == Decision.Outcome.FAILED_LOCAL;
+        if (!late.allowed() || !ours) return;
         Rule rule = ask.rule();
         boolean withinLimit = rule.ratePolicy().throttling() == Throttling.ELASTIC && !late.overLimit()
                 && rule.ratePolicy().algorithm().refundable() && ask.request().algorithm() != Algorithm.TOKEN_BUCKET;

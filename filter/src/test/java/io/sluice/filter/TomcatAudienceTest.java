@@ -1,0 +1,7 @@
+package io.sluice.filter;
+
+class TomcatAudienceTest extends AudienceHttpContract {
+    TomcatAudienceTest() {
+        super(Containers.Kind.TOMCAT);
+    }
+}
