@@ -654,8 +654,11 @@ final class EngineScenarioRun implements AutoCloseable {
      */
     private Failure override(SetOverride o) {
         long now = clock.millis();
+        // The engine is told the key as the rule resolves the caller's request (a user, an address, user=alice).
+        String key = model.rules().get(o.rule()).map(rule -> EngineModel.keyOf(rule, o.key())).orElse(null);
+        if (key == null) return null;
         try {
-            engines.get(o.engine()).override(o.rule(), o.key(), o.limit(), Duration.ofMillis(o.ttlMillis())).toCompletableFuture().join();
+            engines.get(o.engine()).override(o.rule(), key, o.limit(), Duration.ofMillis(o.ttlMillis())).toCompletableFuture().join();
         } catch (IllegalArgumentException refused) {
             // A limit the rule cannot take (under its costliest request, say): nothing changed, as for the model.
             return null;
@@ -669,7 +672,9 @@ final class EngineScenarioRun implements AutoCloseable {
     }
 
     private Failure clearOverride(ClearOverride c) {
-        engines.get(c.engine()).clearOverride(c.rule(), c.key()).toCompletableFuture().join();
+        String key = model.rules().get(c.rule()).map(rule -> EngineModel.keyOf(rule, c.key())).orElse(null);
+        if (key == null) return null;
+        engines.get(c.engine()).clearOverride(c.rule(), key).toCompletableFuture().join();
         pollOverrides();
         model.clearOverride(c.rule(), c.key());
         bounds.newEpoch();
