@@ -1,5 +1,6 @@
 package io.sluice.filter;
 
+import io.sluice.Usage;
 import io.sluice.rule.Durations;
 import io.sluice.rule.PlanLimits;
 import io.sluice.rule.Rule;
@@ -65,6 +66,16 @@ final class AdminJson {
         if (p.concurrencyUnlimited()) b.append(b.length() > 1 ? "," : "").append("\"concurrency\":\"unlimited\"");
         else if (p.concurrency() > 0) b.append(b.length() > 1 ? "," : "").append("\"concurrency\":").append(p.concurrency());
         return b.append('}').toString();
+    }
+
+    /** One key's usage (never the key): durations in milliseconds. */
+    static String usage(Usage u) {
+        StringBuilder b = new StringBuilder("{\"rule\":").append(string(u.rule()));
+        u.rate().ifPresent(r -> b.append(",\"rate\":{\"limit\":").append(r.limit()).append(",\"remaining\":").append(r.remaining())
+                .append(",\"resetMillis\":").append(r.reset().toMillis()).append('}'));
+        u.concurrency().ifPresent(c -> b.append(",\"concurrency\":{\"limit\":").append(c.limit()).append(",\"inFlight\":")
+                .append(c.inFlight()).append('}'));
+        return b.append(",\"blockedMillis\":").append(u.blocked().toMillis()).append('}').toString();
     }
 
     /** {@code {"error": message}}. */

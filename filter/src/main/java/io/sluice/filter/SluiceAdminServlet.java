@@ -1,6 +1,7 @@
 package io.sluice.filter;
 
 import io.sluice.Sluice;
+import io.sluice.Usage;
 import io.sluice.internal.Log;
 import io.sluice.rule.Durations;
 import io.sluice.spi.RequestRefusedException;
@@ -18,8 +19,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Sluice's operations over HTTP, as JSON: the rules in effect, and one key's override set and cleared (one key's
- * usage and its reset are laid out, not served yet). Registered nowhere by default: the application maps it (such
+ * Sluice's operations over HTTP, as JSON: the rules in effect, one key's usage and its reset, and one key's override
+ * set and cleared. Registered nowhere by default: the application maps it (such
  * as {@code /admin/sluice/*}) and secures it, with a {@code security-constraint} and a role, or its own
  * authentication in front; anyone who reaches it can lift any limit. Relative to its mapping:
  * <table>
@@ -29,8 +30,9 @@ import java.util.concurrent.TimeoutException;
  * <tr><td>{@code POST /override}</td><td>{@code rule}, {@code key}, {@code limit} ({@code 7500/1h}, {@code 8} or
  * {@code unlimited}), {@code ttl} ({@code 7d})</td><td>{@code {"rule":..., "limit":..., "ttl":...}}</td></tr>
  * <tr><td>{@code DELETE /override}</td><td>{@code rule}, {@code key}</td><td>{@code {"rule":..., "cleared":true}}</td></tr>
- * <tr><td>{@code GET /usage}</td><td>{@code rule}, {@code key}</td><td>not yet: 501</td></tr>
- * <tr><td>{@code POST /reset}</td><td>{@code rule}, {@code key}</td><td>not yet: 501</td></tr>
+ * <tr><td>{@code GET /usage}</td><td>{@code rule}, {@code key}</td><td>{@code {"rule":..., "rate":{"limit":...,
+ * "remaining":..., "resetMillis":...}, "concurrency":{"limit":..., "inFlight":...}, "blockedMillis":...}}</td></tr>
+ * <tr><td>{@code POST /reset}</td><td>{@code rule}, {@code key}</td><td>{@code {"rule":..., "reset":true}}</td></tr>
  * </table>
  * Parameters come from the query string or, for {@code POST}, a form body ({@code application/x-www-form-urlencoded}),
  * which keeps key values out of access logs. A bad parameter is a 400 naming it; an unknown path a 404; a method the
@@ -99,13 +101,15 @@ public class SluiceAdminServlet extends HttpServlet {
                     if (method.equals("POST")) override(s, req, resp);
                     else clear(s, req, resp);
                 }
-                // TODO(lead): wire Sluice.usage(rule, key) and Sluice.reset(rule, key) here once they are on main;
-                // the layout and the parameters (rule, key) are settled and documented in docs/operations.md.
                 case USAGE -> {
-                    if (allowed(method, resp, "GET")) notYet(resp, "usage");
+                    if (!allowed(method, resp, "GET")) return;
+                    Sluice s = sluice(resp);
+                    if (s != null) usage(s, req, resp);
                 }
                 case RESET -> {
-                    if (allowed(method, resp, "POST")) notYet(resp, "reset");
+                    if (!allowed(method, resp, "POST")) return;
+                    Sluice s = sluice(resp);
+                    if (s != null) reset(s, req, resp);
                 }
                 default -> write(resp, HttpServletResponse.SC_NOT_FOUND, AdminJson.error("no such operation: expected "
                         + RULES + ", " + OVERRIDE + ", " + USAGE + " or " + RESET + " under the servlet's mapping"));
@@ -151,6 +155,38 @@ public class SluiceAdminServlet extends HttpServlet {
         Boolean had = awaited(cleared, resp);
         if (had == null) return;
         write(resp, HttpServletResponse.SC_OK, "{\"rule\":" + AdminJson.string(rule) + ",\"cleared\":" + had + "}");
+    }
+
+    private void usage(Sluice s, HttpServletRequest req, HttpServletResponse resp) throws IOException, BadRequest {
+        String rule = parameter(req, "rule", MAX_VALUE_CHARS);
+        String key = parameter(req, "key", MAX_KEY_CHARS);
+        CompletionStage<Usage> usage;
+        try {
+            usage = s.usage(rule, key);
+        } catch (IllegalArgumentException e) {
+            throw new BadRequest(e.getMessage());
+        } catch (UnsupportedOperationException e) {
+            write(resp, HttpServletResponse.SC_NOT_IMPLEMENTED, AdminJson.error("this engine's backend cannot look keys up"));
+            return;
+        }
+        Usage u = awaited(usage, resp);
+        if (u != null) write(resp, HttpServletResponse.SC_OK, AdminJson.usage(u));
+    }
+
+    private void reset(Sluice s, HttpServletRequest req, HttpServletResponse resp) throws IOException, BadRequest {
+        String rule = parameter(req, "rule", MAX_VALUE_CHARS);
+        String key = parameter(req, "key", MAX_KEY_CHARS);
+        CompletionStage<Void> reset;
+        try {
+            reset = s.reset(rule, key);
+        } catch (IllegalArgumentException e) {
+            throw new BadRequest(e.getMessage());
+        } catch (UnsupportedOperationException e) {
+            write(resp, HttpServletResponse.SC_NOT_IMPLEMENTED, AdminJson.error("this engine's backend cannot reset keys"));
+            return;
+        }
+        if (awaited(reset.thenApply(v -> Boolean.TRUE), resp) == null) return;
+        write(resp, HttpServletResponse.SC_OK, "{\"rule\":" + AdminJson.string(rule) + ",\"reset\":true}");
     }
 
     /** The stage's value (never null); null once a failure is answered (409 when the backend refused, else 503). */
@@ -199,10 +235,6 @@ public class SluiceAdminServlet extends HttpServlet {
         write(resp, HttpServletResponse.SC_METHOD_NOT_ALLOWED, AdminJson.error("method " + (method.matches("[A-Z]{1,20}")
                 ? method : "(not shown)") + ": expected " + String.join(" or ", methods)));
         return false;
-    }
-
-    private static void notYet(HttpServletResponse resp, String operation) throws IOException {
-        write(resp, HttpServletResponse.SC_NOT_IMPLEMENTED, AdminJson.error(operation + " is not served yet"));
     }
 
     private static void write(HttpServletResponse resp, int status, String json) throws IOException {

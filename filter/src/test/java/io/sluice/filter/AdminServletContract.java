@@ -143,8 +143,27 @@ abstract class AdminServletContract {
         assertThat(wrongMethod.header("Allow")).isEqualTo("POST, DELETE");
         assertThat(ops().get("/admin/sluice/nope").statusCode()).isEqualTo(404);
         assertThat(ops().get("/admin/sluice").statusCode()).isEqualTo(404);
-        assertThat(ops().queryParam("rule", "api").queryParam("key", "bob").get("/admin/sluice/usage").statusCode()).isEqualTo(501);
-        assertThat(ops().formParam("rule", "api").formParam("key", "bob").post("/admin/sluice/reset").statusCode()).isEqualTo(501);
+        assertThat(ops().queryParam("rule", "nope").queryParam("key", "bob").get("/admin/sluice/usage").statusCode()).isEqualTo(400);
+        assertThat(ops().formParam("rule", "api").post("/admin/sluice/reset").asString())
+                .isEqualTo("{\"error\":\"key = (missing): expected the parameter key in the query string or a form body\"}");
+        assertThat(ops().post("/admin/sluice/usage").statusCode()).isEqualTo(405);
+    }
+
+    @Test
+    void oneKeysUsageAndItsResetOverHttp() {
+        String bob = "bob-" + UUID.randomUUID();
+        for (int i = 0; i < 3; i++) assertThat(api(bob).statusCode()).isEqualTo(200);
+        Response usage = ops().queryParam("rule", "api").queryParam("key", bob).get("/admin/sluice/usage");
+        assertThat(usage.statusCode()).isEqualTo(200);
+        assertThat(usage.asString()).matches("\\{\"rule\":\"api\",\"rate\":\\{\"limit\":10,\"remaining\":7,\"resetMillis\":\\d+},"
+                + "\"blockedMillis\":0}").doesNotContain(bob);
+        Response reset = ops().formParam("rule", "api").formParam("key", bob).post("/admin/sluice/reset");
+        assertThat(reset.statusCode()).isEqualTo(200);
+        assertThat(reset.asString()).isEqualTo("{\"rule\":\"api\",\"reset\":true}");
+        assertThat(ops().queryParam("rule", "api").queryParam("key", bob).get("/admin/sluice/usage").asString())
+                .matches("\\{\"rule\":\"api\",\"rate\":\\{\"limit\":10,\"remaining\":10,\"resetMillis\":\\d+},\"blockedMillis\":0}");
+        assertThat(ops().queryParam("rule", "jobs").queryParam("key", bob).get("/admin/sluice/usage").asString())
+                .isEqualTo("{\"rule\":\"jobs\",\"concurrency\":{\"limit\":2,\"inFlight\":0},\"blockedMillis\":0}");
     }
 
     private static void assertBad(RequestSpecification request, String body) {
