@@ -148,6 +148,51 @@ public final class Sluice implements AutoCloseable {
     }
 
     /**
+     * Gives one key of a rule another limit until {@code ttl} has passed, on every server: this one once the
+     * returned stage completes, every other within a second (each polls the backend's version of the overrides once a
+     * second, and reads them again only when it changed). An override wins over the key's plan, and a plan over the
+     * rule; the key keeps its usage (a key that used 8 under {@code 10/1h} has 7 492 left under {@code 7500/1h}). A
+     * rate override replaces only the rate (a token bucket's burst becomes the override's permits), a concurrency
+     * override only the concurrency, and {@code unlimited} exempts the key from every limit of the rule. Setting an
+     * override of a key that has one replaces it. The key is hashed before it leaves this method, as a request's is,
+     * and never logged. At most 10 000 overrides are in effect at once.
+     *
+     * @param rule  the rule's name
+     * @param key   the key value as the rule resolves it ({@code alice}, {@code 203.0.113.7}); ignored for a rule keyed
+     *              {@code global}
+     * @param limit a rate over the rule's period as the rules file writes it ({@code 7500/1h}), a concurrency number
+     *              ({@code 8}), or {@code unlimited}
+     * @param ttl   how long it lasts, from 1 second to 366 days
+     * @return completes once stored and applied here; exceptionally when the backend failed, or refused one override
+     *         more than 10 000 ({@code RequestRefusedException} of {@code io.sluice.spi})
+     * @throws IllegalArgumentException naming an unknown rule, a limit the rule cannot take (the message a plan's
+     *                                  would have), a missing key or a ttl out of range
+     * @throws UnsupportedOperationException when the backend keeps no overrides
+     */
+    public CompletionStage<Void> override(String rule, String key, String limit, Duration ttl) {
+        return engine.overrides().set(rule, key, limit, ttl);
+    }
+
+    /**
+     * Removes the override of one key of a rule, on every server: this one once the returned stage completes, every
+     * other within a second. The key's usage stays; from then on the key's plan, or the rule, limits it.
+     *
+     * @param rule the rule's name
+     * @param key  the key value as the rule resolves it; ignored for a rule keyed {@code global}
+     * @return whether the key had an override; exceptionally when the backend failed
+     * @throws IllegalArgumentException naming an unknown rule, or for a missing key
+     * @throws UnsupportedOperationException when the backend keeps no overrides
+     */
+    public CompletionStage<Boolean> clearOverride(String rule, String key) {
+        return engine.overrides().clear(rule, key);
+    }
+
+    /** One look at the backend's overrides, as the once-a-second poll takes (for tests). */
+    CompletionStage<Void> pollOverrides() {
+        return engine.overrides().poll();
+    }
+
+    /**
      * Key values of a request, resolved by each rule's {@code key}; a rate rule's cost from its {@code costs}
      * for the request's {@link RequestView#path() path}; the plan from a rule's {@code plan}; whether each rule
      * applies to the request ({@code when}) and whether it exempts it ({@code exempt}).

@@ -35,7 +35,7 @@ record EngineScenario(long seed, int engines, Map<String, String> rules, List<Ma
     static final long MAX_ADVANCE_MILLIS = 12 * 3_600_000L;
 
     /** One step of a run. */
-    sealed interface Step permits Request, Release, Advance, Reload, Freeze, Restart, Ended {
+    sealed interface Step permits Request, Release, Advance, Reload, Freeze, Restart, Ended, SetOverride, ClearOverride {
     }
 
     /** Request {@code id} on engine {@code engine}. */
@@ -82,6 +82,22 @@ record EngineScenario(long seed, int engines, Map<String, String> rules, List<Ma
         @Override
         public String toString() {
             return "Redis frozen past the deadline during " + requests + " requests";
+        }
+    }
+
+    /** An operator overrides one key's limit on engine {@code engine}; every engine applies it after its poll. */
+    record SetOverride(int engine, String rule, String key, String limit, long ttlMillis) implements Step {
+        @Override
+        public String toString() {
+            return "override on engine " + engine + ": rule " + rule + " key " + key + " limit " + limit + " for " + ttlMillis + " ms";
+        }
+    }
+
+    /** An operator clears one key's override on engine {@code engine}; every engine applies it after its poll. */
+    record ClearOverride(int engine, String rule, String key) implements Step {
+        @Override
+        public String toString() {
+            return "clear override on engine " + engine + ": rule " + rule + " key " + key;
         }
     }
 
@@ -170,6 +186,7 @@ record EngineScenario(long seed, int engines, Map<String, String> rules, List<Ma
                 }
             }
         }
+        OverrideDraw.insert(seed, rules, engines, steps);
         return new EngineScenario(seed, engines, rules, reloads, steps);
     }
 
@@ -429,6 +446,52 @@ record EngineScenario(long seed, int engines, Map<String, String> rules, List<Ma
 
         private static String pick(SplittableRandom random, String... values) {
             return values[random.nextInt(values.length)];
+        }
+    }
+
+    /**
+     * Overrides set and cleared at random points of a run, drawn from a random of their own so that a seed's other
+     * steps stay what they were before overrides existed; in half the seeds.
+     */
+    static final class OverrideDraw {
+        /** Mixed into the seed: the overrides' random is not the run's. */
+        private static final long SALT = 0x6f76657272696465L;
+
+        private OverrideDraw() {
+        }
+
+        static void insert(long seed, Map<String, String> rules, int engines, List<Step> steps) {
+            SplittableRandom random = new SplittableRandom(seed ^ SALT);
+            if (random.nextBoolean() || steps.isEmpty()) return;
+            // Rules that requests match (a capacity rule only lends, by its own limits).
+            List<String> names = rules.keySet().stream().filter(k -> k.matches("sluice\\.rules\\.[^.]+\\.paths"))
+                    .map(k -> k.split("\\.")[2]).sorted().toList();
+            for (int i = 0, n = 1 + random.nextInt(4); i < n; i++) {
+                String rule = names.get(random.nextInt(names.size()));
+                String key = KEYS.get(random.nextInt(KEYS.size()));
+                int engine = random.nextInt(engines);
+                int at = random.nextInt(steps.size() + 1);
+                if (random.nextInt(4) == 0) {
+                    steps.add(at, new ClearOverride(engine, rule, key));
+                    continue;
+                }
+                long ttl = new long[]{1_000, 60_000, 3_600_000, MAX_ADVANCE_MILLIS}[random.nextInt(4)];
+                steps.add(at, new SetOverride(engine, rule, key, limit(random, rules, rule), ttl));
+            }
+        }
+
+        /** Unlimited, or the rule's rate with other permits, or its concurrency another number. */
+        private static String limit(SplittableRandom random, Map<String, String> rules, String rule) {
+            if (random.nextInt(5) == 0) return "unlimited";
+            String rate = rules.get("sluice.rules." + rule + ".rate");
+            String concurrency = rules.get("sluice.rules." + rule + ".concurrency");
+            if (rate != null && (concurrency == null || random.nextBoolean())) {
+                String[] parts = rate.split("/");
+                long permits = Long.parseLong(parts[0]);
+                long[] choices = {1, Math.max(1, permits / 2), permits * 2, permits * 3};
+                return choices[random.nextInt(choices.length)] + "/" + parts[1];
+            }
+            return String.valueOf(1 + random.nextInt(5));
         }
     }
 }

@@ -2,6 +2,7 @@ package io.sluice;
 
 import io.sluice.engine.EngineProbe;
 import io.sluice.EngineScenario.Advance;
+import io.sluice.EngineScenario.ClearOverride;
 import io.sluice.EngineScenario.Freeze;
 import io.sluice.EngineScenario.Ended;
 import io.sluice.Ending;
@@ -9,6 +10,7 @@ import io.sluice.EngineScenario.Release;
 import io.sluice.EngineScenario.Reload;
 import io.sluice.EngineScenario.Request;
 import io.sluice.EngineScenario.Restart;
+import io.sluice.EngineScenario.SetOverride;
 import io.sluice.EngineScenario.Step;
 import io.sluice.key.RequestView;
 import io.sluice.model.ConcurrencyModel;
@@ -17,11 +19,12 @@ import io.sluice.model.WindowBounds;
 import io.sluice.redisson.CallerClockBackends;
 import io.sluice.rule.Durations;
 import io.sluice.rule.PlanLimits;
+import io.sluice.rule.Rate;
 import io.sluice.rule.Rule;
 import io.sluice.rule.Plans;
 import io.sluice.rule.Throttling;
 import io.sluice.rule.RuleParser;
-import io.sluice.rule.Throttling;
+import io.sluice.spi.Algorithm;
 import io.sluice.testing.MutableClock;
 import org.redisson.api.RedissonClient;
 
@@ -89,6 +92,11 @@ final class EngineScenarioRun implements AutoCloseable {
     private final Map<Integer, Admission> admitted = new LinkedHashMap<>();
     private final Map<Integer, Pending> pending = new LinkedHashMap<>();
     private final Map<String, Rule> concurrencyKeys = new LinkedHashMap<>();
+    /**
+     * The last override set of each rule and key and not cleared (null: one the rule refused), ended or not: a bound
+     * holds the larger of its limit and the rule's. Setting and clearing start a new epoch of the bounds.
+     */
+    private final Map<String, PlanLimits> overridden = new HashMap<>();
     private final FaultInjector faults;
     private int step;
     private boolean stateLost;
@@ -173,6 +181,8 @@ final class EngineScenarioRun implements AutoCloseable {
             return null;
         }
         if (s instanceof Request r) return request(r);
+        if (s instanceof SetOverride o) return override(o);
+        if (s instanceof ClearOverride c) return clearOverride(c);
         throw new IllegalArgumentException(String.valueOf(s));
     }
 
@@ -518,9 +528,11 @@ final class EngineScenarioRun implements AutoCloseable {
         for (Rule rule : model.applicable(r.path())) {
             String key = EngineModel.keyOf(rule, r.key());
             if (!rule.limitsConcurrency() || key == null) continue;
-            PlanLimits p = rule.plans().lookup(r.plan());
-            if (p != null && p.concurrencyUnlimited()) continue;
-            int limit = (p == null ? rule : p.applyTo(rule)).concurrency();
+            Rule limits = model.limitsOf(rule, r.key(), r.plan(), false, clock.millis());
+            // A waiter stays judged by the limit it started waiting under, though an override exempts its key since.
+            Integer waitedUnder = model.concurrency(rule.name(), key).waiting().get(r.id());
+            if (limits == null && waitedUnder == null) continue;
+            int limit = limits == null ? waitedUnder : limits.concurrency();
             concurrencyKeys.put(rule.name() + "|" + key, rule);
             return Optional.of(new Limited(rule, key, limit));
         }
@@ -551,7 +563,8 @@ final class EngineScenarioRun implements AutoCloseable {
         if (stateLost) return null;
         for (Decision d : a.decisions()) {
             if (d.kind() != Decision.Kind.RATE || !d.allowed() || d.outcome() != Decision.Outcome.DECIDED) continue;
-            Rule rule = model.rules().get(d.ruleName()).orElseThrow();
+            Rule rule = bounded(model.rules().get(d.ruleName()).orElseThrow(), r.key());
+            if (rule == null) continue;
             Optional<Rule> capacity = rule.ratePolicy().capacity().flatMap(model.rules()::get);
             String exceeded = bounds.admitted(rule, EngineModel.keyOf(rule, r.key()), rule.ratePolicy().costFor(r.path()), at, capacity);
             if (exceeded != null) return new Failure("bound", step, r + ": " + exceeded);
@@ -661,6 +674,62 @@ final class EngineScenarioRun implements AutoCloseable {
             }
         }
         return null;
+    }
+
+    /**
+     * An operator's override, set on one engine (applied there once stored) and applied by every other at its poll,
+     * which the run drives; the model applies it at once. A stretch of the bounds never spans it.
+     */
+    private Failure override(SetOverride o) {
+        long now = clock.millis();
+        // The engine is told the key as the rule resolves the caller's request (a user, an address, user=alice).
+        String key = model.rules().get(o.rule()).map(rule -> EngineModel.keyOf(rule, o.key())).orElse(null);
+        if (key == null) return null;
+        try {
+            engines.get(o.engine()).override(o.rule(), key, o.limit(), Duration.ofMillis(o.ttlMillis())).toCompletableFuture().join();
+        } catch (IllegalArgumentException refused) {
+            // A limit the rule cannot take (under its costliest request, say): nothing changed, as for the model.
+            return null;
+        }
+        pollOverrides();
+        model.override(o.rule(), o.key(), o.limit(), now + o.ttlMillis());
+        bounds.newEpoch();
+        model.rules().get(o.rule()).ifPresent(rule -> overridden.put(o.rule() + "|" + EngineModel.keyOf(rule, o.key()),
+                model.overrideOf(rule, o.key(), now)));
+        return null;
+    }
+
+    private Failure clearOverride(ClearOverride c) {
+        String key = model.rules().get(c.rule()).map(rule -> EngineModel.keyOf(rule, c.key())).orElse(null);
+        if (key == null) return null;
+        engines.get(c.engine()).clearOverride(c.rule(), key).toCompletableFuture().join();
+        pollOverrides();
+        model.clearOverride(c.rule(), c.key());
+        bounds.newEpoch();
+        model.rules().get(c.rule()).ifPresent(rule -> overridden.remove(c.rule() + "|" + EngineModel.keyOf(rule, c.key())));
+        return null;
+    }
+
+    private void pollOverrides() {
+        for (Sluice e : engines) e.pollOverrides().toCompletableFuture().join();
+    }
+
+    /**
+     * The rule whose bound a key's admissions are held to: with an override, the larger of its rate (and burst) and
+     * the rule's (the override may have ended); null for an unlimited override (no bound).
+     */
+    private Rule bounded(Rule rule, String key) {
+        PlanLimits o = overridden.get(rule.name() + "|" + EngineModel.keyOf(rule, key));
+        if (o == null) return rule;
+        if (o.rateUnlimited()) return null;
+        if (o.rate().isEmpty()) return rule;
+        Rate own = rule.rate().orElseThrow();
+        long permits = Math.max(own.permits(), o.rate().get().permits());
+        long burst = 0;
+        if (rule.ratePolicy().algorithm() == Algorithm.TOKEN_BUCKET) {
+            burst = Math.max(rule.ratePolicy().burst() > 0 ? rule.ratePolicy().burst() : own.permits(), o.rate().get().permits());
+        }
+        return new PlanLimits("bound", Optional.of(new Rate(permits, own.period())), false, burst, 0, false).applyTo(rule);
     }
 
     @Override

@@ -35,11 +35,13 @@ final class Admitter {
     private final ThrottledLog log;
     /** Which headers a rejection thrown as an exception carries. */
     private final HeaderStyle headers;
+    private final Overrides overrides;
 
     Admitter(RateDecider rates, Leases leases, DecisionListener listener, DecisionFeed feed, ThrottledLog log,
-             HeaderStyle headers) {
+             HeaderStyle headers, Overrides overrides) {
         this.headers = headers;
         this.feed = feed;
+        this.overrides = overrides;
         this.rates = rates;
         this.leases = leases;
         this.listener = listener;
@@ -89,7 +91,10 @@ final class Admitter {
      * One step of a request: {@code rule} as the rules file has it (what key sources are asked about) and
      * {@code limits}, the same rule as the request's plan limits it (what is decided and advertised).
      */
-    private record Step(Rule rule, Rule limits, Decision.Kind kind) {
+    private record Step(Rule rule, Rule limits, Decision.Kind kind, boolean planExempt) {
+        Step(Rule rule, Rule limits, Decision.Kind kind) {
+            this(rule, limits, kind, false);
+        }
     }
 
     /**
@@ -105,15 +110,30 @@ final class Admitter {
         return plans;
     }
 
-    /** A plan that says {@code unlimited} exempts the request from that limit: no step, no backend call. */
+    /**
+     * A plan that says {@code unlimited} exempts the request from that limit: no step, no backend call (unless an
+     * override of the rule may say otherwise for the request's key, which {@link #overridden} learns).
+     */
     private void step(List<Step> steps, Rule rule, PlanLimits plan, Decision.Kind kind) {
         if (plan == null) {
             steps.add(new Step(rule, rule, kind));
             return;
         }
         boolean exempt = kind == Decision.Kind.RATE ? plan.rateUnlimited() : plan.concurrencyUnlimited();
-        if (exempt) listener.skipped(rule, kind);
+        if (exempt && overrides.covers(rule)) steps.add(new Step(rule, rule, kind, true));
+        else if (exempt) listener.skipped(rule, kind);
         else steps.add(new Step(rule, plan.applyTo(rule), kind));
+    }
+
+    /**
+     * The step as the key's override (which wins over its plan) limits it, or null when the request is exempt from
+     * it (an {@code unlimited} override, or an exempting plan and no override).
+     */
+    private Step overridden(Step step, String raw) {
+        PlanLimits o = raw == null ? null : overrides.lookup(step.rule(), raw);
+        if (o == null) return step.planExempt() ? null : step;
+        boolean exempt = step.kind() == Decision.Kind.RATE ? o.rateUnlimited() : o.concurrencyUnlimited();
+        return exempt ? null : new Step(step.rule(), o.applyTo(step.limits()), step.kind());
     }
 
     /**
@@ -149,8 +169,13 @@ final class Admitter {
 
     private CompletionStage<Admission> run(List<Step> steps, int from, Progress p) {
         for (int i = from; i < steps.size(); i++) {
-            Step step = steps.get(i);
-            String raw = p.keyFor(step.rule());
+            Step listed = steps.get(i);
+            String raw = p.keyFor(listed.rule());
+            Step step = overrides.covers(listed.rule()) ? overridden(listed, raw) : listed;
+            if (step == null) {
+                listener.skipped(listed.rule(), listed.kind());
+                continue;
+            }
             if (raw == null) {
                 if (step.rule().onMissingKey() == MissingKeyPolicy.SKIP) {
                     listener.skipped(step.rule(), step.kind());

@@ -48,6 +48,7 @@ public final class Engine implements AutoCloseable {
     /** Null for a backend without a clock of its own: no skew to measure. */
     private final ClockSkewMonitor clockSkew;
     private final RulesReloader reloader;
+    private final Overrides overrides;
     /** The servers sharing the backend, which divide each limit among them while it cannot answer. */
     private final LiveServers servers;
     private final KeyControls controls;
@@ -74,15 +75,20 @@ public final class Engine implements AutoCloseable {
         this.rates = new RateDecider(backend, guard, naming, ticker, listener, scheduler, live);
         this.controls = new KeyControls(live::get, backend, naming, rates, leases);
         this.feed = new DecisionFeed(clock, log);
-        this.admitter = new Admitter(rates, leases, listener, feed, log, rules.settings().headers());
+        this.overrides = new Overrides(backend, rules.settings().keyPrefix(), clock, live, log);
+        this.admitter = new Admitter(rates, leases, listener, feed, log, rules.settings().headers(), overrides);
         this.clockSkew = backend instanceof ServerClock server
                 ? new ClockSkewMonitor(server, clock, ticker, rules.settings().maxClockSkew(), scheduler, log) : null;
         if (clockSkew != null) clockSkew.start();
         scheduler.withFixedDelay(guard::sweep, DEADLINE_SWEEP_MILLIS, DEADLINE_SWEEP_MILLIS);
         servers.start(scheduler);
         // A key the shield remembers as exhausted may have room under a new limit.
-        this.reloader = new RulesReloader(live, source, loaded, rates::forgetShielded);
+        this.reloader = new RulesReloader(live, source, loaded, () -> {
+            rates.forgetShielded();
+            overrides.rulesChanged();
+        });
         reloader.pollEvery(rules.settings().reload(), scheduler);
+        overrides.pollEvery(scheduler);
     }
 
     public RuleSet rules() {
@@ -91,6 +97,11 @@ public final class Engine implements AutoCloseable {
 
     public RulesReloader reloader() {
         return reloader;
+    }
+
+    /** Operators' overrides of one key's limit. */
+    public Overrides overrides() {
+        return overrides;
     }
 
     public void requireRules(String requiredBy, List<String> ruleNames) {

@@ -6,6 +6,7 @@ import io.sluice.spi.KeyControl;
 import io.sluice.spi.LeaseOutcome;
 import io.sluice.spi.LeaseRequest;
 import io.sluice.spi.LimiterBackend;
+import io.sluice.spi.Overriding;
 import io.sluice.spi.Prefetch;
 import io.sluice.spi.Prefetching;
 import io.sluice.spi.RateOutcome;
@@ -13,6 +14,8 @@ import io.sluice.spi.RateRequest;
 import io.sluice.spi.Charging;
 import io.sluice.spi.RateUsage;
 import io.sluice.spi.Refunding;
+import io.sluice.spi.StoredOverride;
+import io.sluice.spi.StoredOverrides;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -36,7 +39,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Idle state is dropped after its period (rates) or lease (semaphores without holders). Thread-safe.
  */
-public final class InMemoryBackend implements LimiterBackend, Prefetching, Refunding, Announcing, KeyControl, Charging {
+public final class InMemoryBackend implements LimiterBackend, Prefetching, Refunding, Announcing, KeyControl, Charging,
+        Overriding {
     /** A refund looks this far back for the entry to remove, as refund-log.lua does. */
     private static final int REFUND_SCAN = 64;
     /** How long a hand-back that found no stock lent is remembered, as RedissonBackend's. */
@@ -45,6 +49,7 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
     private final Map<String, SlidingLog> logs = new ConcurrentHashMap<>();
     private final Map<String, Modelled> models = new ConcurrentHashMap<>();
     private final Map<String, Leases> semaphores = new ConcurrentHashMap<>();
+    private final InMemoryOverrides overrides = new InMemoryOverrides();
     private final Blocks blocks = new Blocks();
 
     public InMemoryBackend(Clock clock) {
@@ -489,5 +494,25 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
         models.clear();
         semaphores.clear();
         blocks.clear();
+    }
+
+    @Override
+    public CompletionStage<Void> putOverride(String prefix, StoredOverride override, long nowMillis) {
+        return overrides.put(prefix, override, nowMillis);
+    }
+
+    @Override
+    public CompletionStage<Boolean> removeOverride(String prefix, String rule, String hashedKey) {
+        return overrides.remove(prefix, rule, hashedKey);
+    }
+
+    @Override
+    public CompletionStage<Long> overridesVersion(String prefix) {
+        return overrides.version(prefix);
+    }
+
+    @Override
+    public CompletionStage<StoredOverrides> overrides(String prefix) {
+        return overrides.all(prefix);
     }
 }

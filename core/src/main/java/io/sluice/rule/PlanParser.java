@@ -79,7 +79,7 @@ final class PlanParser {
         return source.isEmpty() ? Plans.NONE : new Plans(source, plans);
     }
 
-    private PlanLimits plan(String base, String name, Map<String, String> props, Optional<Rate> ruleRate, int ruleConcurrency,
+    PlanLimits plan(String base, String name, Map<String, String> props, Optional<Rate> ruleRate, int ruleConcurrency,
                             RatePolicy policy) {
         Optional<Rate> rate = Optional.empty();
         boolean rateUnlimited = false;

@@ -552,7 +552,7 @@ public final class RuleParser {
     }
 
     /** Values are echoed in messages; keep them to one printable line. */
-    private static String printable(String v) {
+    static String printable(String v) {
         String s = v.length() > 200 ? v.substring(0, 200) + "..." : v;
         StringBuilder sb = new StringBuilder(s.length());
         for (int i = 0; i < s.length(); i++) {

@@ -3,6 +3,7 @@ package io.sluice.model;
 import io.sluice.Ending;
 import io.sluice.key.KeySpec;
 import io.sluice.memory.RateModel;
+import io.sluice.rule.OverrideParser;
 import io.sluice.rule.PlanLimits;
 import io.sluice.rule.Rule;
 import io.sluice.rule.RuleSet;
@@ -11,6 +12,7 @@ import io.sluice.rule.Throttling;
 import io.sluice.spi.Algorithm;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
+import io.sluice.spi.StoredOverride;
 import io.sluice.spi.RateUsage;
 
 import java.util.ArrayList;
@@ -35,7 +37,8 @@ import java.util.function.Supplier;
  * counts up to the effective limit; elastic throttling admits over the nominal limit only what its capacity
  * rule's {@code global} key pays for. Concurrency: a permit per request in flight whatever its plan; a request
  * over its plan's limit waits when the rule has {@code wait} (and is admitted once a permit it may take is free),
- * else is rejected. A reload keeps every counter: a changed limit applies to the current usage.
+ * else is rejected. A reload keeps every counter: a changed limit applies to the current usage. An operator's override
+ * of one key wins over its plan until it ends, and keeps the key's usage, as a plan does.
  */
 public final class EngineModel {
     /** What the model decided for a whole request. */
@@ -57,6 +60,8 @@ public final class EngineModel {
     private final Map<String, RateModel> buckets = new HashMap<>();
     private final Map<String, SlidingLogModel> logs = new HashMap<>();
     private final Map<String, ConcurrencyModel> concurrency = new HashMap<>();
+    /** Operators' overrides by rule and counted key: the limit as written, and when it ends. */
+    private final Map<String, StoredOverride> overrides = new HashMap<>();
     /** A rate counter's block ({@code block}): until when (ms) its key is rejected. */
     private final Map<String, Long> blockedUntil = new HashMap<>();
     /** The rate permits each admitted request took, by id, until it ends ({@link #end}). */
@@ -93,9 +98,8 @@ public final class EngineModel {
         List<TakenRate> took = new ArrayList<>();
         for (Rule rule : applicable) {
             if (!rule.limitsRate() || keyOf(rule, key) == null) continue;
-            PlanLimits p = rule.plans().lookup(plan);
-            if (p != null && p.rateUnlimited()) continue;
-            Rule limits = p == null ? rule : p.applyTo(rule);
+            Rule limits = limitsOf(rule, key, plan, true, now);
+            if (limits == null) continue;
             long cost = rule.ratePolicy().costFor(path);
             RateVerdict v = rate(limits, keyOf(rule, key), cost, now);
             verdicts.add(new RuleVerdict(rule.name(), true, v.allowed, v.remaining));
@@ -109,9 +113,9 @@ public final class EngineModel {
         List<ConcurrencyModel> taken = new ArrayList<>();
         for (Rule rule : applicable) {
             if (!rule.limitsConcurrency() || keyOf(rule, key) == null) continue;
-            PlanLimits p = rule.plans().lookup(plan);
-            if (p != null && p.concurrencyUnlimited()) continue;
-            int limit = (p == null ? rule : p.applyTo(rule)).concurrency();
+            Rule limits = limitsOf(rule, key, plan, false, now);
+            if (limits == null) continue;
+            int limit = limits.concurrency();
             ConcurrencyModel c = concurrencyOf(rule, key);
             if (c.fits(limit)) {
                 c.hold(id);
@@ -370,5 +374,43 @@ public final class EngineModel {
         // What an elastic decision took stays taken when another rule rejects the request (its answer does not say
         // whether it borrowed), as the engine does.
         return new RateVerdict(true, 0, null);
+    }
+
+    /** An operator's override of one key of a rule, from {@code now} until {@code until} (the engines' clock). */
+    public void override(String rule, String key, String limit, long until) {
+        Rule r = rules.get(rule).orElseThrow();
+        String counted = keyOf(r, key);
+        overrides.put(rule + "|" + counted, new StoredOverride(rule, counted, limit, until));
+    }
+
+    /** The override of one key of a rule is cleared. */
+    public void clearOverride(String rule, String key) {
+        Rule r = rules.get(rule).orElseThrow();
+        overrides.remove(rule + "|" + keyOf(r, key));
+    }
+
+    /**
+     * The rule as it limits a request of {@code key} on {@code plan} at {@code now} for its rate or its concurrency:
+     * the key's override while it lasts (parsed against the rules in effect; one they no longer accept is ignored)
+     * wins over the plan, the plan over the rule; null when exempt ({@code unlimited}).
+     */
+    public Rule limitsOf(Rule rule, String key, String plan, boolean rate, long now) {
+        PlanLimits p = rule.plans().lookup(plan);
+        boolean planExempt = p != null && (rate ? p.rateUnlimited() : p.concurrencyUnlimited());
+        Rule planned = p == null || planExempt ? rule : p.applyTo(rule);
+        PlanLimits o = overrideOf(rule, key, now);
+        if (o == null) return planExempt ? null : planned;
+        return (rate ? o.rateUnlimited() : o.concurrencyUnlimited()) ? null : o.applyTo(planned);
+    }
+
+    /** The key's override in effect at {@code now}, or null. */
+    public PlanLimits overrideOf(Rule rule, String key, long now) {
+        StoredOverride o = overrides.get(rule.name() + "|" + keyOf(rule, key));
+        if (o == null || o.untilMillis() <= now) return null;
+        try {
+            return OverrideParser.parse(rule, o.limit());
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
     }
 }

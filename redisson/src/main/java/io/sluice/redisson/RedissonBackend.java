@@ -9,6 +9,7 @@ import io.sluice.spi.KeyLayout;
 import io.sluice.spi.LeaseOutcome;
 import io.sluice.spi.LeaseRequest;
 import io.sluice.spi.LimiterBackend;
+import io.sluice.spi.Overriding;
 import io.sluice.spi.Prefetch;
 import io.sluice.spi.Prefetching;
 import io.sluice.spi.RateOutcome;
@@ -17,6 +18,8 @@ import io.sluice.spi.Charging;
 import io.sluice.spi.RateUsage;
 import io.sluice.spi.Refunding;
 import io.sluice.spi.ServerClock;
+import io.sluice.spi.StoredOverride;
+import io.sluice.spi.StoredOverrides;
 import org.redisson.Redisson;
 import org.redisson.api.RPermitExpirableSemaphore;
 import org.redisson.api.RTopic;
@@ -67,7 +70,8 @@ import java.util.function.ToIntFunction;
  * attempt is retried at most once a second, on demand.
  */
 public final class RedissonBackend
-        implements LimiterBackend, Batching, Prefetching, Refunding, Charging, ServerClock, Connecting, KeyLayout, Announcing, KeyControl {
+        implements LimiterBackend, Batching, Prefetching, Refunding, Charging, ServerClock, Connecting, KeyLayout, Announcing,
+        KeyControl, Overriding {
     /** The first character of a prefetch's id, which a request's (hexadecimal) never has. */
     static final String STOCK_ID_MARK = "s";
     /**
@@ -101,6 +105,10 @@ public final class RedissonBackend
     private final CancelLogScript cancelLog;
     private final ForgetScript forget;
     private final ServerTimeScript serverTime;
+    private final OverridePutScript overridePut;
+    private final OverrideRemoveScript overrideRemove;
+    private final OverridesReadScript overridesRead;
+    private final OverridesVersion overridesVersion;
     private final AnnounceScript announce;
     private final DecisionCalls calls;
     private final Object connectLock = new Object();
@@ -140,6 +148,10 @@ public final class RedissonBackend
         this.cancelLog = new CancelLogScript(scripts);
         this.forget = new ForgetScript(scripts);
         this.serverTime = new ServerTimeScript(scripts);
+        this.overridePut = new OverridePutScript(scripts);
+        this.overrideRemove = new OverrideRemoveScript(scripts);
+        this.overridesRead = new OverridesReadScript(scripts);
+        this.overridesVersion = new OverridesVersion(redisson, timeout);
         this.announce = new AnnounceScript(scripts);
 
         connection();
@@ -436,6 +448,26 @@ public final class RedissonBackend
     @Override
     public CompletionStage<Integer> available(LeaseRequest r) {
         return whenConnected(() -> available.call(r, clock.millis()));
+    }
+
+    @Override
+    public CompletionStage<Void> putOverride(String prefix, StoredOverride override, long nowMillis) {
+        return whenConnected(() -> overridePut.call(prefix, override, nowMillis));
+    }
+
+    @Override
+    public CompletionStage<Boolean> removeOverride(String prefix, String rule, String hashedKey) {
+        return whenConnected(() -> overrideRemove.call(prefix, rule, hashedKey));
+    }
+
+    @Override
+    public CompletionStage<Long> overridesVersion(String prefix) {
+        return whenConnected(() -> overridesVersion.call(prefix));
+    }
+
+    @Override
+    public CompletionStage<StoredOverrides> overrides(String prefix) {
+        return whenConnected(() -> overridesRead.call(prefix));
     }
 
     /** Subscribes to a wake-up channel the way the scripts publish to it (sharded on a Redis 7 Cluster). */

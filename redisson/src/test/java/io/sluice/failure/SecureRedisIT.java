@@ -50,7 +50,7 @@ class SecureRedisIT {
     private static final String ACL_USER = "user sluice on >" + PASSWORD
             + " ~sluice:* ~{sluice:* ~redisson_sc:{sluice:* resetchannels &redisson_sc:{sluice:* -@all +@connection"
             + " +eval +evalsha +script|load +script|exists +exists +get +set +incrby +decrby +pexpire +del"
-            + " +hmget +hset +zadd +zrange +zrangebyscore +zremrangebyscore +zrem +zcard +zscore +publish"
+            + " +hmget +hset +hgetall +hdel +zadd +zrange +zrangebyscore +zremrangebyscore +zrem +zcard +zscore +publish"
             + " +pttl +subscribe +unsubscribe +time";
 
     @TempDir
