@@ -43,7 +43,12 @@ public record DecisionEvent(String rule, Decision.Kind type, Result result, bool
             return name().toLowerCase(Locale.ROOT);
         }
 
-        /** {@return how {@code decision} was made} */
+        /**
+         * How a decision was made.
+         *
+         * @param decision a rule's decision for a request
+         * @return its result
+         */
         public static Result of(Decision decision) {
             if (decision.outcome() == Decision.Outcome.FAILED_LOCAL) return FAILED_LOCAL;
             if (decision.outcome() == Decision.Outcome.BACKEND_FAILURE) return decision.allowed() ? FAILED_OPEN : FAILED_CLOSED;
