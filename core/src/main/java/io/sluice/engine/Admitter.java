@@ -29,7 +29,7 @@ import java.util.concurrent.CompletionStage;
 final class Admitter {
     private final RateDecider rates;
     private final Leases leases;
-    private final DecisionListener listener;
+    private final EngineListener listener;
     /** The application's listeners: every decision a request was told. */
     private final DecisionFeed feed;
     private final ThrottledLog log;
@@ -37,7 +37,7 @@ final class Admitter {
     private final HeaderStyle headers;
     private final Overrides overrides;
 
-    Admitter(RateDecider rates, Leases leases, DecisionListener listener, DecisionFeed feed, ThrottledLog log,
+    Admitter(RateDecider rates, Leases leases, EngineListener listener, DecisionFeed feed, ThrottledLog log,
              HeaderStyle headers, Overrides overrides) {
         this.headers = headers;
         this.feed = feed;
@@ -247,7 +247,7 @@ final class Admitter {
         long limit = rate ? rule.rate().orElseThrow().permits() : rule.concurrency();
         Duration retry = rate ? rule.rate().get().period() : Leases.REJECTED_RETRY;
         Decision d = Decision.missingKey(rule, step.kind(), limit, retry);
-        listener.decided(d, DecisionListener.Source.MISSING_KEY);
+        listener.decided(d, EngineListener.Source.MISSING_KEY);
         return d;
     }
 }

@@ -45,7 +45,7 @@ public final class BackendGuard {
     private final Ticker ticker;
     private final Deadlines deadlines;
     private final CircuitBreaker breaker;
-    private final DecisionListener listener;
+    private final EngineListener listener;
     private final ThrottledLog log;
     /** This server's share of each limit, for rules whose {@code on-backend-failure} is {@code local}. */
     private final LocalLimits local;
@@ -58,7 +58,7 @@ public final class BackendGuard {
     /** Calls that run different code (and a different script) in the backend: each is slow the first time. */
     enum Path { RATE, LEASE }
 
-    public BackendGuard(Duration timeout, Ticker ticker, DecisionListener listener, ThrottledLog log) {
+    public BackendGuard(Duration timeout, Ticker ticker, EngineListener listener, ThrottledLog log) {
         this(timeout, Duration.ZERO, ticker, listener, log);
     }
 
@@ -66,12 +66,12 @@ public final class BackendGuard {
      * @param startUp from now, how long calls may run past their deadline while the backend has never answered
      *                ({@link Duration#ZERO}: never)
      */
-    public BackendGuard(Duration timeout, Duration startUp, Ticker ticker, DecisionListener listener, ThrottledLog log) {
+    public BackendGuard(Duration timeout, Duration startUp, Ticker ticker, EngineListener listener, ThrottledLog log) {
         this(timeout, startUp, ticker, listener, log, new LocalLimits(Clock.systemUTC(), () -> 1));
     }
 
     /** @param local this server's share of each limit, for {@code on-backend-failure=local} */
-    public BackendGuard(Duration timeout, Duration startUp, Ticker ticker, DecisionListener listener, ThrottledLog log,
+    public BackendGuard(Duration timeout, Duration startUp, Ticker ticker, EngineListener listener, ThrottledLog log,
                         LocalLimits local) {
         this.local = local;
         this.timeout = timeout;
@@ -130,9 +130,9 @@ public final class BackendGuard {
             // code (a batch of the burst queued behind it, another script).
             if (e == null && startUpWait && ticker.nanos() - started <= limit.toNanos()) answered.add(path);
             listener.backendAnswered(e == null
-                    ? DecisionListener.CallOutcome.SUCCESS
-                    : unwrap(e) instanceof TimeoutException ? DecisionListener.CallOutcome.TIMEOUT
-                    : DecisionListener.CallOutcome.ERROR, ticker.nanos() - started);
+                    ? EngineListener.CallOutcome.SUCCESS
+                    : unwrap(e) instanceof TimeoutException ? EngineListener.CallOutcome.TIMEOUT
+                    : EngineListener.CallOutcome.ERROR, ticker.nanos() - started);
         });
     }
 
@@ -205,7 +205,7 @@ public final class BackendGuard {
             case DENY -> Decision.failedClosed(rule, kind, limit, FAILED_CLOSED_RETRY);
             case LOCAL -> byShare.get();
         };
-        listener.decided(d, skipped ? DecisionListener.Source.CIRCUIT_OPEN : DecisionListener.Source.BACKEND_FAILURE);
+        listener.decided(d, skipped ? EngineListener.Source.CIRCUIT_OPEN : EngineListener.Source.BACKEND_FAILURE);
         return d;
     }
 
@@ -226,7 +226,7 @@ public final class BackendGuard {
         log.warn("refused:" + rule.name(), "Backend refused a request of rule '" + rule.name() + "' (cost " + cost
                 + "): " + unwrap(e).getMessage() + "; rejecting it");
         Decision d = Decision.neverFits(rule, limit, 0, Duration.ZERO, cost);
-        listener.decided(d, DecisionListener.Source.RULE);
+        listener.decided(d, EngineListener.Source.RULE);
         return d;
     }
 

@@ -2,6 +2,7 @@ package io.sluice.engine;
 
 import io.sluice.engine.rate.RateDecider;
 import io.sluice.Admission;
+import io.sluice.DecisionListener;
 import io.sluice.KeySource;
 import io.sluice.Sluice;
 import io.sluice.Stats;
@@ -40,7 +41,7 @@ public final class Engine implements AutoCloseable {
     private final Connecting connecting;
     private final EngineScheduler scheduler = new EngineScheduler();
     private final StatsRecorder stats = new StatsRecorder();
-    private final DecisionListener listener;
+    private final EngineListener listener;
     private final DecisionFeed feed;
     private final Admitter admitter;
     private final RateDecider rates;
@@ -60,11 +61,11 @@ public final class Engine implements AutoCloseable {
      *                  up to {@code sluice.await-backend} from now, until the backend has answered once
      */
     public Engine(RuleSet rules, RulesSource source, Map<String, String> loaded, LimiterBackend backend, Clock clock,
-           Ticker ticker, Optional<DecisionListener> meters, boolean coldStart) {
+           Ticker ticker, Optional<EngineListener> meters, boolean coldStart) {
         this.live = new LiveRules(rules, LOG);
         this.backend = backend;
         this.connecting = backend instanceof Connecting c ? c : null;
-        this.listener = meters.map(m -> DecisionListeners.of(List.of(stats, m))).orElse(stats);
+        this.listener = meters.map(m -> EngineListeners.of(List.of(stats, m))).orElse(stats);
         ThrottledLog log = new ThrottledLog(LOG, WARN_AT_MOST_EVERY_MILLIS, ticker);
         KeyNaming naming = new KeyNaming(rules.settings().keyPrefix(), backend);
         Duration startUp = coldStart ? rules.settings().awaitBackend() : Duration.ZERO;
@@ -157,7 +158,7 @@ public final class Engine implements AutoCloseable {
     }
 
     /** Adds an application's listener of every decision; closing the handle removes it. */
-    public AutoCloseable listen(io.sluice.DecisionListener decisions) {
+    public AutoCloseable listen(DecisionListener decisions) {
         return feed.add(decisions);
     }
 

@@ -43,14 +43,14 @@ final class Leases {
     private final KeyNaming naming;
     private final EngineScheduler scheduler;
     private final ThrottledLog log;
-    private final DecisionListener listener;
+    private final EngineListener listener;
     /** Releases sent and not yet answered, by key. */
     private final ConcurrentHashMap<String, CompletableFuture<?>> releasing = new ConcurrentHashMap<>();
     /** The rules in effect: a permit is returned under its rule's current limit, which a reload may have changed. */
     private final Supplier<RuleSet> rules;
 
     Leases(LimiterBackend backend, BackendGuard guard, KeyNaming naming, EngineScheduler scheduler, ThrottledLog log,
-           DecisionListener listener, Supplier<RuleSet> rules) {
+           EngineListener listener, Supplier<RuleSet> rules) {
         this.rules = rules;
         this.backend = backend;
         this.guard = guard;
@@ -86,7 +86,7 @@ final class Leases {
                 d = Decision.rejected(rule, Decision.Kind.CONCURRENCY, rule.concurrency(), o.available(), Duration.ZERO,
                         REJECTED_RETRY);
             }
-            listener.decided(d, DecisionListener.Source.BACKEND);
+            listener.decided(d, EngineListener.Source.BACKEND);
             return d;
         });
     }

@@ -6,7 +6,7 @@ import io.sluice.Stats;
 import java.util.concurrent.atomic.LongAdder;
 
 /** Counts what the engine reports, for {@link Sluice#stats()}. Thread-safe. */
-final class StatsRecorder implements DecisionListener {
+final class StatsRecorder implements EngineListener {
     private final LongAdder backendCalls = new LongAdder();
     private final LongAdder failedOpen = new LongAdder();
     private final LongAdder failedClosed = new LongAdder();

@@ -1,6 +1,6 @@
 package io.sluice.micrometer;
 
-import io.sluice.engine.DecisionListener;
+import io.sluice.engine.EngineListener;
 
 import java.util.Optional;
 
@@ -41,7 +41,7 @@ public final class Micrometer {
      * @throws IllegalArgumentException when {@code registry} is not a {@code MeterRegistry}, or Micrometer is
      *                                  absent and a registry was given
      */
-    public static Optional<DecisionListener> listener(Object registry) {
+    public static Optional<EngineListener> listener(Object registry) {
         if (REGISTRY_TYPE == null) {
             if (registry != null) {
                 throw new IllegalArgumentException("meterRegistry(" + registry.getClass().getName() + "): Micrometer ("

@@ -7,7 +7,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 import io.micrometer.core.instrument.Timer;
 import io.sluice.Decision;
-import io.sluice.engine.DecisionListener;
+import io.sluice.engine.EngineListener;
 import io.sluice.rule.Rule;
 
 import java.util.Locale;
@@ -21,12 +21,12 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.BooleanSupplier;
 
 /**
- * One engine's Micrometer meters, fed by the engine's {@link DecisionListener} seam. Tags are rule names,
+ * One engine's Micrometer meters, fed by the engine's {@link EngineListener} seam. Tags are rule names,
  * limit types and fixed outcomes only: a key value (an address, a user) never becomes a tag, so the number
  * of series is bounded by the rules file. Meters are registered on first use and removed when the engine
  * closes. Thread-safe; the per-request path is a map lookup and an increment.
  */
-final class SluiceMeters implements DecisionListener {
+final class SluiceMeters implements EngineListener {
     static final String REQUESTS = "sluice.requests";
     static final String BACKEND_CALLS = "sluice.backend.calls";
     static final String CIRCUIT_OPEN = "sluice.circuit.open";

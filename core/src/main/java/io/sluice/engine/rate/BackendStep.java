@@ -1,7 +1,7 @@
 package io.sluice.engine.rate;
 
 import io.sluice.engine.BackendGuard;
-import io.sluice.engine.DecisionListener;
+import io.sluice.engine.EngineListener;
 import io.sluice.Decision;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
@@ -31,9 +31,9 @@ final class BackendStep implements RateStep {
     private final LeakySlot slot;
     private final BackendGuard guard;
     private final Refunds refunds;
-    private final DecisionListener listener;
+    private final EngineListener listener;
 
-    BackendStep(RateCall call, Remaining remaining, LeakySlot slot, BackendGuard guard, Refunds refunds, DecisionListener listener) {
+    BackendStep(RateCall call, Remaining remaining, LeakySlot slot, BackendGuard guard, Refunds refunds, EngineListener listener) {
         this.call = call;
         this.remaining = remaining;
         this.slot = slot;
@@ -53,12 +53,12 @@ final class BackendStep implements RateStep {
             }
             if (a instanceof RateAnswer.Screened s) {
                 Decision d = Shield.shielded(ask.rule(), ask.limit(), s.remaining(), s.millisLeft());
-                listener.decided(d, DecisionListener.Source.SHIELD);
+                listener.decided(d, EngineListener.Source.SHIELD);
                 return CompletableFuture.completedFuture(d);
             }
             RateOutcome o = withRemaining(ask.request(), ((RateAnswer.Answered) a).outcome());
             Decision d = decision(ask, o);
-            listener.decided(d, DecisionListener.Source.BACKEND);
+            listener.decided(d, EngineListener.Source.BACKEND);
             return o.allowed() && o.delayMillis() > 0 ? slot.at(d, o.delayMillis()) : CompletableFuture.completedFuture(d);
         }).thenCompose(decided -> decided);
     }

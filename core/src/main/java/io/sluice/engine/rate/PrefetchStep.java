@@ -1,7 +1,7 @@
 package io.sluice.engine.rate;
 
 import io.sluice.engine.BackendGuard;
-import io.sluice.engine.DecisionListener;
+import io.sluice.engine.EngineListener;
 import io.sluice.engine.Ticker;
 import io.sluice.engine.prefetch.Prefetcher;
 import io.sluice.Decision;
@@ -28,7 +28,7 @@ final class PrefetchStep implements RateStep {
     private final BackendGuard guard;
     private final Refunds refunds;
     private final Ticker ticker;
-    private final DecisionListener listener;
+    private final EngineListener listener;
     private final RateStep next;
 
     /**
@@ -37,7 +37,7 @@ final class PrefetchStep implements RateStep {
      * @param shield the shield when the rule is shielded, else null
      */
     PrefetchStep(Prefetcher prefetcher, long ahead, Duration hold, Shield shield, BackendGuard guard, Refunds refunds,
-                 Ticker ticker, DecisionListener listener, RateStep next) {
+                 Ticker ticker, EngineListener listener, RateStep next) {
         this.prefetcher = prefetcher;
         this.ahead = ahead;
         this.hold = hold;
@@ -62,7 +62,7 @@ final class PrefetchStep implements RateStep {
     private CompletionStage<Decision> fromStockOrBelow(RateAsk ask) {
         Decision local = prefetcher.take(ask.rule(), ask.request());
         if (local == null) return next.decide(ask);
-        listener.decided(local, DecisionListener.Source.PREFETCH);
+        listener.decided(local, EngineListener.Source.PREFETCH);
         return CompletableFuture.completedFuture(local);
     }
 
@@ -83,7 +83,7 @@ final class PrefetchStep implements RateStep {
                         (long) Lanes.MAX_BATCH * Shield.cost(request));
             }
             Decision d = BackendStep.decision(ask, p.outcome());
-            listener.decided(d, DecisionListener.Source.BACKEND);
+            listener.decided(d, EngineListener.Source.BACKEND);
             return d;
         });
     }

@@ -1,7 +1,7 @@
 package io.sluice.engine.rate;
 
 import io.sluice.engine.BackendGuard;
-import io.sluice.engine.DecisionListener;
+import io.sluice.engine.EngineListener;
 import io.sluice.engine.EngineScheduler;
 import io.sluice.engine.KeyNaming;
 import io.sluice.engine.Ticker;
@@ -32,7 +32,7 @@ public final class RateDecider {
     private final BackendGuard guard;
     private final KeyNaming naming;
     private final Ticker ticker;
-    private final DecisionListener listener;
+    private final EngineListener listener;
     private final Shield shield;
     private final Prefetcher prefetcher;
     private final Refunds refunds;
@@ -40,7 +40,7 @@ public final class RateDecider {
     /** Null for a backend that cannot take permits past the limit: a settled request keeps its estimate. */
     private final Charging charging;
 
-    public RateDecider(LimiterBackend backend, BackendGuard guard, KeyNaming naming, Ticker ticker, DecisionListener listener,
+    public RateDecider(LimiterBackend backend, BackendGuard guard, KeyNaming naming, Ticker ticker, EngineListener listener,
                 EngineScheduler scheduler, Supplier<RuleSet> rules) {
         this.guard = guard;
         this.naming = naming;
@@ -146,7 +146,7 @@ public final class RateDecider {
         if (request.neverFits()) {
             // Decided here: a cost above anything the rule admits is never handed to a script.
             Decision d = Decision.neverFits(rule, limit, 0, Duration.ZERO, cost);
-            listener.decided(d, DecisionListener.Source.RULE);
+            listener.decided(d, EngineListener.Source.RULE);
             return CompletableFuture.completedFuture(d);
         }
         long deadlineNanos = ticker.nanos() + guard.timeout().toNanos();

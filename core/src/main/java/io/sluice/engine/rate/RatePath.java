@@ -1,7 +1,7 @@
 package io.sluice.engine.rate;
 
 import io.sluice.engine.BackendGuard;
-import io.sluice.engine.DecisionListener;
+import io.sluice.engine.EngineListener;
 import io.sluice.engine.KeyNaming;
 import io.sluice.engine.Ticker;
 import io.sluice.engine.prefetch.Prefetcher;
@@ -62,7 +62,7 @@ final class RatePath {
     private final BackendGuard guard;
     private final KeyNaming naming;
     private final Ticker ticker;
-    private final DecisionListener listener;
+    private final EngineListener listener;
     private final Supplier<RuleSet> rules;
     private final Shield shield;
     private final Lanes lanes;
@@ -71,7 +71,7 @@ final class RatePath {
     private final LeakySlot slot;
     private final ConcurrentHashMap<Shape, RateStep> paths = new ConcurrentHashMap<>();
 
-    RatePath(LimiterBackend backend, Batching batching, Refunding refunding, BackendGuard guard, KeyNaming naming, Ticker ticker, DecisionListener listener,
+    RatePath(LimiterBackend backend, Batching batching, Refunding refunding, BackendGuard guard, KeyNaming naming, Ticker ticker, EngineListener listener,
              Supplier<RuleSet> rules, Shield shield, Prefetcher prefetcher, Refunds refunds, LeakySlot slot) {
         this.backend = backend;
         this.guard = guard;

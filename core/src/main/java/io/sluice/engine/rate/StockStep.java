@@ -1,7 +1,7 @@
 package io.sluice.engine.rate;
 
 import io.sluice.engine.BackendGuard;
-import io.sluice.engine.DecisionListener;
+import io.sluice.engine.EngineListener;
 import io.sluice.engine.Ticker;
 import io.sluice.engine.prefetch.Prefetcher;
 import io.sluice.Decision;
@@ -21,10 +21,10 @@ final class StockStep implements RateStep {
     private final Prefetcher prefetcher;
     private final BackendGuard guard;
     private final Ticker ticker;
-    private final DecisionListener listener;
+    private final EngineListener listener;
     private final RateStep next;
 
-    StockStep(Prefetcher prefetcher, BackendGuard guard, Ticker ticker, DecisionListener listener, RateStep next) {
+    StockStep(Prefetcher prefetcher, BackendGuard guard, Ticker ticker, EngineListener listener, RateStep next) {
         this.prefetcher = prefetcher;
         this.guard = guard;
         this.ticker = ticker;
@@ -40,7 +40,7 @@ final class StockStep implements RateStep {
     private CompletionStage<Decision> decide(RateAsk ask, boolean mayWait) {
         Decision local = prefetcher.take(ask.rule(), ask.request());
         if (local != null) {
-            listener.decided(local, DecisionListener.Source.PREFETCH);
+            listener.decided(local, EngineListener.Source.PREFETCH);
             return CompletableFuture.completedFuture(local);
         }
         CompletableFuture<Void> landing = mayWait ? prefetcher.inFlight(ask.key()) : null;

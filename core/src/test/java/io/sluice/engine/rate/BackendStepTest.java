@@ -1,6 +1,6 @@
 package io.sluice.engine.rate;
 
-import io.sluice.engine.DecisionListener;
+import io.sluice.engine.EngineListener;
 import io.sluice.engine.EngineScheduler;
 import io.sluice.engine.prefetch.Prefetcher;
 import io.sluice.Decision;
@@ -57,7 +57,7 @@ class BackendStepTest {
                 .decide(f.ask(RateStepFixture.rule("rate=5/1m"), "k", 1)).toCompletableFuture().join();
         assertThat(d.allowed()).isTrue();
         assertThat(d.remaining()).isEqualTo(4);
-        assertThat(f.sources).containsExactly(DecisionListener.Source.BACKEND);
+        assertThat(f.sources).containsExactly(EngineListener.Source.BACKEND);
         assertThat(slots).isEmpty();
     }
 
@@ -74,7 +74,7 @@ class BackendStepTest {
         Decision d = step(screened, BackendStep.Remaining.BACKEND).decide(f.ask(RateStepFixture.rule("rate=5/1m"), "k", 1))
                 .toCompletableFuture().join();
         assertThat(d.rejects()).isTrue();
-        assertThat(f.sources).containsExactly(DecisionListener.Source.SHIELD);
+        assertThat(f.sources).containsExactly(EngineListener.Source.SHIELD);
     }
 
     @Test

@@ -1,7 +1,7 @@
 package io.sluice.engine.rate;
 
 import io.sluice.engine.BackendGuard;
-import io.sluice.engine.DecisionListener;
+import io.sluice.engine.EngineListener;
 import io.sluice.Decision;
 import org.junit.jupiter.api.Test;
 
@@ -25,6 +25,6 @@ class BreakerStepTest {
         assertThat(d.rejects()).isTrue();
         assertThat(d.outcome()).isEqualTo(Decision.Outcome.BACKEND_FAILURE);
         assertThat(below.calls).hasValue(0);
-        assertThat(f.sources).containsExactly(DecisionListener.Source.CIRCUIT_OPEN);
+        assertThat(f.sources).containsExactly(EngineListener.Source.CIRCUIT_OPEN);
     }
 }

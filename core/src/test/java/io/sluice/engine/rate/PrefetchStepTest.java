@@ -1,7 +1,7 @@
 package io.sluice.engine.rate;
 
 import io.sluice.engine.BackendGuard;
-import io.sluice.engine.DecisionListener;
+import io.sluice.engine.EngineListener;
 import io.sluice.engine.EngineScheduler;
 import io.sluice.engine.prefetch.Prefetcher;
 import io.sluice.Decision;
@@ -48,7 +48,7 @@ class PrefetchStepTest {
     void anIdleKeysRequestTakesPermitsAheadInItsOwnCall() {
         Decision d = step.decide(f.ask(rule, "k", 1)).toCompletableFuture().join();
         assertThat(d.allowed()).isTrue();
-        assertThat(f.sources).containsExactly(DecisionListener.Source.BACKEND);
+        assertThat(f.sources).containsExactly(EngineListener.Source.BACKEND);
         assertThat(prefetcher.held()).isEqualTo(5);
         assertThat(below.calls).hasValue(0);
     }
@@ -62,7 +62,7 @@ class PrefetchStepTest {
         gate.complete(null);
         assertThat(first.join().allowed()).isTrue();
         assertThat(second.join().allowed()).isTrue();
-        assertThat(f.sources).containsExactlyInAnyOrder(DecisionListener.Source.BACKEND, DecisionListener.Source.PREFETCH);
+        assertThat(f.sources).containsExactlyInAnyOrder(EngineListener.Source.BACKEND, EngineListener.Source.PREFETCH);
         assertThat(below.calls).hasValue(0);
     }
 

@@ -1,7 +1,7 @@
 package io.sluice.engine.rate;
 
 import io.sluice.spi.Batching;
-import io.sluice.engine.DecisionListener;
+import io.sluice.engine.EngineListener;
 import io.sluice.engine.EngineScheduler;
 import io.sluice.engine.KeyNaming;
 import io.sluice.engine.prefetch.Prefetcher;
@@ -55,7 +55,7 @@ class RatePathTest {
         RateStep path = paths.forRule(rule);
         assertThat(path.decide(f.ask(rule, "k", 1)).toCompletableFuture().join().allowed()).isTrue();
         assertThat(path.decide(f.ask(rule, "k", 1)).toCompletableFuture().join().rejects()).isTrue();
-        assertThat(f.sources).as("the backend's answer left nothing").containsExactly(DecisionListener.Source.BACKEND,
-                DecisionListener.Source.SHIELD);
+        assertThat(f.sources).as("the backend's answer left nothing").containsExactly(EngineListener.Source.BACKEND,
+                EngineListener.Source.SHIELD);
     }
 }

@@ -1,7 +1,7 @@
 package io.sluice.engine.rate;
 
 import io.sluice.engine.BackendGuard;
-import io.sluice.engine.DecisionListener;
+import io.sluice.engine.EngineListener;
 import io.sluice.Decision;
 import io.sluice.internal.Log;
 import io.sluice.internal.ThrottledLog;
@@ -28,8 +28,8 @@ final class RateStepFixture {
 
     final ManualTicker ticker = new ManualTicker();
     /** The source of each decision reported, in order. */
-    final List<DecisionListener.Source> sources = new CopyOnWriteArrayList<>();
-    final DecisionListener listener = new DecisionListener() {
+    final List<EngineListener.Source> sources = new CopyOnWriteArrayList<>();
+    final EngineListener listener = new EngineListener() {
         @Override
         public void decided(Decision decision, Source source) {
             sources.add(source);

@@ -1,6 +1,6 @@
 package io.sluice.engine.rate;
 
-import io.sluice.engine.DecisionListener;
+import io.sluice.engine.EngineListener;
 import io.sluice.Decision;
 import org.junit.jupiter.api.Test;
 
@@ -30,7 +30,7 @@ class ShieldStepTest {
         Decision d = step.decide(ask).toCompletableFuture().join();
         assertThat(d.rejects()).isTrue();
         assertThat(d.remaining()).isEqualTo(3);
-        assertThat(f.sources).containsExactly(DecisionListener.Source.SHIELD);
+        assertThat(f.sources).containsExactly(EngineListener.Source.SHIELD);
         // A cost within what remains is the backend's to decide.
         assertThat(step.decide(f.ask(rule, "k", 3)).toCompletableFuture().join().allowed()).isTrue();
         assertThat(below.calls).hasValue(1);

@@ -1,6 +1,6 @@
 package io.sluice.engine.rate;
 
-import io.sluice.engine.DecisionListener;
+import io.sluice.engine.EngineListener;
 import io.sluice.engine.EngineScheduler;
 import io.sluice.engine.prefetch.Prefetcher;
 import io.sluice.Decision;
@@ -57,7 +57,7 @@ class StockStepTest {
         fetch(f.ask(rule, "k", 1)).toCompletableFuture().join();
         Decision d = step.decide(f.ask(rule, "k", 2)).toCompletableFuture().join();
         assertThat(d.allowed()).isTrue();
-        assertThat(f.sources).containsExactly(DecisionListener.Source.PREFETCH);
+        assertThat(f.sources).containsExactly(EngineListener.Source.PREFETCH);
         assertThat(prefetcher.held()).isEqualTo(3);
         assertThat(below.calls).hasValue(0);
     }
@@ -70,7 +70,7 @@ class StockStepTest {
         assertThat(d).isNotDone();
         gate.complete(null);
         assertThat(d.join().allowed()).isTrue();
-        assertThat(f.sources).containsExactly(DecisionListener.Source.PREFETCH);
+        assertThat(f.sources).containsExactly(EngineListener.Source.PREFETCH);
         assertThat(below.calls).hasValue(0);
     }
 

@@ -12,7 +12,7 @@ import java.util.function.BooleanSupplier;
  * {@code Sluice.stats()} is computed from it, and the Micrometer meters hang here. Implementations are called
  * on whatever thread decided, must be thread-safe, and must be cheap: they run on every request.
  */
-public interface DecisionListener {
+public interface EngineListener {
     /** How a decision was made. */
     enum Source {
         /** The backend answered. */
