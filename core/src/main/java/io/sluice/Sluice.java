@@ -278,7 +278,8 @@ public final class Sluice implements AutoCloseable {
      * What a request of one key would see now under a rule, found without taking anything: the rate's limit,
      * remaining and reset (as the next request's rate headers would count them before it takes its permits), the
      * concurrency's limit and requests in flight on every server, and the time the key's {@code block} has left. The
-     * limits are the rule's own, not a plan's. The key value is never logged.
+     * limits are the key's {@link #override} when it has one in effect, else the rule's own (not a plan's: a plan comes
+     * with a request). The key value is never logged.
      *
      * @param rule the rule's name
      * @param key  the key value as a request resolves it ({@code alice}, {@code 203.0.113.7}; for a combined key such

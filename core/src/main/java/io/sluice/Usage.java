@@ -9,8 +9,9 @@ import java.util.Optional;
  * Immutable and thread-safe.
  *
  * @param rule        the rule's name
- * @param rate        the rule's rate limit for the key; empty when the rule has no rate
- * @param concurrency the rule's concurrency limit for the key; empty when the rule has none
+ * @param rate        the rule's rate limit for the key; empty when no rate applies to it (none, or an override of
+ *                    {@code unlimited})
+ * @param concurrency the rule's concurrency limit for the key; empty when none applies to it
  * @param blocked     the time the key's block ({@code block}) has left; {@link Duration#ZERO} when it is not blocked
  */
 public record Usage(String rule, Optional<RateLimit> rate, Optional<ConcurrencyLimit> concurrency, Duration blocked) {

@@ -110,6 +110,11 @@ class OverridesAcrossEnginesTest {
         for (int i = 0; i < 8; i++) assertThat(rate(e.get(0), "alice", null).allowed()).isTrue();
         e.get(0).override("api", "alice", "7500/1h", Duration.ofDays(7)).toCompletableFuture().join();
         e.get(1).pollOverrides().toCompletableFuture().join();
+        // What an operator looks up is what the key's next request sees: the override's limit, its usage kept.
+        Usage looked = e.get(1).usage("api", "alice").toCompletableFuture().join();
+        assertThat(looked.rate().orElseThrow().limit()).isEqualTo(7500);
+        assertThat(looked.rate().orElseThrow().remaining()).isEqualTo(7492);
+        assertThat(e.get(1).usage("api", "bob").toCompletableFuture().join().rate().orElseThrow().limit()).isEqualTo(10);
         Decision d = rate(e.get(1), "alice", null);
         assertThat(d.allowed()).isTrue();
         assertThat(d.limit()).isEqualTo(7500);

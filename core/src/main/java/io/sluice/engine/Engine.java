@@ -74,9 +74,9 @@ public final class Engine implements AutoCloseable {
                 new LocalLimits(clock, servers::divisor));
         this.leases = new Leases(backend, guard, naming, scheduler, log, listener, live);
         this.rates = new RateDecider(backend, guard, naming, ticker, listener, scheduler, live);
-        this.controls = new KeyControls(live::get, backend, naming, rates, leases);
         this.feed = new DecisionFeed(clock, log);
         this.overrides = new Overrides(backend, rules.settings().keyPrefix(), clock, live, log);
+        this.controls = new KeyControls(live::get, backend, naming, rates, leases, overrides);
         this.admitter = new Admitter(rates, leases, listener, feed, log, rules.settings().headers(), overrides);
         this.clockSkew = backend instanceof ServerClock server
                 ? new ClockSkewMonitor(server, clock, ticker, rules.settings().maxClockSkew(), scheduler, log) : null;

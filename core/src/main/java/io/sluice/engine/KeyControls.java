@@ -3,6 +3,7 @@ package io.sluice.engine;
 import io.sluice.Usage;
 import io.sluice.engine.rate.RateDecider;
 import io.sluice.key.KeyResolver;
+import io.sluice.rule.PlanLimits;
 import io.sluice.rule.Rule;
 import io.sluice.rule.RuleSet;
 import io.sluice.spi.KeyControl;
@@ -27,8 +28,12 @@ public final class KeyControls {
     private final KeyNaming naming;
     private final RateDecider rates;
     private final Leases leases;
+    /** A key's override wins over the rule, as it does for its requests. */
+    private final Overrides overrides;
 
-    KeyControls(Supplier<RuleSet> rules, LimiterBackend backend, KeyNaming naming, RateDecider rates, Leases leases) {
+    KeyControls(Supplier<RuleSet> rules, LimiterBackend backend, KeyNaming naming, RateDecider rates, Leases leases,
+                Overrides overrides) {
+        this.overrides = overrides;
         this.rules = rules;
         this.control = backend instanceof KeyControl c ? c : null;
         this.naming = naming;
@@ -36,19 +41,26 @@ public final class KeyControls {
         this.leases = leases;
     }
 
-    /** What a request of {@code raw} would see under {@code ruleName} now, taking nothing. */
+    /**
+     * What a request of {@code raw} would see under {@code ruleName} now, taking nothing: under the key's override when
+     * it has one (no part for a limit the override makes {@code unlimited}), else under the rule's own limits.
+     */
     public CompletionStage<Usage> usage(String ruleName, String raw) {
         Rule rule = rule(ruleName);
         String key = keyOf(rule, raw);
-        CompletionStage<RateUsage> rate = rule.limitsRate() ? control().peek(request(rule, key))
+        PlanLimits override = overrides.lookup(rule, key);
+        Rule limits = override == null ? rule : override.applyTo(rule);
+        boolean rateApplies = rule.limitsRate() && (override == null || !override.rateUnlimited());
+        boolean concurrencyApplies = rule.limitsConcurrency() && (override == null || !override.concurrencyUnlimited());
+        CompletionStage<RateUsage> rate = rateApplies ? control().peek(request(limits, key))
                 : CompletableFuture.completedFuture(null);
-        CompletionStage<Integer> free = rule.limitsConcurrency() ? leases.available(rule, key)
+        CompletionStage<Integer> free = concurrencyApplies ? leases.available(limits, key)
                 : CompletableFuture.completedFuture(null);
         return rate.thenCombine(free, (r, f) -> new Usage(rule.name(),
-                Optional.ofNullable(r).map(u -> new Usage.RateLimit(rule.rate().get().permits(), u.remaining(),
+                Optional.ofNullable(r).map(u -> new Usage.RateLimit(limits.rate().get().permits(), u.remaining(),
                         Duration.ofMillis(u.resetMillis()))),
-                Optional.ofNullable(f).map(available -> new Usage.ConcurrencyLimit(rule.concurrency(),
-                        Math.max(0, rule.concurrency() - available))),
+                Optional.ofNullable(f).map(available -> new Usage.ConcurrencyLimit(limits.concurrency(),
+                        Math.max(0, limits.concurrency() - available))),
                 r == null ? Duration.ZERO : Duration.ofMillis(r.blockedMillis())));
     }
 
