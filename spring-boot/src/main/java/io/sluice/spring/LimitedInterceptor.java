@@ -1,6 +1,7 @@
 package io.sluice.spring;
 
 import io.sluice.Admission;
+import io.sluice.Ending;
 import io.sluice.KeySource;
 import io.sluice.Sluice;
 import io.sluice.key.RequestView;
@@ -24,7 +25,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Applies the rules of {@link Limited} to a call of a Spring bean, as the CDI interceptor does: admits it or throws
  * {@link io.sluice.LimitExceededException} before the method runs, and returns concurrency permits exactly once when
- * the method returns or throws, or when its {@link CompletionStage} completes. A rule the filter applied to the
+ * the method returns or throws, or when its {@link CompletionStage} completes; a rule's {@code count} hears a return as a
+ * success and a throw or a failed stage as a failure. A rule the filter applied to the
  * request this thread serves, or an outer {@code @Limited} call on this thread was admitted by, is not counted again.
  * Thread-safe.
  */
@@ -70,17 +72,32 @@ final class LimitedInterceptor implements MethodInterceptor {
         try {
             result = invocation.proceed();
         } catch (Throwable e) {
-            admission.close();
+            end(admission, Ending.failure());
             throw e;
         } finally {
             leaveChain.run();
         }
         if (method.async && result instanceof CompletionStage<?> stage) {
-            stage.whenComplete((v, e) -> admission.close());
+            stage.whenComplete((v, e) -> end(admission, e == null ? Ending.success() : Ending.failure()));
         } else {
-            admission.close();
+            end(admission, Ending.success());
         }
         return result;
+    }
+
+    /**
+     * Tells the admission how the call ended (a rule's {@code count}: a throw or a failed stage is a failure), waits
+     * until what it gives back is in the backend (bounded by the backend's deadline), so that the next call is decided
+     * on it, then returns the call's concurrency permits.
+     */
+    private static void end(Admission admission, Ending ending) {
+        try {
+            admission.end(ending).toCompletableFuture().join();
+        } catch (RuntimeException e) {
+            // A failed hand-back leaves the permits counted: the safe side.
+        } finally {
+            admission.close();
+        }
     }
 
     /** {@code rules} without those the servlet filter applied to the request this thread serves. */

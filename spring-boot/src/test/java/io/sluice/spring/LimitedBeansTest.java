@@ -24,7 +24,8 @@ class LimitedBeansTest {
             "sluice.rules.exports.rate", "2/1h", "sluice.rules.exports.key", "global",
             "sluice.rules.per-user.rate", "1/1h",
             "sluice.rules.tokens.rate", "10/1h", "sluice.rules.tokens.key", "global",
-            "sluice.rules.renders.concurrency", "1", "sluice.rules.renders.key", "global");
+            "sluice.rules.renders.concurrency", "1", "sluice.rules.renders.key", "global",
+            "sluice.rules.logins.rate", "2/1h", "sluice.rules.logins.count", "failure");
 
     private ApplicationContextRunner runner(Class<?>... beans) {
         Sluice sluice = Sluice.builder().properties(RULES).inMemory().build();
@@ -68,6 +69,19 @@ class LimitedBeansTest {
         @Limited("renders")
         public CompletionStage<String> render(CompletableFuture<String> done) {
             return done;
+        }
+    }
+
+    public static class Logins {
+        @Limited("logins")
+        public String login(@LimitKey String user, boolean passwordRight) {
+            if (!passwordRight) throw new SecurityException("wrong password");
+            return "welcome " + user;
+        }
+
+        @Limited("logins")
+        public CompletionStage<String> loginLater(@LimitKey String user, CompletableFuture<String> check) {
+            return check;
         }
     }
 
@@ -141,6 +155,22 @@ class LimitedBeansTest {
         });
     }
 
+    @Test
+    void countFailureKeepsOnlyFailedCallsPermitsAThrowOrAFailedStageBeingAFailure() {
+        runner(Logins.class).run(context -> {
+            Logins logins = context.getBean(Logins.class);
+            // Successful logins give their permits back: never the limit used up.
+            for (int i = 0; i < 5; i++) assertThat(logins.login("ada", true)).isEqualTo("welcome ada");
+            assertThatThrownBy(() -> logins.login("ada", false)).isInstanceOf(SecurityException.class);
+            CompletableFuture<String> failing = new CompletableFuture<>();
+            logins.loginLater("ada", failing);
+            failing.completeExceptionally(new SecurityException("wrong password"));
+            // Two failures: the third call is rejected before it runs, whatever its password.
+            assertThatThrownBy(() -> logins.login("ada", true)).isInstanceOf(LimitExceededException.class);
+            assertThat(logins.login("grace", true)).isEqualTo("welcome grace");
+        });
+    }
+
     public static class Unknown {
         @Limited("nope")
         public void call() {
@@ -166,7 +196,7 @@ class LimitedBeansTest {
             assertThat(context.getStartupFailure()).hasMessageContainingAll(
                     "Sluice: 3 problem(s) with @Limited",
                     "@Limited on " + Unknown.class.getName() + ".call names unknown rule 'nope'; rules are: "
-                            + "[exports, per-user, renders, tokens]",
+                            + "[exports, logins, per-user, renders, tokens]",
                     "@LimitKey on 2 parameters of " + TwoKeys.class.getName() + ".call: expected at most one",
                     "@LimitCost on a parameter of type java.lang.String of " + TextCost.class.getName()
                             + ".call: expected an int or long parameter");
