@@ -8,6 +8,7 @@ import io.sluice.rule.PlanLimits;
 import io.sluice.rule.Rate;
 import io.sluice.rule.Rule;
 import io.sluice.rule.RuleSet;
+import io.sluice.spi.Connecting;
 import io.sluice.spi.LimiterBackend;
 import io.sluice.spi.Overriding;
 import io.sluice.spi.StoredOverride;
@@ -52,6 +53,8 @@ public final class Overrides {
     }
 
     private final Overriding backend;
+    /** Null for a backend without a connection of its own: always reachable. */
+    private final Connecting connecting;
     private final String prefix;
     private final Clock clock;
     private final Supplier<RuleSet> rules;
@@ -71,6 +74,7 @@ public final class Overrides {
      */
     Overrides(LimiterBackend backend, String prefix, Clock clock, Supplier<RuleSet> rules, ThrottledLog log) {
         this.backend = backend instanceof Overriding o ? o : null;
+        this.connecting = backend instanceof Connecting c ? c : null;
         this.prefix = prefix;
         this.clock = clock;
         this.rules = rules;
@@ -147,8 +151,12 @@ public final class Overrides {
         return earlier.handle((v, e) -> null).thenCompose(v -> poll());
     }
 
-    /** The scheduled look: skipped while one is in flight (a backend that does not answer never piles them up). */
+    /**
+     * The scheduled look: skipped while one is in flight (a backend that does not answer never piles them up), and
+     * while the backend is not connected (start-up has said so already; there is nothing to read until it is).
+     */
     private void scheduledPoll() {
+        if (connecting != null && !connecting.connected()) return;
         synchronized (pollLock) {
             if (polling != null) return;
             look();
