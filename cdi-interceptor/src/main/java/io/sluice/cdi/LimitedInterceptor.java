@@ -6,6 +6,7 @@ import io.sluice.LimitExceededException;
 import io.sluice.Sluice;
 import io.sluice.rule.Rule;
 import io.sluice.rule.RuleSet;
+import io.sluice.servlet.CallAudience;
 import io.sluice.servlet.CallChain;
 import io.sluice.servlet.CallPlanSource;
 import jakarta.annotation.Priority;

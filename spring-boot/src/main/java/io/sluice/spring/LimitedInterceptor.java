@@ -7,6 +7,7 @@ import io.sluice.Sluice;
 import io.sluice.key.RequestView;
 import io.sluice.rule.Rule;
 import io.sluice.servlet.AppliedRules;
+import io.sluice.servlet.CallAudience;
 import io.sluice.servlet.CallChain;
 import io.sluice.servlet.CallPlanSource;
 import org.aopalliance.intercept.MethodInterceptor;
@@ -64,6 +65,8 @@ final class LimitedInterceptor implements MethodInterceptor {
         KeySource keys = method.keyIndex >= 0 ? KeySource.fixed(text(args[method.keyIndex])) : fromRequest;
         keys = CallPlanSource.of(keys, method.keyIndex < 0, method.planIndex >= 0,
                 method.planIndex >= 0 ? args[method.planIndex] : null, rules, () -> fromRequest);
+        // A @LimitKey call is still made by someone: the request says whether each rule applies to them (when, exempt).
+        keys = CallAudience.of(keys, method.keyIndex < 0, rules, () -> fromRequest);
         if (method.costIndex >= 0) keys = keys.withCost(method.cost(args));
         Admission admission = sluice.admit(rules, keys).toCompletableFuture().join().orThrow();
 

@@ -6,7 +6,11 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.web.context.request.RequestContextHolder;
+import org.springframework.web.context.request.ServletRequestAttributes;
 
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -20,12 +24,19 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * context's start. examples/spring-boot runs it on Redis over HTTP.
  */
 class LimitedBeansTest {
-    private static final Map<String, String> RULES = Map.of(
+    private static final Map<String, String> RULES = properties(
             "sluice.rules.exports.rate", "2/1h", "sluice.rules.exports.key", "global",
             "sluice.rules.per-user.rate", "1/1h",
             "sluice.rules.tokens.rate", "10/1h", "sluice.rules.tokens.key", "global",
             "sluice.rules.renders.concurrency", "1", "sluice.rules.renders.key", "global",
-            "sluice.rules.logins.rate", "2/1h", "sluice.rules.logins.count", "failure");
+            "sluice.rules.logins.rate", "2/1h", "sluice.rules.logins.count", "failure",
+            "sluice.rules.reports.rate", "1/1h", "sluice.rules.reports.exempt", "user:monitor");
+
+    private static Map<String, String> properties(String... pairs) {
+        Map<String, String> p = new HashMap<>();
+        for (int i = 0; i < pairs.length; i += 2) p.put(pairs[i], pairs[i + 1]);
+        return p;
+    }
 
     private ApplicationContextRunner runner(Class<?>... beans) {
         Sluice sluice = Sluice.builder().properties(RULES).inMemory().build();
@@ -82,6 +93,13 @@ class LimitedBeansTest {
         @Limited("logins")
         public CompletionStage<String> loginLater(@LimitKey String user, CompletableFuture<String> check) {
             return check;
+        }
+    }
+
+    public static class Reports {
+        @Limited("reports")
+        public String report(@LimitKey String tenant) {
+            return "report of " + tenant;
         }
     }
 
@@ -171,6 +189,24 @@ class LimitedBeansTest {
         });
     }
 
+    @Test
+    void aLimitKeyCallIsStillExemptByWhoMakesItInTheRequestThisThreadServes() {
+        runner(Reports.class).run(context -> {
+            Reports reports = context.getBean(Reports.class);
+            MockHttpServletRequest monitor = new MockHttpServletRequest("GET", "/reports");
+            monitor.setUserPrincipal(() -> "monitor");
+            RequestContextHolder.setRequestAttributes(new ServletRequestAttributes(monitor));
+            try {
+                for (int i = 0; i < 3; i++) assertThat(reports.report("acme")).isEqualTo("report of acme");
+            } finally {
+                RequestContextHolder.resetRequestAttributes();
+            }
+            // Anyone else, or no request at all: the tenant's one report an hour.
+            assertThat(reports.report("acme")).isEqualTo("report of acme");
+            assertThatThrownBy(() -> reports.report("acme")).isInstanceOf(LimitExceededException.class);
+        });
+    }
+
     public static class Unknown {
         @Limited("nope")
         public void call() {
@@ -196,7 +232,7 @@ class LimitedBeansTest {
             assertThat(context.getStartupFailure()).hasMessageContainingAll(
                     "Sluice: 3 problem(s) with @Limited",
                     "@Limited on " + Unknown.class.getName() + ".call names unknown rule 'nope'; rules are: "
-                            + "[exports, logins, per-user, renders, tokens]",
+                            + "[exports, logins, per-user, renders, reports, tokens]",
                     "@LimitKey on 2 parameters of " + TwoKeys.class.getName() + ".call: expected at most one",
                     "@LimitCost on a parameter of type java.lang.String of " + TextCost.class.getName()
                             + ".call: expected an int or long parameter");

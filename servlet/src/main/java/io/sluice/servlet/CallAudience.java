@@ -1,4 +1,4 @@
-package io.sluice.cdi;
+package io.sluice.servlet;
 
 import io.sluice.KeySource;
 import io.sluice.key.Exemptions;
@@ -9,10 +9,11 @@ import java.util.List;
 import java.util.function.Supplier;
 
 /**
- * Whether each rule limits a call at all ({@code when}, {@code exempt}) when the call's key comes from elsewhere (a
- * {@link LimitKey} argument): the caller and the current HTTP request still say who is calling. Stateless.
+ * Whether each rule limits a {@code @Limited} call (CDI's or Spring's) at all ({@code when}, {@code exempt}) when the
+ * call's key comes from elsewhere (a {@code @LimitKey} argument): the caller and the current HTTP request still say who
+ * is calling. Stateless.
  */
-final class CallAudience {
+public final class CallAudience {
     private CallAudience() {
     }
 
@@ -26,7 +27,7 @@ final class CallAudience {
      * @param request         the caller's and the current request's keys, asked only when needed
      * @return {@code keys} answering the call's audience
      */
-    static KeySource of(KeySource keys, boolean keysFromRequest, List<Rule> rules, Supplier<KeySource> request) {
+    public static KeySource of(KeySource keys, boolean keysFromRequest, List<Rule> rules, Supplier<KeySource> request) {
         if (keysFromRequest || !anyAudience(rules)) return keys;
         KeySource caller = request.get();
         return new KeySource() {
