@@ -20,8 +20,10 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The baseline: the rate-limit filter one writes in a few minutes with Redisson's {@link RRateLimiter}:
- * {@code tryAcquire} then {@code availablePermits} for the headers, two blocking round trips per request.
+ * The baselines: the rate-limit filter one writes in a few minutes with Redisson's {@link RRateLimiter}:
+ * {@code tryAcquire} then {@code availablePermits} for the headers, two blocking round trips per request; or, with
+ * the init-param {@link #HEADERS} {@code false}, the simplest one: {@code tryAcquire} alone, one round trip, no
+ * headers.
  *
  * <p>Constructed around a client (the embedded benchmarks), or by a container from {@code web.xml} with the
  * init-params {@link #REDIS_ADDRESS}, {@link #HEADER}, {@link #PERMITS} and {@link #PERIOD_SECONDS}; then it
@@ -32,12 +34,15 @@ public final class NaiveRateLimitFilter implements Filter {
     public static final String HEADER = "header";
     public static final String PERMITS = "permits";
     public static final String PERIOD_SECONDS = "period-seconds";
+    /** {@code true} (default): the rate-limit headers, read by a second round trip; {@code false}: none. */
+    public static final String HEADERS = "headers";
 
     private RedissonClient redisson;
     private boolean ownsClient;
     private String header;
     private long permits;
     private Duration period;
+    private boolean headers = true;
     private final Set<String> configured = ConcurrentHashMap.newKeySet();
 
     /** For containers; {@link #init} reads the init-params. */
@@ -59,6 +64,7 @@ public final class NaiveRateLimitFilter implements Filter {
         header = required(config, HEADER);
         permits = Long.parseLong(required(config, PERMITS));
         period = Duration.ofSeconds(Long.parseLong(required(config, PERIOD_SECONDS)));
+        headers = !"false".equals(config.getInitParameter(HEADERS));
         redisson = Redisson.create(client);
         ownsClient = true;
     }
@@ -79,15 +85,17 @@ public final class NaiveRateLimitFilter implements Filter {
         RRateLimiter limiter = redisson.getRateLimiter("naive:" + user);
         if (configured.add(user)) limiter.trySetRate(RateType.OVERALL, permits, period);
         boolean allowed = limiter.tryAcquire();
-        long remaining = limiter.availablePermits();
         HttpServletResponse response = (HttpServletResponse) res;
-        response.setHeader("X-RateLimit-Limit", Long.toString(permits));
-        response.setHeader("X-RateLimit-Remaining", Long.toString(remaining));
+        if (headers) {
+            long remaining = limiter.availablePermits();
+            response.setHeader("X-RateLimit-Limit", Long.toString(permits));
+            response.setHeader("X-RateLimit-Remaining", Long.toString(remaining));
+        }
         if (allowed) {
             chain.doFilter(req, res);
         } else {
             response.setStatus(429);
-            response.setHeader("Retry-After", Long.toString(period.toSeconds()));
+            if (headers) response.setHeader("Retry-After", Long.toString(period.toSeconds()));
             response.setContentLength(0);
         }
     }

@@ -9,13 +9,15 @@ import java.util.Map;
 
 /**
  * What guards {@code /hello} in one web application of the wrk benchmark: nothing, the hand-written
- * {@link NaiveRateLimitFilter}, or {@link SluiceFilter} with one rate rule of each algorithm measured, as configured
+ * {@link NaiveRateLimitFilter} (two round trips for its headers, or {@code one-round-trip}: {@code tryAcquire} alone,
+ * no headers), or {@link SluiceFilter} with one rate rule of each algorithm measured, as configured
  * by default and with {@code prefetch} ({@link #PREFETCH} permits a server takes ahead, for the default hold of 1 s).
  * Every rule is per client ({@code X-Client}), on {@code /*}, never reached, every header on.
  */
 enum Scenario {
     NONE("none", null, 0),
     HAND_WRITTEN("hand-written", null, 0),
+    ONE_ROUND_TRIP("one-round-trip", null, 0),
     SLIDING_LOG("sluice-sliding-log", "sliding-log", 0),
     TOKEN_BUCKET("sluice-token-bucket", "token-bucket", 0),
     SLIDING_LOG_PREFETCH("sluice-sliding-log-prefetch", "sliding-log", Scenario.PREFETCH),
@@ -27,7 +29,7 @@ enum Scenario {
     static final long PERIOD_SECONDS = 10;
     /** Permits a server prefetches in the prefetch scenarios: a ten-thousandth of the limit. */
     static final long PREFETCH = 100;
-    static final String ALL = "none,hand-written,sluice-sliding-log,sluice-token-bucket,sluice-sliding-log-prefetch,"
+    static final String ALL = "none,hand-written,one-round-trip,sluice-sliding-log,sluice-token-bucket,sluice-sliding-log-prefetch,"
             + "sluice-token-bucket-prefetch";
 
     private final String id;
@@ -53,11 +55,16 @@ enum Scenario {
         return algorithm != null;
     }
 
+    /** One of the two hand-written baselines, configured by init-params. */
+    boolean handWritten() {
+        return this == HAND_WRITTEN || this == ONE_ROUND_TRIP;
+    }
+
     /** The filter class, or null for no filter. */
     String filterClass() {
         return switch (this) {
             case NONE -> null;
-            case HAND_WRITTEN -> NaiveRateLimitFilter.class.getName();
+            case HAND_WRITTEN, ONE_ROUND_TRIP -> NaiveRateLimitFilter.class.getName();
             default -> SluiceFilter.class.getName();
         };
     }
@@ -68,11 +75,12 @@ enum Scenario {
      */
     Map<String, String> filterParameters(String redisAddress, String backendTimeout) {
         Map<String, String> p = new LinkedHashMap<>();
-        if (this == HAND_WRITTEN) {
+        if (handWritten()) {
             p.put(NaiveRateLimitFilter.REDIS_ADDRESS, redisAddress);
             p.put(NaiveRateLimitFilter.HEADER, HEADER);
             p.put(NaiveRateLimitFilter.PERMITS, Long.toString(PERMITS));
             p.put(NaiveRateLimitFilter.PERIOD_SECONDS, Long.toString(PERIOD_SECONDS));
+            p.put(NaiveRateLimitFilter.HEADERS, Boolean.toString(this == HAND_WRITTEN));
         } else if (sluice()) {
             p.put("sluice.redis.address", redisAddress);
             p.put("sluice.key-prefix", "wrk-" + id);
@@ -97,7 +105,7 @@ enum Scenario {
             x.append("  <filter>\n    <filter-name>limit</filter-name>\n    <filter-class>").append(filterClass())
                     .append("</filter-class>\n    <async-supported>true</async-supported>\n");
             // Sluice reads WEB-INF/classes/sluice.properties, as an application's would; the hand-written one its init-params.
-            if (this == HAND_WRITTEN) {
+            if (handWritten()) {
                 filterParameters(redisAddress, backendTimeout).forEach((k, v) -> x.append("    <init-param><param-name>").append(k)
                         .append("</param-name><param-value>").append(v).append("</param-value></init-param>\n"));
             }

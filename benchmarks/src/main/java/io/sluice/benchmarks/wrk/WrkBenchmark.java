@@ -293,16 +293,17 @@ public final class WrkBenchmark {
                 o.seconds(), Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"), redis, environment));
         for (String container : o.containers()) {
             sb.append("### ").append(container).append("\n\n")
-                    .append("| connections | clients | scenario | req/s | vs no filter | vs hand-written | p99 ms | container CPU µs/req | Redis CPU µs/req | scripts/req | µs/script | non-2xx, errors |\n")
-                    .append("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+                    .append("| connections | clients | scenario | req/s | vs no filter | vs hand-written | vs one round trip | p99 ms | container CPU µs/req | Redis CPU µs/req | scripts/req | µs/script | non-2xx, errors |\n")
+                    .append("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
             for (int c : o.connections()) {
                 for (int k : o.clients()) {
                     for (Scenario s : o.scenarios()) {
                         List<Cell> mine = select(cells, container, c, k, s);
                         if (mine.isEmpty()) continue;
-                        sb.append(String.format("| %d | %,d | %s | %,.0f | %s | %s | %.2f | %.0f | %.1f | %.2f | %.1f | %d, %d |%n",
+                        sb.append(String.format("| %d | %,d | %s | %,.0f | %s | %s | %s | %.2f | %.0f | %.1f | %.2f | %.1f | %d, %d |%n",
                                 c, k, s.id(), median(mine, x -> x.wrk().perSecond()),
                                 ratio(cells, mine, Scenario.NONE), ratio(cells, mine, Scenario.HAND_WRITTEN),
+                                ratio(cells, mine, Scenario.ONE_ROUND_TRIP),
                                 median(mine, x -> x.wrk().p99Micros() / 1e3), median(mine, Cell::serverCpuMicros),
                                 median(mine, Cell::redisCpuMicros), median(mine, Cell::scriptsPerRequest),
                                 median(mine, Cell::microsPerScript),

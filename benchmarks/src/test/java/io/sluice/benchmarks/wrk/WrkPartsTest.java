@@ -64,7 +64,11 @@ class WrkPartsTest {
         String redis = "redis://127.0.0.1:6379";
         assertThat(Scenario.NONE.webXml(redis, null)).doesNotContain("<filter>").contains("io.sluice.benchmarks.Hello");
         assertThat(Scenario.HAND_WRITTEN.webXml(redis, null)).contains(NaiveRateLimitFilter.class.getName())
-                .contains("<param-name>header</param-name><param-value>X-Client</param-value>");
+                .contains("<param-name>header</param-name><param-value>X-Client</param-value>")
+                .contains("<param-name>headers</param-name><param-value>true</param-value>");
+        // The simplest filter users write: one tryAcquire, no headers.
+        assertThat(Scenario.ONE_ROUND_TRIP.webXml(redis, null)).contains(NaiveRateLimitFilter.class.getName())
+                .contains("<param-name>headers</param-name><param-value>false</param-value>");
         assertThat(Scenario.TOKEN_BUCKET.webXml(redis, null)).contains(SluiceFilter.class.getName()).doesNotContain("init-param");
         assertThat(Scenario.TOKEN_BUCKET.sluiceProperties(redis, null)).contains("sluice.rules.clients.paths=/*",
                 "sluice.rules.clients.key=header:X-Client", "sluice.rules.clients.rate=1000000/10s",
