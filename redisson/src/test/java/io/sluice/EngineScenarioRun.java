@@ -480,6 +480,12 @@ final class EngineScenarioRun implements AutoCloseable {
             if (resolved == null) continue;
             Usage u = engine.usage(rule.name(), resolved).toCompletableFuture().get(ANSWER_SECONDS, TimeUnit.SECONDS);
             EngineModel.KeyUsage want = model.usage(rule, r.key(), now);
+            if (want == null || u.rate().isEmpty()) {
+                // An override of unlimited: no rate applies to the key, on either side.
+                if (want == null && u.rate().isEmpty()) continue;
+                return new Failure("usage", step, r + " at " + now + " ms: usage of " + rule.name() + " has a rate part "
+                        + u.rate().isPresent() + "; the model " + (want != null));
+            }
             if (u.rate().orElseThrow().remaining() != want.remaining() || u.blocked().toMillis() != want.blockedMillis()) {
                 return new Failure("usage", step, r + " at " + now + " ms: usage of " + rule.name() + " says remaining "
                         + u.rate().orElseThrow().remaining() + ", blocked " + u.blocked().toMillis() + " ms; the model "

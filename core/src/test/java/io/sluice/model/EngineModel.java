@@ -313,12 +313,18 @@ public final class EngineModel {
     public record KeyUsage(long remaining, long blockedMillis) {
     }
 
-    /** The usage of {@code key} under {@code rule}'s own limits at {@code now}, taking nothing. */
+    /**
+     * The usage of {@code key} under its override in effect, else {@code rule}'s own limits, at {@code now}, taking
+     * nothing; null when an override makes the rate unlimited (no rate applies to the key).
+     */
     public KeyUsage usage(Rule rule, String key, long now) {
+        PlanLimits override = overrideOf(rule, key, now);
+        if (override != null && override.rateUnlimited()) return null;
+        Rule limits = override == null ? rule : override.applyTo(rule);
         String counter = rule.name() + "|" + keyOf(rule, key);
         long blocked = rule.blocks() && !rule.dryRun() ? blockedMillis(counter, now) : 0;
         if (blocked > 0) return new KeyUsage(0, blocked);
-        RateRequest r = rule.ratePolicy().request(counter, rule.rate().orElseThrow(), 1);
+        RateRequest r = limits.ratePolicy().request(counter, limits.rate().orElseThrow(), 1);
         if (r.algorithm() == Algorithm.SLIDING_LOG) {
             SlidingLogModel log = logs.get(r.key() + "|" + r.period().toMillis());
             long period = r.period().toMillis();
