@@ -475,6 +475,8 @@ final class EngineScenarioRun implements AutoCloseable {
         for (Rule rule : model.applicable(r.path())) {
             if (!rule.limitsRate() || rule.ratePolicy().prefetches() || rule.ratePolicy().throttling() == Throttling.ELASTIC
                     || !rule.plans().equals(Plans.NONE)) continue;
+            // A rule that does not limit this caller (when, exempt) has no key of theirs to compare.
+            if (EngineModel.keyOf(rule, r.key()) == null) continue;
             // The key as the engine resolves it (key=user|ip names the alternative), as an operator would ask for it.
             String resolved = keysOf(engine, r).keyFor(engine.rules().get(rule.name()).orElseThrow());
             if (resolved == null) continue;
