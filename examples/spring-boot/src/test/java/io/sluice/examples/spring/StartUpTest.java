@@ -15,6 +15,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
 import java.util.List;
 import java.util.UUID;
 
@@ -51,7 +53,9 @@ class StartUpTest {
             assertThat(context.getBean(Sluice.class).rules().get("posts").orElseThrow().methods())
                     .containsExactlyInAnyOrder("GET", "HEAD");
             assertThat(statuses(context, "/api/posts", 3)).containsExactly(200, 200, 429);
-            assertThat(statuses(context, "/actuator/sluice", 1)).as("the endpoint, not exposed").containsExactly(404);
+            // An operator passes the endpoint's security, and finds no endpoint: it is not exposed.
+            assertThat(statuses(context, "/actuator/sluice", 1, "ops:ops-password")).as("the endpoint, not exposed")
+                    .containsExactly(404);
         }
     }
 
@@ -73,11 +77,21 @@ class StartUpTest {
     }
 
     private List<Integer> statuses(ConfigurableApplicationContext context, String path, int requests) throws Exception {
+        return statuses(context, path, requests, null);
+    }
+
+    /** {@code credentials} ({@code user:password}, HTTP Basic) or null for none. */
+    private List<Integer> statuses(ConfigurableApplicationContext context, String path, int requests, String credentials)
+            throws Exception {
         String port = context.getEnvironment().getProperty("local.server.port");
         List<Integer> statuses = new ArrayList<>();
         for (int i = 0; i < requests; i++) {
-            statuses.add(http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
-                    HttpResponse.BodyHandlers.discarding()).statusCode());
+            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path));
+            if (credentials != null) {
+                request.header("Authorization", "Basic "
+                        + Base64.getEncoder().encodeToString(credentials.getBytes(StandardCharsets.UTF_8)));
+            }
+            statuses.add(http.send(request.build(), HttpResponse.BodyHandlers.discarding()).statusCode());
         }
         return statuses;
     }
