@@ -30,22 +30,7 @@ public final class CallAudience {
     public static KeySource of(KeySource keys, boolean keysFromRequest, List<Rule> rules, Supplier<KeySource> request) {
         if (keysFromRequest || !anyAudience(rules)) return keys;
         KeySource caller = request.get();
-        return new KeySource() {
-            @Override
-            public String keyFor(Rule rule) {
-                return keys.keyFor(rule);
-            }
-
-            @Override
-            public long costFor(Rule rule) {
-                return keys.costFor(rule);
-            }
-
-            @Override
-            public String planFor(Rule rule) {
-                return keys.planFor(rule);
-            }
-
+        return new DelegatingKeySource(keys) {
             @Override
             public boolean applies(Rule rule) {
                 return caller.applies(rule);

@@ -31,17 +31,7 @@ public final class CallPlanSource {
         if (hasPlanArgument) return keys.withPlan(planArgument == null ? null : planArgument.toString());
         if (keysFromRequest || !anyPlans(rules)) return keys;
         KeySource fromRequest = request.get();
-        return new KeySource() {
-            @Override
-            public String keyFor(Rule rule) {
-                return keys.keyFor(rule);
-            }
-
-            @Override
-            public long costFor(Rule rule) {
-                return keys.costFor(rule);
-            }
-
+        return new DelegatingKeySource(keys) {
             @Override
             public String planFor(Rule rule) {
                 return fromRequest.planFor(rule);
