@@ -1,5 +1,6 @@
 package io.sluice;
 
+import io.sluice.rule.RuleParser;
 import io.sluice.testing.TestRedisson;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -76,12 +77,17 @@ class EngineMatchesModelTest {
         long started = System.nanoTime();
         Optional<EngineScenarioRun.Failure> failure;
         int decisions;
+        long calls;
+        int stocked;
         try (EngineScenarioRun run = new EngineScenarioRun(scenario, redis, faults)) {
             failure = run.run();
             decisions = run.decisions();
+            calls = run.backendCalls();
+            stocked = run.stocked();
         }
-        System.out.printf("EngineMatchesModel seed=%d engines=%d exact=%s steps=%d decisions=%d %d ms: %s%n", scenario.seed(),
-                scenario.engines(), scenario.exact(), scenario.steps().size(), decisions, (System.nanoTime() - started) / 1_000_000,
+        boolean auto = RuleParser.parse(scenario.rules()).all().stream().anyMatch(r -> r.ratePolicy().prefetch().auto());
+        System.out.printf("EngineMatchesModel seed=%d engines=%d exact=%s auto-prefetch=%s steps=%d decisions=%d stocked=%d backend-calls=%d %d ms: %s%n",
+                scenario.seed(), scenario.engines(), scenario.exact(), auto, scenario.steps().size(), decisions, stocked, calls, (System.nanoTime() - started) / 1_000_000,
                 failure.map(Object::toString).orElse("as the model"));
         if (System.getProperty("sluice.seed") != null) System.out.println(scenario);
         if (failure.isEmpty()) return;

@@ -149,6 +149,7 @@ record EngineScenario(long seed, int engines, Map<String, String> rules, List<Ma
         boolean audiences = AudienceDraw.draw(audience, rules);
         RuleDraw.blocks(rules, new SplittableRandom(seed ^ RuleDraw.BLOCK_SALT));
         RuleDraw.outcomes(rules, new SplittableRandom(seed ^ RuleDraw.OUTCOME_SALT));
+        RuleDraw.large(rules, new SplittableRandom(seed ^ RuleDraw.LARGE_SALT));
         List<Map<String, String>> reloads = new ArrayList<>();
         for (int i = 0, n = random.nextInt(3); i < n; i++) RuleDraw.reloaded(random, rules).ifPresent(reloads::add);
         int engines = theme == Theme.SEVERAL_ENGINES || random.nextInt(4) == 0 ? 3 : 1;
@@ -395,6 +396,36 @@ record EngineScenario(long seed, int engines, Map<String, String> rules, List<Ma
                 if (random.nextInt(4) == 0) with.put(base + "block", pick(random, "1s", "10s", "1m", "15m"));
             }
             if (parses(with)) p.putAll(with);
+        }
+
+        /** The large limits' own random numbers, so that a seed's other draws stay what they were before them. */
+        static final long LARGE_SALT = 0x1A46E5L;
+
+        /**
+         * A hundred times the permits (its plans' too) on about one rate rule in four that does not set {@code prefetch}:
+         * a limit large enough for {@code prefetch=auto} to stock a key that a step's burst makes busy, kept only when
+         * the parser still accepts the rules.
+         */
+        static void large(Map<String, String> p, SplittableRandom random) {
+            Map<String, String> with = new TreeMap<>(p);
+            for (String k : p.keySet()) {
+                if (!k.matches("sluice\\.rules\\.r\\d+\\.rate")) continue;
+                String base = k.substring(0, k.length() - "rate".length());
+                if (p.containsKey(base + "prefetch") || random.nextInt(4) != 0) continue;
+                for (String each : p.keySet()) {
+                    boolean rate = each.equals(k) || each.startsWith(base + "plans.") && each.endsWith(".rate");
+                    if (rate && !p.get(each).equals("unlimited")) with.put(each, hundredTimes(p.get(each)));
+                    if (each.equals(base + "burst") || each.startsWith(base + "plans.") && each.endsWith(".burst")) {
+                        with.put(each, String.valueOf(Long.parseLong(p.get(each)) * 100));
+                    }
+                }
+            }
+            if (parses(with)) p.putAll(with);
+        }
+
+        private static String hundredTimes(String rate) {
+            String[] parts = rate.split("/");
+            return Long.parseLong(parts[0]) * 100 + "/" + parts[1];
         }
 
         /** The outcome draws' own random numbers, so that a seed's other draws stay what they were before them. */

@@ -103,6 +103,7 @@ final class EngineScenarioRun implements AutoCloseable {
     /** Ids of the requests made during freezes (negative: no step names them). */
     private int frozenIds = -1;
     private int decisions;
+    private int stocked;
 
     /** A request whose admission has not completed: it waits for a concurrency permit. */
     private record Pending(Request request, long at, CompletableFuture<Admission> admission, long since) {
@@ -141,6 +142,18 @@ final class EngineScenarioRun implements AutoCloseable {
 
     int decisions() {
         return decisions;
+    }
+
+    /** Requests after which their engine held a prefetched stock (a run's summary: prefetch, fixed or auto, was met). */
+    int stocked() {
+        return stocked;
+    }
+
+    /** Decisions the engines asked the backend for: fewer than the decisions once stocks pay (a run's summary). */
+    long backendCalls() {
+        long calls = 0;
+        for (Sluice engine : engines) calls += engine.stats().backendCalls();
+        return calls;
     }
 
     /** Runs every step, then ends every request; the first failure, or empty. */
@@ -200,6 +213,7 @@ final class EngineScenarioRun implements AutoCloseable {
             a = null;
         }
         decisions++;
+        if (EngineProbe.held(engine.engine()) > 0) stocked++;
         if (a == null && !waits(applicable)) {
             return new Failure("no answer", step, r + ": no answer in " + ANSWER_SECONDS + " s, and no rule may make it wait");
         }

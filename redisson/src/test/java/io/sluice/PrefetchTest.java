@@ -5,7 +5,7 @@ import io.sluice.engine.Engine;
 import io.sluice.memory.InMemoryBackend;
 import io.sluice.redisson.RedissonBackend;
 import io.sluice.rule.Rule;
-import io.sluice.spi.LimiterBackend;
+import io.sluice.spi.Announcing;
 import io.sluice.spi.Prefetch;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
@@ -261,6 +261,79 @@ class PrefetchTest {
     }
 
     /** 8 threads a server, all starting at once, each asking {@code perThread} times for {@code key}: how many were admitted. */
+    /**
+     * {@code prefetch=auto}, a rule's default: a key seen once a hold (100 ms) and a limit whose hundredth is less than
+     * a permit never prefetch; every request is one call, as without prefetch.
+     */
+    @Test
+    void autoTakesNothingAheadForAQuietKeyOrASmallLimit() {
+        try (Server s = server("sliding-log", "100000/1h")) {
+            assertThat(s.sluice.rules().get("r").orElseThrow().ratePolicy().prefetch().auto()).isTrue();
+            for (int i = 0; i < 20; i++) {
+                assertThat(s.admitSettled("quiet").remaining()).isEqualTo(99_999 - i);
+                clock.advance(Duration.ofMillis(150));
+            }
+            assertThat(s.backend().decisions.get()).isEqualTo(20);
+            assertThat(s.backend().prefetches.get() + s.backend().refills.get()).isZero();
+        }
+        try (Server s = server("sliding-log", "99/1h")) {
+            for (int i = 0; i < 50; i++) s.admitSettled("small");
+            assertThat(s.backend().decisions.get()).as("49 calls admitted, 1 taught the shield").isEqualTo(50);
+            assertThat(s.backend().prefetches.get() + s.backend().refills.get()).isZero();
+        }
+    }
+
+    /**
+     * A busy key under {@code auto}: 2 100 requests at one instant on {@code 2000/1d} (a share of 20). The first three
+     * are decided alone (fewer than 4 requests in the hold), the fourth takes 8 ahead (twice a demand of 4), and from
+     * then on a refill asked when a quarter of the stock is left takes what the share of 20 leaves beside it (15): 131
+     * calls in all, one per 16 requests. Exactly the limit is admitted, with {@code Remaining} counting down by one
+     * per request, as without prefetch.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"sliding-log", "token-bucket"})
+    void autoStocksABusyKeyAndAdmitsExactlyAsWithout(String algorithm) {
+        try (Server s = server(algorithm, "2000/1d")) {
+            int admitted = 0;
+            for (int i = 0; i < 2100; i++) {
+                Decision d = s.admitSettled("busy");
+                if (d.allowed()) {
+                    admitted++;
+                    assertThat(d.remaining()).as("request %d", i).isEqualTo(2000 - admitted);
+                } else {
+                    assertThat(d.remaining()).isZero();
+                }
+            }
+            assertThat(admitted).isEqualTo(2000);
+            assertThat(s.backend().decisions.get()).as("calls for 2 100 requests").isEqualTo(131);
+            assertThat(EngineProbe.held(s.engine())).isZero();
+        }
+    }
+
+    /**
+     * Three servers that have counted each other share a {@code 3000/1d} limit's hundredth: each holds at most 10 of
+     * a key; hammered together they admit exactly the limit.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"sliding-log", "token-bucket"})
+    void autoStocksAreAHundredthOfTheLimitAmongTheServers(String algorithm) throws Exception {
+        List<Server> servers = new ArrayList<>();
+        for (int i = 0; i < 3; i++) servers.add(server(algorithm, "3000/1d"));
+        int admitted;
+        try {
+            for (Server s : servers) EngineProbe.announce(s.engine()).join();
+            for (Server s : servers) {
+                assertThat(EngineProbe.announce(s.engine()).join()).as("servers counted").isEqualTo(3);
+                for (int i = 0; i < 50; i++) s.admitSettled("shared");
+                assertThat(EngineProbe.held(s.engine())).as("a third of 30").isBetween(1L, 10L);
+            }
+            admitted = 150 + hammer(servers, "shared", 150);
+        } finally {
+            for (Server s : servers) s.close();
+        }
+        assertThat(admitted).as("150 + 3 x 8 x 150 asked of 3 000").isEqualTo(3000);
+    }
+
     private static int hammer(List<Server> servers, String key, int perThread) throws Exception {
         ExecutorService threads = Executors.newFixedThreadPool(8 * servers.size());
         AtomicInteger admitted = new AtomicInteger();
@@ -296,13 +369,21 @@ class PrefetchTest {
     }
 
     /** The Redis backend, counting its decision calls. */
-    private static final class Counted extends ForwardingBackend {
+    /** The backend's calls counted; it announces servers as Redis does, so that {@code auto} divides among them. */
+    private static final class Counted extends ForwardingBackend implements Announcing {
+        private final RedissonBackend redis;
         final AtomicInteger decisions = new AtomicInteger();
         final AtomicInteger prefetches = new AtomicInteger();
         final AtomicInteger refills = new AtomicInteger();
 
-        Counted(LimiterBackend redis) {
+        Counted(RedissonBackend redis) {
             super(redis);
+            this.redis = redis;
+        }
+
+        @Override
+        public CompletionStage<Integer> announce(String key, String serverId, Duration goneAfter) {
+            return redis.announce(key, serverId, goneAfter);
         }
 
         @Override

@@ -73,7 +73,7 @@ public final class Engine implements AutoCloseable {
         BackendGuard guard = new BackendGuard(rules.settings().backendTimeout(), startUp, ticker, listener, log,
                 new LocalLimits(clock, servers::divisor));
         this.leases = new Leases(backend, guard, naming, scheduler, log, listener, live);
-        this.rates = new RateDecider(backend, guard, naming, ticker, listener, scheduler, live);
+        this.rates = new RateDecider(backend, guard, naming, ticker, listener, scheduler, live, servers::counted);
         this.feed = new DecisionFeed(clock, log);
         this.overrides = new Overrides(backend, rules.settings().keyPrefix(), clock, live, log);
         this.controls = new KeyControls(live::get, backend, naming, rates, leases, overrides);

@@ -58,6 +58,14 @@ public final class LiveServers {
         return seen > 0 ? seen : ALONE;
     }
 
+    /**
+     * The servers sharing the backend: {@code sluice.local-share} when set, else the count last read, else 1 (the
+     * limit's share that {@code prefetch=auto} stocks may hold is divided among them).
+     */
+    public int counted() {
+        return divisor();
+    }
+
     /** The count last read from the backend, 0 before the first (for tests and monitoring). */
     int lastSeen() {
         return lastSeen;
@@ -87,10 +95,13 @@ public final class LiveServers {
         announce().whenComplete((n, e) -> announcing.set(false));
     }
 
+    /** While some rule divides by the count: a {@code local} one, or one whose stocks are sized by demand. */
     private boolean needed() {
         RuleSet set = rules.get();
         if (set.settings().localShare() != Settings.LOCAL_SHARE_FROM_BACKEND) return false;
-        for (Rule r : set.all()) if (r.onBackendFailure() == FailurePolicy.LOCAL) return true;
+        for (Rule r : set.all()) {
+            if (r.onBackendFailure() == FailurePolicy.LOCAL || r.ratePolicy().prefetch().auto()) return true;
+        }
         return false;
     }
 }

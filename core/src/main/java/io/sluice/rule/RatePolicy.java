@@ -5,6 +5,7 @@ import io.sluice.spi.RateRequest;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -21,15 +22,19 @@ import java.util.Optional;
  * @param capacity       elastic: the name of the {@code global} rate rule that pays for requests over the limit
  * @param cost           permits one matched request takes
  * @param costs          per-path costs, first match wins, else {@code cost}
- * @param prefetch       permits a server takes from a key ahead of need and hands out itself; 0 for none
+ * @param prefetch       permits a server takes from a key ahead of need and hands out itself: a fixed number, sized by
+ *                       each key's demand ({@code auto}), or none
  * @param prefetchHold   how long a server keeps prefetched permits before it hands the unused ones back
  */
 public record RatePolicy(Algorithm algorithm, long burst, long queue, Throttling throttling, int overagePercent,
-                         Optional<String> capacity, long cost, List<PathCost> costs, long prefetch, Duration prefetchHold) {
+                         Optional<String> capacity, long cost, List<PathCost> costs, PrefetchSize prefetch, Duration prefetchHold) {
 
-    /** What a rule without any of these properties gets: today's sliding log, hard, cost 1, nothing prefetched. */
+    /**
+     * A sliding log, hard, cost 1, nothing prefetched: what a rule built in code without these gets (the parser gives a
+     * rule without {@code prefetch} {@code auto} where it is allowed).
+     */
     public static final RatePolicy DEFAULT =
-            new RatePolicy(Algorithm.SLIDING_LOG, 0, 0, Throttling.HARD, 0, Optional.empty(), 1, List.of(), 0, Duration.ZERO);
+            new RatePolicy(Algorithm.SLIDING_LOG, 0, 0, Throttling.HARD, 0, Optional.empty(), 1, List.of(), PrefetchSize.OFF, Duration.ZERO);
     /** The most permits one request may cost, from any source (rules file, {@code @LimitCost}, {@code withCost}). */
     public static final long MAX_COST = RateRequest.MAX_COST;
     /**
@@ -42,6 +47,7 @@ public record RatePolicy(Algorithm algorithm, long burst, long queue, Throttling
 
     public RatePolicy {
         costs = List.copyOf(costs);
+        Objects.requireNonNull(prefetch, "prefetch");
     }
 
     /** This policy with another burst (a plan's). */
@@ -49,9 +55,14 @@ public record RatePolicy(Algorithm algorithm, long burst, long queue, Throttling
         return new RatePolicy(algorithm, burst, queue, throttling, overagePercent, capacity, cost, costs, prefetch, prefetchHold);
     }
 
-    /** Whether a server takes permits ahead of need ({@code prefetch}). */
+    /** This policy with another {@code prefetch} and hold. */
+    public RatePolicy withPrefetch(PrefetchSize prefetch, Duration prefetchHold) {
+        return new RatePolicy(algorithm, burst, queue, throttling, overagePercent, capacity, cost, costs, prefetch, prefetchHold);
+    }
+
+    /** Whether a server may take permits ahead of need ({@code prefetch}, fixed or {@code auto}). */
     public boolean prefetches() {
-        return prefetch > 0;
+        return prefetch.on();
     }
 
     /** The limit actually enforced for a rate of {@code permits}: {@code permits x (1 + overage)}, rounded down. */

@@ -238,6 +238,9 @@ public final class RuleParser {
         CountPolicy count = ruleValue(p, base, "count", CountPolicy.ALL, s -> CountPolicy.parse(s).orElse(null), CountPolicy.EXPECTED);
         Settle settle = ruleValue(p, base, "settle", Settle.NONE, s -> Settle.parse(s).orElse(null), Settle.EXPECTED);
         if (problems.size() > before) return Optional.empty();
+        if (!p.containsKey("prefetch") && !AutoPrefetch.worthIt(rate, plans, policy, block, settle)) {
+            policy = policy.withPrefetch(PrefetchSize.OFF, Duration.ZERO);
+        }
         Rule rule = new Rule(name, rate, concurrency, lease, wait, paths, methods, key, missing, status, mode, failure,
                 policy, plans, problemType, when, exempt, block, count, settle);
         afterResponse(rule, p, base);
@@ -279,7 +282,7 @@ public final class RuleParser {
                 "a duration from 1s to 7d such as 15m");
         if (!p.containsKey("rate")) {
             problem(base + "block", v, "block only on a rule with rate (a block starts when the rate rejects a key)");
-        } else if (policy.prefetch() > 0) {
+        } else if (p.containsKey("prefetch") && policy.prefetches()) {
             problem(base + "block", v, "block without prefetch (a server's prefetched permits would admit a blocked key)");
         } else if (policy.throttling() == Throttling.ELASTIC) {
             problem(base + "block", v, "block with throttling=hard or soft");
@@ -353,8 +356,10 @@ public final class RuleParser {
         }
         long cost = ruleValue(p, base, "cost", 1L, s -> whole(s, 1, RatePolicy.MAX_COST), WHOLE_COST);
         List<PathCost> costs = ruleValue(p, base, "costs", List.of(), RuleParser::costs, PathCost.EXPECTED);
-        long prefetch = ruleValue(p, base, "prefetch", 0L, s -> whole(s, 1, Rate.MAX_PERMITS),
-                "a whole number of permits from 1 to " + Rate.MAX_PERMITS + ", fewer than the rate's, such as 100");
+        PrefetchSize prefetch = ruleValue(p, base, "prefetch", PrefetchSize.AUTO, s -> PrefetchSize.parse(s).orElse(null),
+                PrefetchSize.EXPECTED);
+        // Unasked, auto only where a prefetch is allowed at all; asked for, the checks below name what forbids it.
+        if (!p.containsKey("prefetch") && !AutoPrefetch.allowed(rate, algorithm, throttling)) prefetch = PrefetchSize.OFF;
         Duration hold = prefetchHold(p, base, rate, algorithm, throttling, prefetch);
         RatePolicy policy = new RatePolicy(algorithm, burst, queue, throttling, overage, capacity, cost, costs, prefetch, hold);
         rate.ifPresent(r -> {
@@ -375,21 +380,21 @@ public final class RuleParser {
      * of the period (its log entries count from the hold's end).
      */
     private Duration prefetchHold(Map<String, String> p, String base, Optional<Rate> rate, Algorithm algorithm,
-                                  Throttling throttling, long prefetch) {
-        if (!p.containsKey("prefetch")) {
+                                  Throttling throttling, PrefetchSize prefetch) {
+        if (!prefetch.on()) {
             if (p.containsKey("prefetch-hold")) problem(base + "prefetch-hold", p.get("prefetch-hold"), "prefetch-hold only with prefetch");
             return Duration.ZERO;
         }
-        if (prefetch == 0) return Duration.ZERO;
         if (algorithm != Algorithm.SLIDING_LOG && algorithm != Algorithm.TOKEN_BUCKET) {
             problem(base + "prefetch", p.get("prefetch"), "prefetch only with algorithm=sliding-log or algorithm=token-bucket");
         }
         if (throttling != Throttling.HARD) problem(base + "prefetch", p.get("prefetch"), "prefetch only with throttling=hard");
         Duration period = rate.map(Rate::period).orElse(Duration.ZERO);
         Duration most = period.dividedBy(PREFETCH_HOLD_SHARE);
-        rate.filter(r -> prefetch >= r.permits()).ifPresent(r -> problem(base + "prefetch", p.get("prefetch"),
+        rate.filter(r -> prefetch.permits() >= r.permits()).ifPresent(r -> problem(base + "prefetch", p.get("prefetch"),
                 "fewer permits than the rate's " + r.permits()));
-        Duration fallback = most.compareTo(DEFAULT_PREFETCH_HOLD) < 0 ? most : DEFAULT_PREFETCH_HOLD;
+        Duration longest = prefetch.auto() ? AutoPrefetch.HOLD : DEFAULT_PREFETCH_HOLD;
+        Duration fallback = most.compareTo(longest) < 0 ? most : longest;
         Duration hold = ruleValue(p, base, "prefetch-hold", fallback,
                 s -> Durations.parse(s).filter(d -> d.toMillis() >= 1 && d.compareTo(most) <= 0).orElse(null),
                 "a duration from 1ms to a tenth of the rate's period (" + Durations.format(most) + ") such as 500ms");

@@ -54,7 +54,8 @@ public record Settle(Optional<String> header, boolean keepHeader) {
     /**
      * Why a rule cannot be settled, or empty when it can: it needs a rate counted by an algorithm that can take
      * permits past its limit ({@code token-bucket}, {@code fixed-window}, {@code sliding-window}), hard throttling
-     * (soft and elastic decide past the limit already), no {@code prefetch} (a server's stock would not see the debt)
+     * (soft and elastic decide past the limit already), no fixed {@code prefetch} (a server's stock would not see the
+     * debt; an automatic one is handed back at each settlement)
      * and {@code count=all} (a request is charged what it reports, or given back by its outcome: not both).
      *
      * @param rule the rule
@@ -68,7 +69,7 @@ public record Settle(Optional<String> header, boolean keepHeader) {
                     + " cannot take permits past its limit)");
         }
         if (p.throttling() != Throttling.HARD) return Optional.of("settle only with throttling=hard");
-        if (p.prefetches()) return Optional.of("settle only without prefetch");
+        if (p.prefetch().fixed()) return Optional.of("settle only without a fixed prefetch");
         if (!rule.count().all()) return Optional.of("settle only with count=all");
         return Optional.empty();
     }

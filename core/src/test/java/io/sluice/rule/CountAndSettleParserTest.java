@@ -146,7 +146,7 @@ class CountAndSettleParserTest {
                 "sluice.rules.a.settle = \"header:X-Used\": expected settle only with throttling=hard");
         assertThat(problems("sluice.rules.a.rate", "50/1h", "sluice.rules.a.algorithm", "token-bucket",
                 "sluice.rules.a.prefetch", "5", "sluice.rules.a.settle", h)).containsExactly(
-                "sluice.rules.a.settle = \"header:X-Used\": expected settle only without prefetch");
+                "sluice.rules.a.settle = \"header:X-Used\": expected settle only without a fixed prefetch");
         assertThat(problems("sluice.rules.a.rate", "50/1h", "sluice.rules.a.algorithm", "token-bucket",
                 "sluice.rules.a.count", "failure", "sluice.rules.a.settle", h)).containsExactly(
                 "sluice.rules.a.settle = \"header:X-Used\": expected settle only with count=all");

@@ -223,19 +223,47 @@ class RatePolicyParserTest {
     @Test
     void prefetchTakesPermitsAndAHoldOfAtMostATenthOfThePeriod() {
         RatePolicy p = policy("a", "sluice.rules.a.rate", "1000/1m", "sluice.rules.a.prefetch", "50");
-        assertThat(p.prefetch()).isEqualTo(50);
+        assertThat(p.prefetch()).isEqualTo(PrefetchSize.of(50));
         assertThat(p.prefetchHold()).as("the default: 1 s").isEqualTo(Duration.ofSeconds(1));
         assertThat(policy("a", "sluice.rules.a.rate", "1000/5s", "sluice.rules.a.prefetch", "50").prefetchHold())
                 .as("at most a tenth of the period").isEqualTo(Duration.ofMillis(500));
         assertThat(policy("a", "sluice.rules.a.rate", "1000/1m", "sluice.rules.a.algorithm", "token-bucket",
                 "sluice.rules.a.prefetch", "50", "sluice.rules.a.prefetch-hold", "250ms").prefetchHold()).isEqualTo(Duration.ofMillis(250));
-        assertThat(policy("a", "sluice.rules.a.rate", "1000/1m").prefetches()).isFalse();
+        assertThat(policy("a", "sluice.rules.a.rate", "1000/1m", "sluice.rules.a.prefetch", "off").prefetches()).isFalse();
+    }
+
+    @Test
+    void aRuleWithoutPrefetchIsAutoWhereAHundredthOfItsLimitIsAPermit() {
+        RatePolicy auto = policy("a", "sluice.rules.a.rate", "1000/1m");
+        assertThat(auto.prefetch()).isEqualTo(PrefetchSize.AUTO);
+        assertThat(auto.prefetchHold()).as("100 ms at most").isEqualTo(Duration.ofMillis(100));
+        assertThat(policy("a", "sluice.rules.a.rate", "100/500ms").prefetchHold()).as("a tenth of the period").isEqualTo(Duration.ofMillis(50));
+        assertThat(policy("a", "sluice.rules.a.rate", "1000/1m", "sluice.rules.a.prefetch-hold", "20ms").prefetchHold())
+                .isEqualTo(Duration.ofMillis(20));
+        assertThat(policy("a", "sluice.rules.a.rate", "100/1h").prefetch()).as("a hundredth is one permit").isEqualTo(PrefetchSize.AUTO);
+        assertThat(policy("a", "sluice.rules.a.rate", "99/1h").prefetch()).as("less than one").isEqualTo(PrefetchSize.OFF);
+        assertThat(policy("a", "sluice.rules.a.rate", "99/1h", "sluice.rules.a.plan", "header:X-Plan",
+                "sluice.rules.a.plans.pro.rate", "1000/1h").prefetch())
+                .as("a plan's limit is large enough").isEqualTo(PrefetchSize.AUTO);
+        assertThat(policy("a", "sluice.rules.a.rate", "1000/1h", "sluice.rules.a.algorithm", "token-bucket", "sluice.rules.a.burst", "50")
+                .prefetch()).as("a bucket of 50 holds less than 100").isEqualTo(PrefetchSize.OFF);
+        assertThat(policy("a", "sluice.rules.a.rate", "1000/1h", "sluice.rules.a.algorithm", "leaky-bucket").prefetch()).isEqualTo(PrefetchSize.OFF);
+        assertThat(policy("a", "sluice.rules.a.rate", "1000/1h", "sluice.rules.a.throttling", "soft").prefetch()).isEqualTo(PrefetchSize.OFF);
+        assertThat(policy("a", "sluice.rules.a.rate", "1000/1h", "sluice.rules.a.block", "15m").prefetch()).isEqualTo(PrefetchSize.OFF);
+        assertThat(policy("a", "sluice.rules.a.rate", "1000/1h", "sluice.rules.a.algorithm", "token-bucket", "sluice.rules.a.settle",
+                "header:X-Tokens").prefetch()).isEqualTo(PrefetchSize.OFF);
+        assertThat(policy("a", "sluice.rules.a.rate", "1000/5ms").prefetch()).as("no room for a hold").isEqualTo(PrefetchSize.OFF);
+        assertThat(policy("a", "sluice.rules.a.rate", "1000/1m", "sluice.rules.a.prefetch", "auto").prefetch()).isEqualTo(PrefetchSize.AUTO);
     }
 
     @Test
     void badPrefetchesAreErrorsNamingWhatIsExpected() {
         assertThat(problems("sluice.rules.a.rate", "1000/1m", "sluice.rules.a.prefetch", "0"))
-                .containsExactly("sluice.rules.a.prefetch = \"0\": expected a whole number of permits from 1 to 1000000000, fewer than the rate's, such as 100");
+                .containsExactly("sluice.rules.a.prefetch = \"0\": expected auto, off, or a whole number of permits from 1 to 1000000000, fewer than the rate's, such as 100");
+        assertThat(problems("sluice.rules.a.rate", "1000/1m", "sluice.rules.a.algorithm", "leaky-bucket", "sluice.rules.a.prefetch", "auto"))
+                .containsExactly("sluice.rules.a.prefetch = \"auto\": expected prefetch only with algorithm=sliding-log or algorithm=token-bucket");
+        assertThat(problems("sluice.rules.a.rate", "1000/1m", "sluice.rules.a.block", "1m", "sluice.rules.a.prefetch", "auto"))
+                .containsExactly("sluice.rules.a.block = \"1m\": expected block without prefetch (a server's prefetched permits would admit a blocked key)");
         assertThat(problems("sluice.rules.a.rate", "100/1m", "sluice.rules.a.prefetch", "100"))
                 .containsExactly("sluice.rules.a.prefetch = \"100\": expected fewer permits than the rate's 100");
         assertThat(problems("sluice.rules.a.rate", "1000/1m", "sluice.rules.a.algorithm", "fixed-window", "sluice.rules.a.prefetch", "10"))
@@ -244,7 +272,7 @@ class RatePolicyParserTest {
                 .containsExactly("sluice.rules.a.prefetch = \"10\": expected prefetch only with throttling=hard");
         assertThat(problems("sluice.rules.a.rate", "1000/1m", "sluice.rules.a.prefetch", "10", "sluice.rules.a.prefetch-hold", "7s"))
                 .containsExactly("sluice.rules.a.prefetch-hold = \"7s\": expected a duration from 1ms to a tenth of the rate's period (6s) such as 500ms");
-        assertThat(problems("sluice.rules.a.rate", "1000/1m", "sluice.rules.a.prefetch-hold", "1s"))
+        assertThat(problems("sluice.rules.a.rate", "1000/1m", "sluice.rules.a.prefetch", "off", "sluice.rules.a.prefetch-hold", "1s"))
                 .containsExactly("sluice.rules.a.prefetch-hold = \"1s\": expected prefetch-hold only with prefetch");
         assertThat(problems("sluice.rules.a.concurrency", "3", "sluice.rules.a.prefetch", "10"))
                 .containsExactly("sluice.rules.a.prefetch = \"10\": expected prefetch only on a rule with rate");

@@ -240,6 +240,16 @@ final class KeySlot {
         return CompletableFuture.allOf(returns.toArray(new CompletableFuture<?>[0]));
     }
 
+    /**
+     * Hands back every stock of the key (after a reset, or a settlement that put it in debt): what this server holds
+     * must not pay for requests the key's state in the backend would now reject.
+     */
+    synchronized void handBackAll() {
+        List<Stock> back = stocks();
+        state = state.with(null, null);
+        for (Stock s : back) handBacks.send(s);
+    }
+
     /** Prefetched permits of the key not yet used. */
     synchronized long held() {
         return (state.current != null ? state.current.left : 0) + (state.next != null ? state.next.left : 0);

@@ -17,6 +17,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.IntSupplier;
 
 /**
  * Permits this server took from a key ahead of need (a rule's {@code prefetch}), handed out here without a round
@@ -49,13 +50,29 @@ public final class Prefetcher {
     private final ConcurrentHashMap<String, KeySlot> slots = new ConcurrentHashMap<>();
     private final HoldQueue holds;
     private final HandBacks handBacks;
+    private final StockSizes sizes;
 
-    /** {@code handedBack} is told the key of every hand-back: what this server knew of its remaining is out of date. */
-    public Prefetcher(Prefetching backend, Ticker ticker, EngineScheduler scheduler, Consumer<String> handedBack) {
+    /**
+     * @param handedBack is told the key of every hand-back: what this server knew of its remaining is out of date
+     * @param servers    the servers sharing the backend, as last counted: {@code auto} stocks divide a limit's share
+     */
+    public Prefetcher(Prefetching backend, Ticker ticker, EngineScheduler scheduler, Consumer<String> handedBack,
+                      IntSupplier servers) {
         this.backend = backend;
         this.ticker = ticker;
+        this.sizes = new StockSizes(servers);
         this.holds = new HoldQueue(scheduler, () -> sweep());
         this.handBacks = new HandBacks(backend, handedBack);
+    }
+
+    /** Counts a request of a prefetching rule as its key's demand on this server ({@code prefetch=auto} sizes from it). */
+    public void arrived(Rule rule, RateRequest request) {
+        sizes.arrived(rule, request, ticker.millis());
+    }
+
+    /** Permits to take ahead for the request's key now: the rule's {@code prefetch}, or by demand; 0 for none. */
+    public long ahead(Rule rule, RateRequest request) {
+        return sizes.ahead(rule, request, ticker.millis());
     }
 
     /**
@@ -87,7 +104,7 @@ public final class Prefetcher {
         Duration hold = rule.ratePolicy().prefetchHold();
         CompletionStage<Prefetch> call;
         try {
-            call = backend.prefetch(request.withCost(1), rule.ratePolicy().prefetch(), hold);
+            call = backend.prefetch(request.withCost(1), refillSize(rule, request, slot), hold);
         } catch (RuntimeException e) {
             call = CompletableFuture.failedFuture(e);
         }
@@ -101,6 +118,16 @@ public final class Prefetcher {
                 landed(request.key(), slot, kept ? arrived : null);
             }
         });
+    }
+
+    /**
+     * The next stock's size: the rule's fixed {@code prefetch}, or under {@code auto} what the key's share leaves beside
+     * the stock in use, so that the two together stay within it; at least one, since a key whose stock runs low is busy.
+     */
+    private long refillSize(Rule rule, RateRequest request, KeySlot slot) {
+        long ahead = ahead(rule, request);
+        if (rule.ratePolicy().prefetch().auto()) ahead -= slot.held();
+        return Math.max(1, ahead);
     }
 
     /** A call of the key has its answer in place: its stock (null: none kept) joins the sweep, and its waiters go on. */
@@ -192,6 +219,12 @@ public final class Prefetcher {
     public boolean putBack(RateRequest request) {
         KeySlot slot = slots.get(request.key());
         return slot != null && slot.putBack(request, ticker.millis());
+    }
+
+    /** Hands back the key's stocks on this server: the key was reset or settled into debt in the backend. */
+    public void handBackAll(String key) {
+        KeySlot slot = slots.get(key);
+        if (slot != null) slot.handBackAll();
     }
 
     /** The backend took back a request's permits: the key has that many more besides this server's stocks. */

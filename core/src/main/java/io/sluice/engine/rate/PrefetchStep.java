@@ -21,7 +21,6 @@ import java.util.concurrent.CompletionStage;
  */
 final class PrefetchStep implements RateStep {
     private final Prefetcher prefetcher;
-    private final long ahead;
     private final Duration hold;
     /** What learns from a call that took nothing ahead; null when the rule is not shielded. */
     private final Shield shield;
@@ -32,14 +31,12 @@ final class PrefetchStep implements RateStep {
     private final RateStep next;
 
     /**
-     * @param ahead  the rule's {@code prefetch}: permits taken ahead in a call
      * @param hold   the rule's {@code prefetch-hold}
      * @param shield the shield when the rule is shielded, else null
      */
-    PrefetchStep(Prefetcher prefetcher, long ahead, Duration hold, Shield shield, BackendGuard guard, Refunds refunds,
+    PrefetchStep(Prefetcher prefetcher, Duration hold, Shield shield, BackendGuard guard, Refunds refunds,
                  Ticker ticker, EngineListener listener, RateStep next) {
         this.prefetcher = prefetcher;
-        this.ahead = ahead;
         this.hold = hold;
         this.shield = shield;
         this.guard = guard;
@@ -54,7 +51,9 @@ final class PrefetchStep implements RateStep {
         CompletableFuture<Void> landing = prefetcher.inFlight(ask.key());
         // Within what is left of the deadline: the request may have waited in a step above already.
         if (landing != null) return Waits.then(guard, landing, ask.left(ticker.nanos()), ask, () -> fromStockOrBelow(ask));
-        if (guard.allows() && prefetcher.startFetch(ask.key())) return fetch(ask);
+        // Sized per key: a key too quiet for a stock (prefetch=auto) is decided below, as without prefetch.
+        long ahead = prefetcher.ahead(ask.rule(), ask.request());
+        if (ahead > 0 && guard.allows() && prefetcher.startFetch(ask.key())) return fetch(ask, ahead);
         return next.decide(ask);
     }
 
@@ -67,7 +66,7 @@ final class PrefetchStep implements RateStep {
     }
 
     /** The request's own call, taking {@code ahead} permits more for the key's stock. */
-    private CompletionStage<Decision> fetch(RateAsk ask) {
+    private CompletionStage<Decision> fetch(RateAsk ask, long ahead) {
         long now = ticker.millis();
         RateRequest request = ask.request();
         CompletionStage<Prefetch> call = prefetcher.fetch(request, ahead, hold);

@@ -19,6 +19,7 @@ import io.sluice.spi.RateRequest;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -41,14 +42,14 @@ public final class RateDecider {
     private final Charging charging;
 
     public RateDecider(LimiterBackend backend, BackendGuard guard, KeyNaming naming, Ticker ticker, EngineListener listener,
-                EngineScheduler scheduler, Supplier<RuleSet> rules) {
+                EngineScheduler scheduler, Supplier<RuleSet> rules, IntSupplier servers) {
         this.guard = guard;
         this.naming = naming;
         this.ticker = ticker;
         this.listener = listener;
         this.shield = new Shield(ticker);
         // Each capability decided once: a backend without one takes the plain path, never a call that does nothing.
-        this.prefetcher = backend instanceof Prefetching p ? new Prefetcher(p, ticker, scheduler, shield::forget) : null;
+        this.prefetcher = backend instanceof Prefetching p ? new Prefetcher(p, ticker, scheduler, shield::forget, servers) : null;
         Refunding refunding = backend instanceof Refunding r ? r : null;
         this.charging = backend instanceof Charging c ? c : null;
         Batching batching = backend instanceof Batching b ? b : Batching.oneAfterAnother(backend);
@@ -111,9 +112,11 @@ public final class RateDecider {
         return rule.blocks() && !rule.dryRun() ? request.withBlock(rule.block().toMillis()) : request;
     }
 
-    /** Forgets what this server knows of the rule's key (after a reset): the shield's rejection. */
+    /** Forgets what this server knows of the rule's key (after a reset): the shield's rejection and its stocks. */
     public void forgetKey(Rule rule, String raw) {
-        shield.forget(naming.rate(rule, raw));
+        String key = naming.rate(rule, raw);
+        shield.forget(key);
+        if (prefetches(rule)) prefetcher.handBackAll(key);
     }
 
     /**
@@ -124,8 +127,9 @@ public final class RateDecider {
     public CompletionStage<Void> charge(Rule rule, String raw, long cost) {
         if (charging == null) return CompletableFuture.completedFuture(null);
         RateRequest request = rule.ratePolicy().request(naming.rate(rule, raw), rule.rate().orElseThrow(), cost);
-        // What the shield knew of the key counted fewer permits taken.
+        // What the shield knew of the key counted fewer permits taken; a stock here would pay past the debt.
         shield.forget(request.key());
+        if (prefetches(rule)) prefetcher.handBackAll(request.key());
         CompletionStage<Void> charged;
         try {
             charged = charging.charge(request);

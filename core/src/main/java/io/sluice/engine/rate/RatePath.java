@@ -27,14 +27,14 @@ import java.util.function.UnaryOperator;
  */
 final class RatePath {
     /** What of a rule decides its path's steps: read here once, never on a request. */
-    record Shape(boolean prefetches, long ahead, Duration hold, Throttling throttling, boolean dryRun, boolean blocks) {
+    record Shape(boolean prefetches, Duration hold, Throttling throttling, boolean dryRun, boolean blocks) {
 
         /** {@code canPrefetch}: whether the backend can take permits ahead; a rule's {@code prefetch} needs it. */
         static Shape of(Rule rule, boolean canPrefetch) {
             var p = rule.ratePolicy();
             boolean blocks = rule.blocks() && !rule.dryRun();
-            return p.prefetches() && canPrefetch ? new Shape(true, p.prefetch(), p.prefetchHold(), p.throttling(), rule.dryRun(), blocks)
-                    : new Shape(false, 0, Duration.ZERO, p.throttling(), rule.dryRun(), blocks);
+            return p.prefetches() && canPrefetch ? new Shape(true, p.prefetchHold(), p.throttling(), rule.dryRun(), blocks)
+                    : new Shape(false, Duration.ZERO, p.throttling(), rule.dryRun(), blocks);
         }
 
         /**
@@ -104,7 +104,7 @@ final class RatePath {
         List<UnaryOperator<RateStep>> steps = new ArrayList<>();
         if (shape.prefetches()) steps.add(next -> new StockStep(prefetcher, guard, ticker, listener, next));
         if (shape.shielded()) steps.add(next -> new ShieldStep(shield, listener, next));
-        if (shape.prefetches()) steps.add(next -> new PrefetchStep(prefetcher, shape.ahead(), shape.hold(),
+        if (shape.prefetches()) steps.add(next -> new PrefetchStep(prefetcher, shape.hold(),
                 shape.shielded() ? shield : null, guard, refunds, ticker, listener, next));
         steps.add(next -> new BreakerStep(guard, next));
         // This server's stock of the key is the key's: what remains counts it, as without prefetch.

@@ -34,6 +34,7 @@ final class StockStep implements RateStep {
 
     @Override
     public CompletionStage<Decision> decide(RateAsk ask) {
+        prefetcher.arrived(ask.rule(), ask.request());
         return decide(ask, true);
     }
 

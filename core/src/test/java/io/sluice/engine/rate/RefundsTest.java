@@ -30,7 +30,7 @@ class RefundsTest {
     };
     private final EngineScheduler scheduler = new EngineScheduler();
     private final Shield shield = new Shield(f.ticker);
-    private final Refunds refunds = new Refunds(backend, f.guard, shield, new Prefetcher(backend, f.ticker, scheduler, key -> { }));
+    private final Refunds refunds = new Refunds(backend, f.guard, shield, new Prefetcher(backend, f.ticker, scheduler, key -> { }, () -> 1));
 
     @AfterEach
     void close() {

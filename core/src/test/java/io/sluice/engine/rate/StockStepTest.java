@@ -29,7 +29,7 @@ class StockStepTest {
         }
     };
     private final EngineScheduler scheduler = new EngineScheduler();
-    private final Prefetcher prefetcher = new Prefetcher(backend, f.ticker, scheduler, key -> { });
+    private final Prefetcher prefetcher = new Prefetcher(backend, f.ticker, scheduler, key -> { }, () -> 1);
     private final RateStepFixture.Below below = new RateStepFixture.Below();
     private final StockStep step = new StockStep(prefetcher, f.guard, f.ticker, f.listener, below);
     private final Rule rule = RateStepFixture.rule("rate=100/1h", "prefetch=5", "prefetch-hold=10s", "on-backend-failure=deny");

@@ -1,0 +1,72 @@
+package io.sluice.rule;
+
+import io.sluice.spi.Algorithm;
+
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * Where {@code prefetch=auto} (a rule's default) may take permits ahead, and how many at most: only where an explicit
+ * {@code prefetch} is allowed, only on a limit large enough that the stocks all servers may hold stay a small share of
+ * it ({@link #SHARE_DIVISOR}), never beside a {@code block} or a {@code settle}. A {@code 10/1h} rule never
+ * prefetches; a {@code 10000/1s} one may, 100 permits among all servers.
+ */
+public final class AutoPrefetch {
+    /**
+     * The stocks of all servers together hold at most the limit divided by this: one hundredth, so that near the limit
+     * a server holding permits while another rejects is a hundredth of it at worst.
+     */
+    public static final long SHARE_DIVISOR = 100;
+    /**
+     * How long a server keeps an automatic stock, at most (a tenth of the period when that is shorter): short, so that
+     * permits a server holds return soon and its demand is read fresh.
+     */
+    public static final Duration HOLD = Duration.ofMillis(100);
+    /** A hold must be at least this long: the shortest a sweep tells apart. */
+    private static final Duration SHORTEST_HOLD = Duration.ofMillis(1);
+
+    private AutoPrefetch() {
+    }
+
+    /**
+     * Whether the algorithm and throttling allow a prefetch at all: the two algorithms whose scripts take a run of
+     * permits and hand back exactly the unused ones, hard throttling, a period with room for a hold.
+     */
+    static boolean allowed(Optional<Rate> rate, Algorithm algorithm, Throttling throttling) {
+        return rate.isPresent() && (algorithm == Algorithm.SLIDING_LOG || algorithm == Algorithm.TOKEN_BUCKET)
+                && throttling == Throttling.HARD
+                && rate.get().period().dividedBy(RuleParser.PREFETCH_HOLD_SHARE).compareTo(SHORTEST_HOLD) >= 0;
+    }
+
+    /**
+     * Whether a rule left to {@code auto} would ever take a permit ahead: some limit of it (its own or a plan's) has a
+     * share of at least one, and neither a block (a stock would admit a blocked key) nor a settlement (a stock would
+     * not see the debt) forbids it.
+     */
+    static boolean worthIt(Optional<Rate> rate, Plans plans, RatePolicy policy, Duration block, Settle settle) {
+        if (!policy.prefetch().auto() || !block.isZero() || settle != Settle.NONE) return false;
+        long most = rate.map(r -> share(policy, r.permits())).orElse(0L);
+        for (PlanLimits plan : plans.byName().values()) {
+            if (plan.rateUnlimited()) continue;
+            long permits = plan.rate().map(Rate::permits).orElse(0L);
+            most = Math.max(most, share(plan.ratePolicy(policy), permits));
+        }
+        return most >= 1;
+    }
+
+    /**
+     * The most permits all servers together may hold for one key of a limit of {@code permits} under {@code policy}:
+     * a hundredth of what it admits at once (a token bucket's burst when smaller than the rate).
+     */
+    static long share(RatePolicy policy, long permits) {
+        return share(permits, policy.burstFor(permits));
+    }
+
+    /**
+     * The most permits all servers together may hold for one key of a rate of {@code permits} and a bucket of {@code
+     * burst} (the permits again for any other algorithm): a hundredth of the smaller.
+     */
+    public static long share(long permits, long burst) {
+        return Math.min(permits, burst) / SHARE_DIVISOR;
+    }
+}
