@@ -71,8 +71,10 @@ class BenchmarksSmokeTest {
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void theOverloadBenchmarkRuns() throws Exception {
-        String row = Overload.run("token-bucket", 4, 1, "200/1s", 200, "10s");
-        assertThat(row).startsWith("| token-bucket | 4 |").endsWith("| 0 |");
+        String row = Overload.run("token-bucket", 1, "auto", 4, 1, "200/1s", 200, "10s");
+        assertThat(row).startsWith("| token-bucket | 1 | auto | 4 |").endsWith("| 0 |");
+        String shared = Overload.run("sliding-log", 3, "auto", 6, 1, "200/1s", 200, "10s");
+        assertThat(shared).startsWith("| sliding-log | 3 | auto | 6 |").endsWith("| 0 |");
     }
 
     @Test

@@ -10,16 +10,19 @@ import java.util.Map;
 /**
  * What guards {@code /hello} in one web application of the wrk benchmark: nothing, the hand-written
  * {@link NaiveRateLimitFilter} (two round trips for its headers, or {@code one-round-trip}: {@code tryAcquire} alone,
- * no headers), or {@link SluiceFilter} with one rate rule of each algorithm measured, as configured
- * by default and with {@code prefetch} ({@link #PREFETCH} permits a server takes ahead, for the default hold of 1 s).
+ * no headers), or {@link SluiceFilter} with one rate rule of each algorithm measured, as configured by default
+ * ({@code prefetch=auto}), with {@code prefetch=off} (the default before issue 26) and with a fixed {@code prefetch}
+ * ({@link #PREFETCH} permits a server takes ahead, for the default hold of 1 s).
  * Every rule is per client ({@code X-Client}), on {@code /*}, never reached, every header on.
  */
 enum Scenario {
-    NONE("none", null, 0),
-    HAND_WRITTEN("hand-written", null, 0),
-    ONE_ROUND_TRIP("one-round-trip", null, 0),
-    SLIDING_LOG("sluice-sliding-log", "sliding-log", 0),
-    TOKEN_BUCKET("sluice-token-bucket", "token-bucket", 0),
+    NONE("none", null, null),
+    HAND_WRITTEN("hand-written", null, null),
+    ONE_ROUND_TRIP("one-round-trip", null, null),
+    SLIDING_LOG("sluice-sliding-log", "sliding-log", null),
+    TOKEN_BUCKET("sluice-token-bucket", "token-bucket", null),
+    SLIDING_LOG_OFF("sluice-sliding-log-off", "sliding-log", "off"),
+    TOKEN_BUCKET_OFF("sluice-token-bucket-off", "token-bucket", "off"),
     SLIDING_LOG_PREFETCH("sluice-sliding-log-prefetch", "sliding-log", Scenario.PREFETCH),
     TOKEN_BUCKET_PREFETCH("sluice-token-bucket-prefetch", "token-bucket", Scenario.PREFETCH);
 
@@ -28,15 +31,16 @@ enum Scenario {
     static final long PERMITS = 1_000_000;
     static final long PERIOD_SECONDS = 10;
     /** Permits a server prefetches in the prefetch scenarios: a ten-thousandth of the limit. */
-    static final long PREFETCH = 100;
-    static final String ALL = "none,hand-written,one-round-trip,sluice-sliding-log,sluice-token-bucket,sluice-sliding-log-prefetch,"
-            + "sluice-token-bucket-prefetch";
+    static final String PREFETCH = "100";
+    static final String ALL = "none,hand-written,one-round-trip,sluice-sliding-log,sluice-token-bucket,sluice-sliding-log-off,"
+            + "sluice-token-bucket-off,sluice-sliding-log-prefetch,sluice-token-bucket-prefetch";
 
     private final String id;
     private final String algorithm;
-    private final long prefetch;
+    /** The rule's {@code prefetch}; null for none written (the default, {@code auto}). */
+    private final String prefetch;
 
-    Scenario(String id, String algorithm, long prefetch) {
+    Scenario(String id, String algorithm, String prefetch) {
         this.id = id;
         this.algorithm = algorithm;
         this.prefetch = prefetch;
@@ -90,7 +94,7 @@ enum Scenario {
             p.put("sluice.rules.clients.key", "header:" + HEADER);
             p.put("sluice.rules.clients.rate", PERMITS + "/" + PERIOD_SECONDS + "s");
             p.put("sluice.rules.clients.algorithm", algorithm);
-            if (prefetch > 0) p.put("sluice.rules.clients.prefetch", Long.toString(prefetch));
+            if (prefetch != null) p.put("sluice.rules.clients.prefetch", prefetch);
         }
         return p;
     }

@@ -76,6 +76,8 @@ class WrkPartsTest {
                 .doesNotContain("backend-timeout");
         assertThat(Scenario.SLIDING_LOG.filterParameters(redis, "5s")).containsEntry("sluice.backend-timeout", "5s")
                 .containsEntry("sluice.rules.clients.algorithm", "sliding-log").doesNotContainKey("sluice.rules.clients.prefetch");
+        assertThat(Scenario.SLIDING_LOG_OFF.filterParameters(redis, null)).containsEntry("sluice.rules.clients.prefetch", "off");
+        assertThat(Scenario.SLIDING_LOG.filterParameters(redis, null)).as("the default: auto").doesNotContainKey("sluice.rules.clients.prefetch");
         assertThat(Scenario.TOKEN_BUCKET_PREFETCH.filterParameters(redis, null)).containsEntry("sluice.rules.clients.prefetch", "100")
                 .containsEntry("sluice.rules.clients.algorithm", "token-bucket");
         assertThat(Scenario.parse(" sluice-sliding-log-prefetch")).isEqualTo(Scenario.SLIDING_LOG_PREFETCH);
