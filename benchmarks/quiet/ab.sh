@@ -2,7 +2,8 @@
 # Two JVM set-ups of the quiet key's round trip (io.sluice.benchmarks.QuietRoundTrip, one transport) compared
 # round by round on one Redis: a JVM flag (Netty's leak detector), or two builds of Sluice (old and new jars ahead
 # of the benchmarks jar on the classpath). A round runs A then B, the next B then A; each JVM prints the median
-# of its slices, and the table gives medians of the per-round ratios B / A with their range.
+# of its slices (decisions per second, and its JVM's CPU µs per decision, steadier on a busy machine), and the
+# tables give medians of the per-round ratios B / A with their range.
 #
 #   benchmarks/quiet/ab.sh                                         # 8 rounds, A = default, B = leak detector off
 #   B_OPTS="" A_CP=old/core.jar:old/redisson.jar: benchmarks/quiet/ab.sh   # old build (A) against this one (B)
@@ -32,7 +33,7 @@ run() { # side round
   # shellcheck disable=SC2086
   java $opts -Dsluice.bench.redis="redis://127.0.0.1:$PORT" -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
       -cp "$cp$JAR" io.sluice.benchmarks.QuietRoundTrip $ARGS 2>"$OUT/$1-$2.err" \
-    | grep '^RATE' | sed "s/^/$1 $2 /" | tee -a "$OUT/rates"
+    | grep -E '^(RATE|CPU) ' | sed "s/^/$1 $2 /" | tee -a "$OUT/rates"
 }
 
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -44,15 +45,17 @@ echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 - "$OUT/rates" <<'PY'
 import sys, statistics
 from collections import defaultdict
-rates = defaultdict(dict)  # (system, threads) -> {(side, round): rate}
+rates = defaultdict(dict)  # (measure, system, threads) -> {(side, round): value}
 for line in open(sys.argv[1]):
-    side, rnd, _, system, threads, rate = line.split()
-    rates[(system, int(threads))][(side, int(rnd))] = float(rate)
-print("\n| system | threads | A decisions/s | B decisions/s | B / A (range) | rounds |\n|---|---|---|---|---|---|")
-for (system, threads), v in sorted(rates.items()):
+    side, rnd, measure, system, threads, value = line.split()
+    rates[(measure, system, int(threads))][(side, int(rnd))] = float(value)
+names = {'RATE': 'decisions/s', 'CPU': 'JVM CPU µs per decision'}
+for (measure, system, threads), v in sorted(rates.items(), key=lambda kv: (kv[0][0] != 'RATE', kv[0][1], kv[0][2])):
+    if (system, threads) == min((s, t) for m, s, t in rates if m == measure):
+        print(f"\n| {names[measure]}: system | threads | A | B | B / A (range) | rounds |\n|---|---|---|---|---|---|")
     rounds = sorted({r for _, r in v if ('A', r) in v and ('B', r) in v})
     ratios = [v[('B', r)] / v[('A', r)] for r in rounds]
     a = statistics.median(v[('A', r)] for r in rounds)
     b = statistics.median(v[('B', r)] for r in rounds)
-    print(f"| {system} | {threads} | {a:,.0f} | {b:,.0f} | **{statistics.median(ratios):.3f}×** ({min(ratios):.3f}–{max(ratios):.3f}) | {len(rounds)} |")
+    print(f"| {system} | {threads} | {a:,.1f} | {b:,.1f} | **{statistics.median(ratios):.3f}×** ({min(ratios):.3f}–{max(ratios):.3f}) | {len(rounds)} |")
 PY

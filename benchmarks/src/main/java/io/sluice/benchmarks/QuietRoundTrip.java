@@ -49,7 +49,7 @@ public final class QuietRoundTrip {
     private static final OperatingSystemMXBean CPU = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
     /** One system on one client. */
-    private interface Variant extends AutoCloseable {
+    interface Variant extends AutoCloseable {
         String name();
 
         boolean decide(int key);
@@ -66,14 +66,9 @@ public final class QuietRoundTrip {
         int keys = Integer.parseInt(a.getOrDefault("keys", "10000"));
         List<String> transports = List.of(a.getOrDefault("transports", "nio,epoll").split(","));
         List<String> systems = List.of(a.getOrDefault("systems", "sluice,try-acquire").split(","));
-        List<Variant> variants = new ArrayList<>();
         List<RedissonClient> clients = new ArrayList<>();
+        List<Variant> variants = open(transports, systems, keys, clients);
         try {
-            for (String t : transports) {
-                RedissonClient client = client(TransportMode.valueOf(t.toUpperCase(Locale.ROOT)));
-                clients.add(client);
-                for (String s : systems) variants.add(s.equals("sluice") ? sluice(client, t, keys) : tryAcquire(client, t, keys));
-            }
             for (String th : a.getOrDefault("threads", "1,16").split(",")) {
                 int threads = Integer.parseInt(th);
                 Map<String, List<Slice>> slices = run(variants, threads, keys, rounds, sliceMs);
@@ -95,6 +90,17 @@ public final class QuietRoundTrip {
             for (RedissonClient c : clients) c.shutdown();
         }
         System.exit(0);
+    }
+
+    /** Every system on a client of each transport, in that order; the clients are added to {@code clients}. */
+    static List<Variant> open(List<String> transports, List<String> systems, int keys, List<RedissonClient> clients) {
+        List<Variant> variants = new ArrayList<>();
+        for (String t : transports) {
+            RedissonClient client = client(TransportMode.valueOf(t.toUpperCase(Locale.ROOT)));
+            clients.add(client);
+            for (String s : systems) variants.add(s.equals("sluice") ? sluice(client, t, keys) : tryAcquire(client, t, keys));
+        }
+        return variants;
     }
 
     /** What one slice measured. */
