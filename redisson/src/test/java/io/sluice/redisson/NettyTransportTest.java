@@ -13,22 +13,40 @@ import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.TransportMode;
 
+import java.io.File;
+import java.lang.reflect.Method;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
- * {@code sluice.redis.transport} on the client Sluice builds for an address: {@code auto} takes epoll when its native
- * library loads (this module's tests have it, as an application that adds it does), {@code nio} keeps Java's NIO,
- * {@code epoll} insists; each client decides on a real Redis.
+ * {@code sluice.redis.transport} on the client Sluice builds for an address: {@code auto} (the default) takes epoll
+ * when its native library loads (this module's tests have it, as an application that adds it does), {@code nio} keeps
+ * Java's NIO, {@code epoll} insists; each client decides on a real Redis.
  */
 class NettyTransportTest {
     @Test
     void theTestClasspathHasTheNativeLibraryAnApplicationAdds() {
         assertThat(NettyTransports.epollLoads()).isTrue();
+    }
+
+    @Test
+    void unsetItIsAutoAndTakesTheLibraryThere() {
+        Settings settings = RuleParser.parse(Map.of("sluice.redis.address", TestRedis.address())).settings();
+        RedissonClient client = RedissonClients.create(settings, NettyTransportTest.class.getClassLoader());
+        try {
+            assertThat(client.getConfig().getTransportMode()).isEqualTo(TransportMode.EPOLL);
+        } finally {
+            client.shutdown();
+        }
     }
 
     @Test
@@ -45,6 +63,50 @@ class NettyTransportTest {
         ConfigException e = catchThrowableOfType(ConfigException.class, () -> NettyTransports.choose(RedisTransport.EPOLL, false));
         assertThat(e.problems()).singleElement().asString().startsWith("sluice.redis.transport = \"epoll\": expected auto or nio "
                 + "on this machine, where Netty's native epoll transport does not load (");
+    }
+
+    /**
+     * The application without the native library (nor epoll's classes, which come with it): Sluice's classes loaded
+     * apart from this test's, from its class path less every epoll jar. {@code auto} makes a NIO client that answers;
+     * {@code epoll} fails naming the property, the value and what to add.
+     */
+    @Test
+    void anApplicationWithoutTheLibraryGetsNioOrAClearError() throws Exception {
+        List<URL> jars = new ArrayList<>();
+        String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        for (String entry : classPath.split(File.pathSeparator)) {
+            if (!entry.contains("epoll")) jars.add(Path.of(entry).toUri().toURL());
+        }
+        try (URLClassLoader apart = new URLClassLoader(jars.toArray(URL[]::new), ClassLoader.getPlatformClassLoader())) {
+            assertThatThrownBy(() -> apart.loadClass("io.netty.channel.epoll.Epoll")).isInstanceOf(ClassNotFoundException.class);
+            Method create = apart.loadClass(NettyTransportTest.class.getName()).getDeclaredMethod("transportOf", String.class, String.class);
+            create.setAccessible(true);
+            assertThat(create.invoke(null, "auto", TestRedis.address())).isEqualTo("NIO");
+            assertThat(create.invoke(null, "nio", TestRedis.address())).isEqualTo("NIO");
+            assertThat(create.invoke(null, "epoll", TestRedis.address())).isEqualTo("sluice.redis.transport = \"epoll\": expected auto or nio on this "
+                    + "machine, where Netty's native epoll transport does not load (io.netty:netty-transport-native-epoll is not "
+                    + "on the classpath)");
+        }
+    }
+
+    /** Run in the loader apart: the transport of a client for the test Redis, which must answer, or the problem. */
+    private static String transportOf(String transport, String address) {
+        Settings settings = RuleParser.parse(Map.of("sluice.redis.address", address,
+                "sluice.redis.transport", transport, "sluice.backend-timeout", "5s")).settings();
+        RedissonClient client;
+        try {
+            client = RedissonClients.create(settings, NettyTransportTest.class.getClassLoader());
+        } catch (ConfigException e) {
+            return String.join("; ", e.problems());
+        }
+        try {
+            var bucket = client.<String>getBucket("sluice-transport-apart-" + transport);
+            bucket.set("connected");
+            if (!"connected".equals(bucket.getAndDelete())) throw new AssertionError("no answer over " + transport);
+            return client.getConfig().getTransportMode().name();
+        } finally {
+            client.shutdown();
+        }
     }
 
     @Test
