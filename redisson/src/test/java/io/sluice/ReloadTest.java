@@ -2,6 +2,7 @@ package io.sluice;
 
 import io.sluice.key.KeyResolver;
 import io.sluice.redisson.CallerClockBackend;
+import io.sluice.rule.RedisTransport;
 import io.sluice.rule.Rule;
 import io.sluice.rule.RuleSet;
 import io.sluice.testing.LogRecorder;
@@ -242,8 +243,9 @@ class ReloadTest {
     void settingsThatNeedARestartAreLoggedAndIgnoredWhileTheRestApplies() {
         try (Sluice s = engine(props("sluice.rules.r.rate", "3/1h", "sluice.headers", "ietf"))) {
             s.reload(Map.of("sluice.key-prefix", "elsewhere", "sluice.headers", "legacy", "sluice.backend-timeout", "2s",
-                    "sluice.trusted-proxies", "10.0.0.0/8", "sluice.rules.r.rate", "4/1h"));
+                    "sluice.trusted-proxies", "10.0.0.0/8", "sluice.redis.transport", "nio", "sluice.rules.r.rate", "4/1h"));
             assertThat(s.rules().settings().keyPrefix()).isEqualTo(prefix);
+            assertThat(s.rules().settings().redisTransport()).isEqualTo(RedisTransport.AUTO);
             assertThat(s.rules().settings().headers().name()).isEqualTo("IETF");
             assertThat(s.rules().settings().trustedProxies().toString()).contains("10.0.0.0/8");
             assertThat(s.rules().get("r").orElseThrow().rate().orElseThrow().permits()).isEqualTo(4);
@@ -251,6 +253,7 @@ class ReloadTest {
             assertThat(warnings).anyMatch(w -> w.contains("sluice.key-prefix") && w.contains("elsewhere") && w.contains("restart"));
             assertThat(warnings).anyMatch(w -> w.contains("sluice.headers"));
             assertThat(warnings).anyMatch(w -> w.contains("sluice.backend-timeout"));
+            assertThat(warnings).anyMatch(w -> w.contains("sluice.redis.transport changed from \"auto\" to \"nio\""));
             assertThat(warnings).noneMatch(w -> w.contains("sluice.trusted-proxies"));
         }
     }

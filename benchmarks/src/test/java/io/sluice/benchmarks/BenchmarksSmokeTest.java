@@ -9,9 +9,13 @@ import org.openjdk.jmh.runner.RunnerException;
 import org.openjdk.jmh.runner.options.Options;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.TransportMode;
 
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -66,6 +70,25 @@ class BenchmarksSmokeTest {
         Collection<RunResult> results = jmh("\\.(ConcurrencyBenchmark|InProcessBenchmark)\\.");
         assertThat(names(results)).containsExactlyInAnyOrder("sluiceAcquireRelease", "redissonSemaphoreAcquireRelease", "filterOneRequest");
         assertThat(results).allSatisfy(r -> assertThat(r.getPrimaryResult().getScore()).isPositive());
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void theQuietRoundTripRunsOnBothTransports() throws InterruptedException {
+        List<RedissonClient> clients = new ArrayList<>();
+        List<QuietRoundTrip.Variant> variants = QuietRoundTrip.open(List.of("nio", "epoll"), List.of("sluice", "try-acquire"), 50, clients);
+        try {
+            assertThat(clients).extracting(c -> c.getConfig().getTransportMode()).containsExactly(TransportMode.NIO, TransportMode.EPOLL);
+            Map<String, List<QuietRoundTrip.Slice>> slices = QuietRoundTrip.run(variants, 2, 50, 1, 150);
+            assertThat(slices).containsOnlyKeys("sluice-nio", "try-acquire-nio", "sluice-epoll", "try-acquire-epoll");
+            assertThat(slices.values()).allSatisfy(s -> assertThat(s).singleElement().satisfies(slice -> {
+                assertThat(slice.perSecond()).isPositive();
+                assertThat(slice.cpuMicros()).isPositive();
+            }));
+        } finally {
+            variants.forEach(QuietRoundTrip.Variant::close);
+            clients.forEach(RedissonClient::shutdown);
+        }
     }
 
     @Test

@@ -55,6 +55,7 @@ final class LiveRules implements Supplier<RuleSet> {
     private static final List<RestartOnly> RESTART_ONLY = List.of(
             new RestartOnly("sluice.redis.address", s -> s.redisAddress().map(RuleParser::redactUserInfo).orElse("(none)")),
             new RestartOnly("sluice.redis.config", s -> s.redisConfig().orElse("(none)")),
+            new RestartOnly("sluice.redis.transport", s -> s.redisTransport().id()),
             new RestartOnly("sluice.key-prefix", Settings::keyPrefix),
             new RestartOnly("sluice.backend-timeout", s -> Durations.format(s.backendTimeout())),
             new RestartOnly("sluice.max-clock-skew", s -> Durations.format(s.maxClockSkew())),
@@ -140,7 +141,8 @@ final class LiveRules implements Supplier<RuleSet> {
         }
         return new Settings(running.redisAddress(), running.redisConfig(), running.keyPrefix(), candidate.onBackendFailure(),
                 candidate.trustedProxies(), candidate.clientAddressHeader(), running.headers(), running.backendTimeout(),
-                running.maxClockSkew(), running.awaitBackend(), running.reload(), candidate.allowNoRules(), candidate.localShare());
+                running.maxClockSkew(), running.awaitBackend(), running.reload(), candidate.allowNoRules(), candidate.localShare(),
+                running.redisTransport());
     }
 
     private static String changes(RuleSet before, RuleSet after) {

@@ -40,7 +40,8 @@ public final class RuleParser {
     static final Set<String> GLOBALS = Set.of(
             "sluice.redis.address", "sluice.redis.config", "sluice.key-prefix", "sluice.on-backend-failure",
             "sluice.trusted-proxies", "sluice.client-address-header", "sluice.headers", "sluice.backend-timeout", "sluice.max-clock-skew",
-            "sluice.await-backend", "sluice.reload", "sluice.problem-type", "sluice.allow-no-rules", "sluice.local-share");
+            "sluice.await-backend", "sluice.reload", "sluice.problem-type", "sluice.allow-no-rules", "sluice.local-share",
+            "sluice.redis.transport");
     /** Every rule property but the plans' ({@link PlanParser}); docs/rules.md lists each (RulesReferenceTest). */
     static final Set<String> RULE_PROPERTIES = Set.of(
             "rate", "concurrency", "lease", "wait", "paths", "methods", "key", "on-missing-key", "status", "mode",
@@ -175,8 +176,15 @@ public final class RuleParser {
         boolean allowNoRules = value("sluice.allow-no-rules", false, RuleParser::bool, "true or false");
         int localShare = value("sluice.local-share", Settings.LOCAL_SHARE_FROM_BACKEND, RuleParser::localShare,
                 "a whole number of servers from " + Settings.MIN_LOCAL_SHARE + " to " + Settings.MAX_LOCAL_SHARE + " such as 3");
+        RedisTransport transport = value("sluice.redis.transport", RedisTransport.AUTO,
+                s -> enumValue(RedisTransport.class, s), RedisTransport.EXPECTED);
+        if (config.isPresent() && props.containsKey("sluice.redis.transport")) {
+            // The YAML is passed through untouched: its own transportMode decides, and one setting has one home.
+            problem("sluice.redis.transport", props.get("sluice.redis.transport"),
+                    "no value beside sluice.redis.config (set transportMode in the Redisson YAML file instead)");
+        }
         return new Settings(address, config, prefix, failure, proxies, clientAddressHeader, headers, timeout, skew,
-                awaitBackend, reload, allowNoRules, localShare);
+                awaitBackend, reload, allowNoRules, localShare, transport);
     }
 
     private static Integer localShare(String s) {

@@ -30,6 +30,8 @@ import java.util.Optional;
  * @param localShare       {@code sluice.local-share}: the number of servers that share a limit while the backend cannot
  *                         answer ({@code on-backend-failure=local}), fixed by hand; {@link #LOCAL_SHARE_FROM_BACKEND}
  *                         (the default): the servers alive before it failed, as they announce themselves in it
+ * @param redisTransport   {@code sluice.redis.transport}: the network transport of the client built for
+ *                         {@code sluice.redis.address} (extension; default {@link RedisTransport#AUTO})
  */
 public record Settings(
         Optional<String> redisAddress,
@@ -44,7 +46,8 @@ public record Settings(
         Duration awaitBackend,
         Duration reload,
         boolean allowNoRules,
-        int localShare) {
+        int localShare,
+        RedisTransport redisTransport) {
 
     public static final String DEFAULT_REDIS_ADDRESS = "redis://127.0.0.1:6379";
     public static final Duration DEFAULT_BACKEND_TIMEOUT = Duration.ofMillis(100);
@@ -61,6 +64,15 @@ public record Settings(
     /** The range of {@code sluice.local-share}. */
     public static final int MIN_LOCAL_SHARE = 1;
     public static final int MAX_LOCAL_SHARE = 10_000;
+
+    /** Settings with the default transport, as before {@code sluice.redis.transport} existed. */
+    public Settings(Optional<String> redisAddress, Optional<String> redisConfig, String keyPrefix,
+                    FailurePolicy onBackendFailure, TrustedProxies trustedProxies, ClientAddressHeader clientAddressHeader,
+                    HeaderStyle headers, Duration backendTimeout, Duration maxClockSkew, Duration awaitBackend,
+                    Duration reload, boolean allowNoRules, int localShare) {
+        this(redisAddress, redisConfig, keyPrefix, onBackendFailure, trustedProxies, clientAddressHeader, headers,
+                backendTimeout, maxClockSkew, awaitBackend, reload, allowNoRules, localShare, RedisTransport.AUTO);
+    }
 
     /** Settings whose local share is counted from the backend, as before {@code sluice.local-share} existed. */
     public Settings(Optional<String> redisAddress, Optional<String> redisConfig, String keyPrefix,

@@ -23,7 +23,8 @@ public final class RedissonClients {
     /**
      * A client for {@code sluice.redis.config} (Redisson's own YAML, passed through untouched) or else
      * {@code sluice.redis.address}. It connects lazily, so a Redis that is down never blocks deployment,
-     * and a single-address client gets short time-outs and no retries: a limiter sits on every request.
+     * and a single-address client gets short time-outs and no retries: a limiter sits on every request, and the
+     * transport {@code sluice.redis.transport} names ({@link NettyTransports}).
      */
     public static RedissonClient create(Settings settings, ClassLoader loader) {
         Config config;
@@ -43,6 +44,7 @@ public final class RedissonClients {
                     .setPingConnectionInterval(5000);
             // No UDP sockets on the wildcard address (Netty's DNS client): see JdkAddressResolverFactory.
             config.setAddressResolverGroupFactory(new JdkAddressResolverFactory());
+            config.setTransportMode(NettyTransports.choose(settings.redisTransport()));
         }
         config.setLazyInitialization(true);
         try {

@@ -72,7 +72,8 @@ class WrkPartsTest {
         assertThat(Scenario.TOKEN_BUCKET.webXml(redis, null)).contains(SluiceFilter.class.getName()).doesNotContain("init-param");
         assertThat(Scenario.TOKEN_BUCKET.sluiceProperties(redis, null)).contains("sluice.rules.clients.paths=/*",
                 "sluice.rules.clients.key=header:X-Client", "sluice.rules.clients.rate=1000000/10s",
-                "sluice.rules.clients.algorithm=token-bucket", "sluice.headers=all", "sluice.redis.address=" + redis)
+                "sluice.rules.clients.algorithm=token-bucket", "sluice.headers=all", "sluice.redis.address=" + redis,
+                "sluice.redis.transport=nio")
                 .doesNotContain("backend-timeout");
         assertThat(Scenario.SLIDING_LOG.filterParameters(redis, "5s")).containsEntry("sluice.backend-timeout", "5s")
                 .containsEntry("sluice.rules.clients.algorithm", "sliding-log").doesNotContainKey("sluice.rules.clients.prefetch");
