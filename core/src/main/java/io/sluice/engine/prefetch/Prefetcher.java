@@ -92,7 +92,7 @@ public final class Prefetcher {
             call = CompletableFuture.failedFuture(e);
         }
         call.whenComplete((p, e) -> {
-            Stock arrived = p != null && p.taken() > 0 ? new Stock(p, sent, sent + hold.toMillis()) : null;
+            Stock arrived = p != null && p.taken() > 0 ? new Stock(p, sent, p.usableUntil(sent, hold)) : null;
             boolean kept = false;
             try {
                 kept = slot.refilled(p, arrived, sent);
@@ -152,11 +152,12 @@ public final class Prefetcher {
             call = CompletableFuture.failedFuture(e);
         }
         return call.thenApply(p -> {
-            Stock arrived = p.taken() > 0 ? new Stock(p, sent, sent + hold.toMillis()) : null;
+            Stock arrived = p.taken() > 0 ? new Stock(p, sent, p.usableUntil(sent, hold)) : null;
             KeySlot.Landing landing = slot.fetched(request, p, arrived, sent);
             landed(request.key(), slot, landing.kept() ? arrived : null);
             long besides = landing.besides();
-            return besides == 0 ? p : new Prefetch(plus(p.outcome(), besides), p.request(), p.taken(), p.remaining(), p.receipt());
+            return besides == 0 ? p : new Prefetch(plus(p.outcome(), besides), p.request(), p.taken(), p.remaining(), p.receipt(),
+                    p.endsInMillis());
         }).whenComplete((p, e) -> {
             // No answer: no stock, and the key's waiters go on without one.
             if (e != null) landed(request.key(), slot, null);
