@@ -63,9 +63,9 @@ public final class FixedWindowModel implements RateModel {
 
     /**
      * Up to {@code upTo} permits of {@code permit} (cost 1), as many as fit, counted in the window of now and lent under
-     * {@code id}; a tombstone under {@code id} (its hand-back came first) makes it take nothing.
+     * {@code id} for {@code lentMicros}; a tombstone under {@code id} (its hand-back came first) makes it take nothing.
      */
-    WindowStocks.Taken prefetch(RateRequest permit, long upTo, String id, long nowMicros) {
+    WindowStocks.Taken prefetch(RateRequest permit, long upTo, String id, long lentMicros, long nowMicros) {
         double now = nowMicros;
         double period = permit.period().toMillis() * 1000.0;
         double w = RateModel.window(now, period);
@@ -79,7 +79,7 @@ public final class FixedWindowModel implements RateModel {
             taken = Math.max(0, Math.min(upTo, permit.effectiveLimit() - n));
             if (taken > 0) {
                 n = n + taken;
-                stocks.lend(id, w, taken);
+                stocks.lend(id, w, taken, now + lentMicros);
                 store(w, n, finish);
             }
         }

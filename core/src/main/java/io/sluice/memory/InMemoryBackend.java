@@ -216,7 +216,7 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
                 }
             }
         }
-        if (permit.algorithm() != Algorithm.SLIDING_LOG) return CompletableFuture.completedFuture(fromWindow(permit, r, ahead, id, now));
+        if (permit.algorithm() != Algorithm.SLIDING_LOG) return CompletableFuture.completedFuture(fromWindow(permit, r, ahead, hold, id, now));
         long interval = permit.period().toMillis();
         while (true) {
             SlidingLog log = logs.computeIfAbsent(permit.key() + "|" + interval, k -> new SlidingLog());
@@ -236,16 +236,20 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
         }
     }
 
-    /** A window counter's prefetch: {@code r} (when not null) then up to {@code ahead} permits lent under {@code id}. */
-    private Prefetch fromWindow(RateRequest permit, RateRequest r, long ahead, String id, long now) {
+    /**
+     * A window counter's prefetch: {@code r} (when not null) then up to {@code ahead} permits lent under {@code id}, as a
+     * bucket's are, for the hold and a grace.
+     */
+    private Prefetch fromWindow(RateRequest permit, RateRequest r, long ahead, Duration hold, String id, long now) {
         long nowMicros = Math.multiplyExact(now, 1000L);
+        long lentMicros = Math.multiplyExact(hold.plus(Prefetch.RETURN_GRACE).toMillis(), 1000L);
         while (true) {
             Modelled m = models.computeIfAbsent(permit.algorithm().id() + "|" + permit.key(), k -> new Modelled(RateModel.of(permit.algorithm())));
             synchronized (m) {
                 if (m.dead) continue;
                 RateOutcome own = r == null ? null : m.model.consume(r, nowMicros);
-                WindowStocks.Taken t = m.model instanceof FixedWindowModel fixed ? fixed.prefetch(permit, ahead, id, nowMicros)
-                        : ((SlidingWindowModel) m.model).prefetch(permit, ahead, id, nowMicros);
+                WindowStocks.Taken t = m.model instanceof FixedWindowModel fixed ? fixed.prefetch(permit, ahead, id, lentMicros, nowMicros)
+                        : ((SlidingWindowModel) m.model).prefetch(permit, ahead, id, lentMicros, nowMicros);
                 long taken = t.taken();
                 RateOutcome last = t.last();
                 RateOutcome outcome = own != null ? own : last;

@@ -60,10 +60,10 @@ public final class SlidingWindowModel implements RateModel {
 
     /**
      * Up to {@code upTo} permits of {@code permit} (cost 1), as many as fit, counted in the window of now and lent under
-     * {@code id}; a tombstone under {@code id} (its hand-back came first) makes it take nothing. The stock may be handed
+     * {@code id} for {@code lentMicros}; a tombstone under {@code id} (its hand-back came first) makes it take nothing. The stock may be handed
      * out until its window ends, and no longer than the reset (when the key's next permit frees).
      */
-    WindowStocks.Taken prefetch(RateRequest permit, long upTo, String id, long nowMicros) {
+    WindowStocks.Taken prefetch(RateRequest permit, long upTo, String id, long lentMicros, long nowMicros) {
         Window s = load(permit, nowMicros);
         stocks.prune(s.w - 1, s.now);
         double eff = permit.effectiveLimit();
@@ -75,7 +75,7 @@ public final class SlidingWindowModel implements RateModel {
             taken = Math.max(0, Math.min(upTo, Math.floor(eff - (s.previous * (s.period - s.elapsed) / s.period + s.current))));
             if (taken > 0) {
                 s.current = s.current + taken;
-                stocks.lend(id, s.w, taken);
+                stocks.lend(id, s.w, taken, s.now + lentMicros);
                 store(s);
             }
         }

@@ -12,8 +12,11 @@ import java.util.List;
  * thread-safe: its model's caller serialises calls.
  */
 final class WindowStocks {
-    /** A stock not handed back yet: its id, the index of the window it was counted in, and its permits. */
-    record Lent(String id, double window, double permits) {
+    /**
+     * A stock not handed back yet: its id, the index of the window it was counted in, its permits, and until when its
+     * hand-back may come (its hold and a grace, after which it counts as used).
+     */
+    record Lent(String id, double window, double permits, double untilMicros) {
     }
 
     /** What a prefetch took, the answer of its last decision, and how long (ms) its stock may be handed out. */
@@ -26,15 +29,18 @@ final class WindowStocks {
     private final List<Lent> stocks = new ArrayList<>();
     private final List<Tombstone> tombstones = new ArrayList<>();
 
-    /** Forgets, as the script reads its state, the stocks of windows before {@code from} and the tombstones ended by {@code now}. */
+    /**
+     * Forgets, as the script reads its state, the stocks of windows before {@code from} or lapsed by {@code now}, and
+     * the tombstones ended by {@code now}.
+     */
     void prune(double from, double now) {
-        stocks.removeIf(s -> s.window() < from);
+        stocks.removeIf(s -> s.window() < from || s.untilMicros() <= now);
         tombstones.removeIf(t -> t.untilMicros() <= now);
     }
 
-    /** Stock {@code id}, {@code permits} counted in {@code window}. */
-    void lend(String id, double window, double permits) {
-        stocks.add(new Lent(id, window, permits));
+    /** Stock {@code id}, {@code permits} counted in {@code window}, lent until {@code untilMicros}. */
+    void lend(String id, double window, double permits, double untilMicros) {
+        stocks.add(new Lent(id, window, permits, untilMicros));
     }
 
     /**

@@ -11,14 +11,17 @@ import java.util.List;
  * counted in the window of now and lent under its id, handed back by that id to the counter of its window.
  */
 final class WindowScript extends DecisionScript {
-    /** Arguments of one request; which ones are a prefetch's size, its id, and how long a hand-back's tombstone lasts. */
+    /**
+     * Arguments of one request; which ones are a prefetch's size, its id, and how long its stock is lent (or a
+     * hand-back's tombstone lasts).
+     */
     private static final int ARGUMENTS = 9;
     private static final int PREFETCH = 7;
     private static final int STOCK_ID = 8;
-    private static final int TOMBSTONE = 9;
-    /** No prefetch id, no tombstone: a plain decision. */
+    private static final int LENT_FOR = 9;
+    /** No prefetch id, nothing lent: a plain decision. */
     private static final String NO_STOCK = "";
-    private static final String NO_TOMBSTONE = "0";
+    private static final String NOT_LENT = "0";
     /** Where in a prefetch's answer (after its first number) the script says how long its stock may be handed out. */
     private static final int STOCK_ENDS = 4;
 
@@ -33,7 +36,7 @@ final class WindowScript extends DecisionScript {
     @Override
     String[] arguments(RateRequest r, String mode, String now) {
         return new String[] {time(callerTime, now), Long.toString(r.period().toMillis()), Long.toString(r.limit()),
-                Long.toString(r.effectiveLimit()), Long.toString(r.cost()), mode, NO_PREFETCH, NO_STOCK, NO_TOMBSTONE};
+                Long.toString(r.effectiveLimit()), Long.toString(r.cost()), mode, NO_PREFETCH, NO_STOCK, NOT_LENT};
     }
 
     @Override
@@ -41,6 +44,8 @@ final class WindowScript extends DecisionScript {
         String[] one = arguments(ahead.request(), CONSUME, now);
         one[PREFETCH - 1] = Long.toString(ahead.count());
         one[STOCK_ID - 1] = ahead.id();
+        // As a token bucket's loan: its hand-back may come until the hold and a grace have passed.
+        one[LENT_FOR - 1] = Long.toString(ahead.offsetMillis() + TokenBucketScript.LENT_GRACE_MILLIS);
         return one;
     }
 
@@ -52,7 +57,7 @@ final class WindowScript extends DecisionScript {
     String[] handBackArguments(RateRequest r, String stockId, String now, long tombstoneMillis) {
         String[] one = arguments(r, REFUND, now);
         one[STOCK_ID - 1] = stockId;
-        one[TOMBSTONE - 1] = Long.toString(tombstoneMillis);
+        one[LENT_FOR - 1] = Long.toString(tombstoneMillis);
         return one;
     }
 

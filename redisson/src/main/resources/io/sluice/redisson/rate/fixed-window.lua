@@ -4,11 +4,12 @@
 -- ARGV[3] limit, ARGV[4] effective limit (soft/elastic), ARGV[5] cost, ARGV[6] '1' to refund cost, '2' to charge it
 -- whatever is left (a request settled past its estimate: the counter may pass the limit, a debt the window's end clears).
 -- ARGV[7] a prefetch: up to this many permits of cost 1 (0: not one), as many as fit, counted in the window of now and
--- lent under id ARGV[8], answered once with how many were taken in place of "allowed", and in place of the delay how
--- long (ms, rounded down) the stock may be handed out: until its window ends, after which its permits would be used in
--- a window that never counted them. With ARGV[6] '1' and an id in ARGV[8]: the hand-back of that stock, up to cost of
--- its permits, off its window's counter while that window is the current one (a window gone counts nothing), once;
--- ARGV[9] how long (ms) the tombstone of a hand-back that finds no stock lasts.
+-- lent under id ARGV[8] for ARGV[9] ms (its hold and a grace), answered once with how many were taken in place of
+-- "allowed", and in place of the delay how long (ms, rounded down) the stock may be handed out: until its window
+-- ends, after which its permits would be used in a window that never counted them. With ARGV[6] '1' and an id in
+-- ARGV[8]: the hand-back of that stock, up to cost of its permits, off its window's counter while that window is the
+-- current one (a window gone counts nothing), once; ARGV[9] then how long (ms) the tombstone of a hand-back that finds
+-- no stock lasts.
 -- Returns {allowed, remaining, reset ms, retry-after ms (-1: never fits), 0, over the nominal limit}.
 -- io.sluice.memory.FixedWindowModel is the same computation in Java, operation for operation.
 -- (redis-time.lua and window-stocks.lua, prepended on load, have set now, SLACK_MS and the stocks' functions.)
@@ -18,7 +19,7 @@ local eff = tonumber(ARGV[4])
 local cost = tonumber(ARGV[5])
 local upTo = tonumber(ARGV[7]) or 0
 local stockId = ARGV[8] or ''
-local tombstoneMs = tonumber(ARGV[9]) or 0
+local lentMs = tonumber(ARGV[9]) or 0
 -- Exact integer window index: the division of two exact doubles, corrected by exact products.
 local w = math.floor(now / period)
 if w * period > now then w = w - 1 elseif (w + 1) * period <= now then w = w + 1 end
@@ -37,7 +38,7 @@ local function store()
 end
 
 if ARGV[6] == '1' and stockId ~= '' then
-  local s = handedBack(stockId, tombstoneMs)
+  local s = handedBack(stockId, lentMs)
   if s and s[2] == w then n = math.max(0, n - math.min(cost, s[3])) end
   store()
   return {1, 0, 0, 0, 0, 0}
@@ -65,7 +66,7 @@ if upTo > 0 then
     taken = math.max(0, math.min(upTo, eff - n))
     if taken > 0 then
       n = n + taken
-      stocks[#stocks + 1] = {stockId, w, taken}
+      stocks[#stocks + 1] = {stockId, w, taken, now + lentMs * 1000}
       store()
     end
   end

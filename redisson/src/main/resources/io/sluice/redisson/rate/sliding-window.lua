@@ -6,14 +6,15 @@
 -- ARGV[3] limit, ARGV[4] effective limit (soft/elastic), ARGV[5] cost, ARGV[6] '1' to refund cost, '2' to charge it
 -- whatever is left (a request settled past its estimate: the counter may pass the limit until the windows slide).
 -- ARGV[7] a prefetch: up to this many permits of cost 1 (0: not one), as many as fit, counted in the window of now and
--- lent under id ARGV[8], answered once with how many were taken in place of "allowed", and in place of the delay how
+-- lent under id ARGV[8] for ARGV[9] ms (its hold and a grace), answered once with how many were taken in place of
+-- "allowed", and in place of the delay how
 -- long (ms) the stock may be handed out: until its window ends (rounded down: past it, its permits would be used in a
 -- window that never counted them), and no longer than the answer's reset, when the key's next permit frees (the
 -- previous window sliding out), so that a request the stock pays has the remaining the backend would answer it.
 -- With ARGV[6] '1' and an id in ARGV[8]: the hand-back of that stock, up to cost of its permits, off the counter of
 -- its window, the current one or now the previous one (whose weight then lowers the estimate exactly as the stock
--- raised it; an older window counts nothing), once; ARGV[9] how long (ms) the tombstone of a hand-back that finds no
--- stock lasts.
+-- raised it; an older window counts nothing), once; ARGV[9] then how long (ms) the tombstone of a hand-back that
+-- finds no stock lasts.
 -- Returns {allowed, remaining, reset ms, retry-after ms (-1: never fits), 0, over the nominal limit}.
 -- io.sluice.memory.SlidingWindowModel is the same computation in Java, operation for operation.
 -- (redis-time.lua and window-stocks.lua, prepended on load, have set now, SLACK_MS and the stocks' functions.)
@@ -23,7 +24,7 @@ local eff = tonumber(ARGV[4])
 local cost = tonumber(ARGV[5])
 local upTo = tonumber(ARGV[7]) or 0
 local stockId = ARGV[8] or ''
-local tombstoneMs = tonumber(ARGV[9]) or 0
+local lentMs = tonumber(ARGV[9]) or 0
 local w = math.floor(now / period)
 if w * period > now then w = w - 1 elseif (w + 1) * period <= now then w = w + 1 end
 local e = now - w * period
@@ -51,7 +52,7 @@ local function store()
 end
 
 if ARGV[6] == '1' and stockId ~= '' then
-  local s = handedBack(stockId, tombstoneMs)
+  local s = handedBack(stockId, lentMs)
   if s and s[2] == w then
     cur = math.max(0, cur - math.min(cost, s[3]))
   elseif s and s[2] == w - 1 then
@@ -94,7 +95,7 @@ if upTo > 0 then
     taken = math.max(0, math.min(upTo, math.floor(eff - (prev * (period - e) / period + cur))))
     if taken > 0 then
       cur = cur + taken
-      stocks[#stocks + 1] = {stockId, w, taken}
+      stocks[#stocks + 1] = {stockId, w, taken, now + lentMs * 1000}
       store()
     end
   end

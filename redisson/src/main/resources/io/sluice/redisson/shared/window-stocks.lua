@@ -1,15 +1,19 @@
 -- Shared opening of the window counters' scripts (prepended after redis-time.lua): the stocks of permits a counter
--- lent to servers (prefetches), kept in the key's state after its counters. "|<id>,<window>,<permits>" is a stock
--- taken in window <window> (its index) and not handed back yet; it is kept while its window counts (a fixed window:
--- the window itself; a sliding window: it and the next, where it is the previous window), so that its hand-back
--- lowers exactly the counter it raised. "!<id>,<until, us>" is a tombstone: a hand-back that came before its
+-- lent to servers (prefetches), kept in the key's state after its counters. "|<id>,<window>,<permits>,<until, us>" is
+-- a stock taken in window <window> (its index) and not handed back yet, so that its hand-back lowers exactly the
+-- counter it raised; it is kept while its window counts (a fixed window: the window itself; a sliding window: it and
+-- the next, where it is the previous window) and its hand-back may still come (until <until>: its hold and a grace,
+-- as a token bucket's loan; a server hands back nothing of a stock it used up, and one that stopped nothing at all),
+-- then counts as used. "!<id>,<until, us>" is a tombstone: a hand-back that came before its
 -- prefetch (one Sluice gave up on), so that the prefetch, if Redis runs it after all, takes nothing.
 local stocks = {}
 local tombstones = {}
--- Reads the entries after the counters: stocks of window `from` and later, tombstones not ended.
+-- Reads the entries after the counters: stocks of window `from` and later not lapsed, tombstones not ended.
 local function readStocks(rest, from)
-  for id, sw, permits in string.gmatch(rest, '|([^,|!]+),(%d+),(%d+)') do
-    if tonumber(sw) >= from then stocks[#stocks + 1] = {id, tonumber(sw), tonumber(permits)} end
+  for id, sw, permits, untilAt in string.gmatch(rest, '|([^,|!]+),(%d+),(%d+),(%d+)') do
+    if tonumber(sw) >= from and tonumber(untilAt) > now then
+      stocks[#stocks + 1] = {id, tonumber(sw), tonumber(permits), tonumber(untilAt)}
+    end
   end
   for id, untilAt in string.gmatch(rest, '!([^,|!]+),(%d+)') do
     if tonumber(untilAt) > now then tombstones[#tombstones + 1] = {id, tonumber(untilAt)} end
@@ -18,7 +22,7 @@ end
 -- The entries as stored after the counters.
 local function stocksText()
   local parts = {}
-  for _, s in ipairs(stocks) do parts[#parts + 1] = string.format('|%s,%.0f,%.0f', s[1], s[2], s[3]) end
+  for _, s in ipairs(stocks) do parts[#parts + 1] = string.format('|%s,%.0f,%.0f,%.0f', s[1], s[2], s[3], s[4]) end
   for _, t in ipairs(tombstones) do parts[#parts + 1] = string.format('!%s,%.0f', t[1], t[2]) end
   return table.concat(parts)
 end
