@@ -147,6 +147,8 @@ record EngineScenario(long seed, int engines, Map<String, String> rules, List<Ma
         // Its own stream, so that a seed that draws no audience draws exactly what it drew before audiences existed.
         SplittableRandom audience = new SplittableRandom(seed * AudienceDraw.SALT);
         boolean audiences = AudienceDraw.draw(audience, rules);
+        // Before the blocks, which a prefetching rule may not have.
+        RuleDraw.windowPrefetches(rules, new SplittableRandom(seed ^ RuleDraw.WINDOW_PREFETCH_SALT));
         RuleDraw.blocks(rules, new SplittableRandom(seed ^ RuleDraw.BLOCK_SALT));
         RuleDraw.outcomes(rules, new SplittableRandom(seed ^ RuleDraw.OUTCOME_SALT));
         RuleDraw.large(rules, new SplittableRandom(seed ^ RuleDraw.LARGE_SALT));
@@ -456,6 +458,28 @@ record EngineScenario(long seed, int engines, Map<String, String> rules, List<Ma
             } else if (draw == 1 && !softOrPrefetch && !elastic
                     && (algorithm.equals("token-bucket") || algorithm.equals("fixed-window") || algorithm.equals("sliding-window"))) {
                 p.put(base + "settle", "header:X-Used");
+            }
+        }
+
+        /** The window counters' prefetch draws' own random numbers, so that a seed's other draws stay what they were. */
+        static final long WINDOW_PREFETCH_SALT = 0x3D0C5EEDL;
+
+        /**
+         * {@code prefetch} on every window counter that may have one (hard, at least 3 permits), fewer than half their
+         * permits where there are 4 or more, so that a reload halving the rate still parses; each kept only when the
+         * parser accepts the rules with it.
+         */
+        static void windowPrefetches(Map<String, String> p, SplittableRandom random) {
+            for (String k : List.copyOf(p.keySet())) {
+                if (!k.matches("sluice\\.rules\\.r\\d+\\.rate")) continue;
+                String base = k.substring(0, k.length() - "rate".length());
+                String algorithm = p.getOrDefault(base + "algorithm", "sliding-log");
+                if (!algorithm.equals("fixed-window") && !algorithm.equals("sliding-window")) continue;
+                long permits = Long.parseLong(p.get(k).split("/")[0]);
+                if (permits < 3 || !p.getOrDefault(base + "throttling", "hard").equals("hard")) continue;
+                Map<String, String> with = new TreeMap<>(p);
+                with.put(base + "prefetch", String.valueOf(1 + random.nextInt((int) Math.max(1, permits / 2 - 1))));
+                if (parses(with)) p.putAll(with);
             }
         }
 

@@ -37,7 +37,26 @@ final class KnownScenarios {
         all.put("seed 164380549: plans on a prefetching log, each limit's stock handed back for the next", plansTakeTurns());
         all.put("count=failure: successes given back, failures kept, a second rate rule beside", countedFailures());
         all.put("settle: a token bucket charged past its limit and repaid, a window given back", settledCosts());
+        all.put("seed 64: a cost above what a window's stock has left", costAboveTheStock("fixed-window"));
+        all.put("a cost above what a log's stock has left", costAboveTheStock("sliding-log"));
         return all;
+    }
+
+    /**
+     * {@code 10/1m} with {@code prefetch=4}, a big path costing 4: a big request (4, and a stock of 4), a small one
+     * paid from the stock (3 left), then a big one the stock cannot pay: the stock goes back first, and Redis admits
+     * it from the 5 the key has left (it rejected it with the stock's 3 still out), then rejects the next.
+     */
+    private static EngineScenario costAboveTheStock(String algorithm) {
+        Map<String, String> rules = rule("r1", "rate", "10/1m", "algorithm", algorithm, "prefetch", "4", "costs",
+                EngineScenario.BIG + "=4");
+        List<Step> steps = new ArrayList<>();
+        steps.add(new Request(0, 0, "bob", null, EngineScenario.BIG));
+        steps.add(new Request(1, 0, "bob", null, EngineScenario.PATH));
+        steps.add(new Request(2, 0, "bob", null, EngineScenario.BIG));
+        steps.add(new Request(3, 0, "bob", null, EngineScenario.BIG));
+        steps.add(new Request(4, 0, "bob", null, EngineScenario.PATH));
+        return scenario(rules, steps);
     }
 
     private static Map<String, String> rule(String name, String... properties) {

@@ -3,8 +3,12 @@ package io.sluice.memory;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 
-/** Reference model of {@code fixed-window.lua}: a counter per window, windows aligned to multiples of the period. */
+/**
+ * Reference model of {@code fixed-window.lua}: a counter per window, windows aligned to multiples of the period; a
+ * prefetch's stock is counted in the window of now and lent under its id until its window ends.
+ */
 public final class FixedWindowModel implements RateModel {
+    private final WindowStocks stocks = new WindowStocks();
     private boolean stored;
     private double window;
     private double count;
@@ -57,11 +61,54 @@ public final class FixedWindowModel implements RateModel {
         store(w, n + r.cost(), (w + 1) * period);
     }
 
+    /**
+     * Up to {@code upTo} permits of {@code permit} (cost 1), as many as fit, counted in the window of now and lent under
+     * {@code id} for {@code lentMicros}; a tombstone under {@code id} (its hand-back came first) makes it take nothing.
+     */
+    WindowStocks.Taken prefetch(RateRequest permit, long upTo, String id, long lentMicros, long nowMicros) {
+        double now = nowMicros;
+        double period = permit.period().toMillis() * 1000.0;
+        double w = RateModel.window(now, period);
+        double finish = (w + 1) * period;
+        double n = stored && window == w ? count : 0;
+        stocks.prune(w, now);
+        double taken = 0;
+        if (stocks.givenUp(id)) {
+            store(w, n, finish);
+        } else {
+            taken = Math.max(0, Math.min(upTo, permit.effectiveLimit() - n));
+            if (taken > 0) {
+                n = n + taken;
+                stocks.lend(id, w, taken, now + lentMicros);
+                store(w, n, finish);
+            }
+        }
+        long retry = taken < upTo ? RateModel.millis(finish - now) : 0;
+        long reset = n > 0 ? RateModel.millis(finish - now) : 0;
+        RateOutcome last = new RateOutcome(taken > 0, (long) Math.max(0, permit.limit() - n), reset, retry);
+        return new WindowStocks.Taken((long) taken, last, (long) Math.floor((finish - now) / 1000));
+    }
+
+    /**
+     * Stock {@code id} handed back: up to {@code unused} of its permits off the counter, while its window is the
+     * current one; a tombstone for {@code tombstoneMicros} when none is lent under it.
+     */
+    void handBack(RateRequest permit, String id, long unused, long tombstoneMicros, long nowMicros) {
+        double now = nowMicros;
+        double period = permit.period().toMillis() * 1000.0;
+        double w = RateModel.window(now, period);
+        double n = stored && window == w ? count : 0;
+        stocks.prune(w, now);
+        WindowStocks.Lent s = stocks.handedBack(id, tombstoneMicros, now);
+        if (s != null && s.window() == w) n = Math.max(0, n - Math.min(unused, s.permits()));
+        store(w, n, (w + 1) * period);
+    }
+
     private void store(double w, double n, double finish) {
         stored = true;
         window = w;
         count = n;
-        idleAt = (long) finish;
+        idleAt = stocks.idleAt(finish);
     }
 
     @Override

@@ -182,7 +182,8 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
 
     /**
      * As the Redis backend does: the request, then up to {@code ahead} permits of cost 1 (a log's in one entry that
-     * counts from the hold's end); only a log or a token bucket under hard throttling takes any.
+     * counts from the hold's end, a bucket's or a window counter's lent under an id); every algorithm but the leaky
+     * bucket, under hard throttling, takes some.
      */
     @Override
     public CompletionStage<Prefetch> tryConsumeAndPrefetch(RateRequest r, long ahead, Duration hold) {
@@ -215,6 +216,7 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
                 }
             }
         }
+        if (permit.algorithm() != Algorithm.SLIDING_LOG) return CompletableFuture.completedFuture(fromWindow(permit, r, ahead, hold, id, now));
         long interval = permit.period().toMillis();
         while (true) {
             SlidingLog log = logs.computeIfAbsent(permit.key() + "|" + interval, k -> new SlidingLog());
@@ -234,6 +236,29 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
         }
     }
 
+    /**
+     * A window counter's prefetch: {@code r} (when not null) then up to {@code ahead} permits lent under {@code id}, as a
+     * bucket's are, for the hold and a grace.
+     */
+    private Prefetch fromWindow(RateRequest permit, RateRequest r, long ahead, Duration hold, String id, long now) {
+        long nowMicros = Math.multiplyExact(now, 1000L);
+        long lentMicros = Math.multiplyExact(hold.plus(Prefetch.RETURN_GRACE).toMillis(), 1000L);
+        while (true) {
+            Modelled m = models.computeIfAbsent(permit.algorithm().id() + "|" + permit.key(), k -> new Modelled(RateModel.of(permit.algorithm())));
+            synchronized (m) {
+                if (m.dead) continue;
+                RateOutcome own = r == null ? null : m.model.consume(r, nowMicros);
+                WindowStocks.Taken t = m.model instanceof FixedWindowModel fixed ? fixed.prefetch(permit, ahead, id, lentMicros, nowMicros)
+                        : ((SlidingWindowModel) m.model).prefetch(permit, ahead, id, lentMicros, nowMicros);
+                long taken = t.taken();
+                RateOutcome last = t.last();
+                RateOutcome outcome = own != null ? own : last;
+                return new Prefetch(outcome, permit, taken, last.remaining(), taken == 0 ? null : new Prefetch.Receipt(id, taken),
+                        t.endsInMillis());
+            }
+        }
+    }
+
     /** As the Redis backend does: the permits alone (the outcome says only whether any were taken). */
     @Override
     public CompletionStage<Prefetch> prefetch(RateRequest permit, long ahead, Duration hold) {
@@ -249,7 +274,7 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
         if (!p.handsBack(unused)) return CompletableFuture.completedFuture(null);
         RateRequest r = p.request();
         String id = p.receipt().stockId();
-        if (r.algorithm() == Algorithm.TOKEN_BUCKET) {
+        if (r.algorithm() != Algorithm.SLIDING_LOG) {
             handBackLent(r, id, unused);
             return CompletableFuture.completedFuture(null);
         }
@@ -268,7 +293,10 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
         return CompletableFuture.completedFuture(null);
     }
 
-    /** A token bucket's stock {@code id} handed back, as token-bucket.lua does (a tombstone when none is lent). */
+    /**
+     * A token bucket's or a window counter's stock {@code id} handed back, as their scripts do (a tombstone when none is
+     * lent).
+     */
     private void handBackLent(RateRequest permit, String id, long unused) {
         long now = clock.millis();
         sweep(now);
@@ -277,7 +305,9 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
             Modelled m = models.computeIfAbsent(permit.algorithm().id() + "|" + permit.key(), k -> new Modelled(RateModel.of(permit.algorithm())));
             synchronized (m) {
                 if (m.dead) continue;
-                ((TokenBucketModel) m.model).handBack(permit, id, unused, TOMBSTONE_MICROS, nowMicros);
+                if (m.model instanceof TokenBucketModel bucket) bucket.handBack(permit, id, unused, TOMBSTONE_MICROS, nowMicros);
+                else if (m.model instanceof FixedWindowModel fixed) fixed.handBack(permit, id, unused, TOMBSTONE_MICROS, nowMicros);
+                else ((SlidingWindowModel) m.model).handBack(permit, id, unused, TOMBSTONE_MICROS, nowMicros);
                 return;
             }
         }

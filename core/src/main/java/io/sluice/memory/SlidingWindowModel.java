@@ -7,9 +7,11 @@ import io.sluice.spi.RateRequest;
  * Reference model of {@code sliding-window.lua}: the counts of the current and the previous fixed window;
  * the estimate is {@code previous x (its overlap with the rolling window) + current} (Cloudflare's
  * approximation). The contract's example: 9 in the previous window, 5 in this one, a quarter into it:
- * 9 x 0.75 + 5 = 14.75 of 10, so the next request is rejected.
+ * 9 x 0.75 + 5 = 14.75 of 10, so the next request is rejected. A prefetch's stock is counted in the window of now
+ * and lent under its id; its hand-back comes off that window's counter, the current or the previous one.
  */
 public final class SlidingWindowModel implements RateModel {
+    private final WindowStocks stocks = new WindowStocks();
     private boolean stored;
     private double window;
     private double storedCurrent;
@@ -56,6 +58,52 @@ public final class SlidingWindowModel implements RateModel {
         store(s);
     }
 
+    /**
+     * Up to {@code upTo} permits of {@code permit} (cost 1), as many as fit, counted in the window of now and lent under
+     * {@code id} for {@code lentMicros}; a tombstone under {@code id} (its hand-back came first) makes it take nothing. The stock may be handed
+     * out until its window ends, and no longer than the reset (when the key's next permit frees).
+     */
+    WindowStocks.Taken prefetch(RateRequest permit, long upTo, String id, long lentMicros, long nowMicros) {
+        Window s = load(permit, nowMicros);
+        stocks.prune(s.w - 1, s.now);
+        double eff = permit.effectiveLimit();
+        double limit = permit.limit();
+        double taken = 0;
+        if (stocks.givenUp(id)) {
+            store(s);
+        } else {
+            taken = Math.max(0, Math.min(upTo, Math.floor(eff - (s.previous * (s.period - s.elapsed) / s.period + s.current))));
+            if (taken > 0) {
+                s.current = s.current + taken;
+                stocks.lend(id, s.w, taken, s.now + lentMicros);
+                store(s);
+            }
+        }
+        long retry = taken < upTo ? RateModel.millis(s.wait(1, eff)) : 0;
+        double estimate = s.previous * (s.period - s.elapsed) / s.period + s.current;
+        double remaining = Math.max(0, Math.floor(limit - estimate));
+        long reset = s.current > 0 || s.previous > 0 ? RateModel.millis(s.wait(remaining + 1, limit)) : 0;
+        long lasts = (long) Math.floor(((s.w + 1) * s.period - s.now) / 1000);
+        if (reset > 0 && reset < lasts) lasts = reset;
+        return new WindowStocks.Taken((long) taken, new RateOutcome(taken > 0, (long) remaining, reset, retry), lasts);
+    }
+
+    /**
+     * Stock {@code id} handed back: up to {@code unused} of its permits off the counter of its window, the current or
+     * the previous one; a tombstone for {@code tombstoneMicros} when none is lent under it.
+     */
+    void handBack(RateRequest permit, String id, long unused, long tombstoneMicros, long nowMicros) {
+        Window s = load(permit, nowMicros);
+        stocks.prune(s.w - 1, s.now);
+        WindowStocks.Lent lent = stocks.handedBack(id, tombstoneMicros, s.now);
+        if (lent != null && lent.window() == s.w) {
+            s.current = Math.max(0, s.current - Math.min(unused, lent.permits()));
+        } else if (lent != null && lent.window() == s.w - 1) {
+            s.previous = Math.max(0, s.previous - Math.min(unused, lent.permits()));
+        }
+        store(s);
+    }
+
     private Window load(RateRequest r, long nowMicros) {
         Window s = new Window();
         s.now = nowMicros;
@@ -78,7 +126,7 @@ public final class SlidingWindowModel implements RateModel {
         window = s.w;
         storedCurrent = s.current;
         storedPrevious = s.previous;
-        idleAt = (long) ((s.w + 2) * s.period);
+        idleAt = stocks.idleAt((s.w + 2) * s.period);
     }
 
     @Override

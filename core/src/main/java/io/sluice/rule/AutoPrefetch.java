@@ -6,7 +6,7 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * Where {@code prefetch=auto} (a rule's default) may take permits ahead, and how many at most: only where an explicit
+ * Where {@code prefetch=auto} (a rule's default) may take permits ahead, and how many at most: only where a fixed
  * {@code prefetch} is allowed, only on a limit large enough that the stocks all servers may hold stay a small share of
  * it ({@link #SHARE_DIVISOR}), never beside a {@code block} or a {@code settle}. A {@code 10/1h} rule never
  * prefetches; a {@code 10000/1s} one may, 100 permits among all servers.
@@ -29,11 +29,11 @@ public final class AutoPrefetch {
     }
 
     /**
-     * Whether the algorithm and throttling allow a prefetch at all: the two algorithms whose scripts take a run of
-     * permits and hand back exactly the unused ones, hard throttling, a period with room for a hold.
+     * Whether the algorithm and throttling allow a prefetch at all: every algorithm but the leaky bucket (whose pace a
+     * stock would bypass), hard throttling, a period with room for a hold.
      */
     static boolean allowed(Optional<Rate> rate, Algorithm algorithm, Throttling throttling) {
-        return rate.isPresent() && (algorithm == Algorithm.SLIDING_LOG || algorithm == Algorithm.TOKEN_BUCKET)
+        return rate.isPresent() && algorithm != Algorithm.LEAKY_BUCKET
                 && throttling == Throttling.HARD
                 && rate.get().period().dividedBy(RuleParser.PREFETCH_HOLD_SHARE).compareTo(SHORTEST_HOLD) >= 0;
     }

@@ -382,8 +382,9 @@ public final class RuleParser {
     }
 
     /**
-     * {@code prefetch} and {@code prefetch-hold}, checked against the rest: only the two algorithms whose scripts take
-     * a run of permits at once and can hand back the unused ones exactly, only under hard throttling (soft and elastic
+     * {@code prefetch} and {@code prefetch-hold}, checked against the rest: every algorithm but the leaky bucket (whose
+     * pace a stock would bypass; the others take a run of permits at once and hand back the unused ones exactly), only
+     * under hard throttling (soft and elastic
      * decide past the limit, which only the backend knows), fewer permits than the rate, and a hold of at most a tenth
      * of the period (its log entries count from the hold's end).
      */
@@ -393,8 +394,9 @@ public final class RuleParser {
             if (p.containsKey("prefetch-hold")) problem(base + "prefetch-hold", p.get("prefetch-hold"), "prefetch-hold only with prefetch");
             return Duration.ZERO;
         }
-        if (algorithm != Algorithm.SLIDING_LOG && algorithm != Algorithm.TOKEN_BUCKET) {
-            problem(base + "prefetch", p.get("prefetch"), "prefetch only with algorithm=sliding-log or algorithm=token-bucket");
+        if (algorithm == Algorithm.LEAKY_BUCKET) {
+            problem(base + "prefetch", p.get("prefetch"), "prefetch only with algorithm=sliding-log, token-bucket, fixed-window or"
+                    + " sliding-window (a leaky bucket paces requests one slot at a time: a server's stock would admit them unpaced)");
         }
         if (throttling != Throttling.HARD) problem(base + "prefetch", p.get("prefetch"), "prefetch only with throttling=hard");
         Duration period = rate.map(Rate::period).orElse(Duration.ZERO);

@@ -13,8 +13,16 @@ import java.util.Objects;
  * @param remaining nominal permits the key had left after the prefetch
  * @param receipt   what the backend needs to hand back unused permits ({@link Prefetching#returnPrefetched}); null
  *                  when none were taken
+ * @param endsInMillis how long after the backend took them the permits may be handed out at most, whatever the hold
+ *                  (the server hands them out until the earlier of the two ends): a window counter's stock ends with
+ *                  the window it was counted in, since a permit used in the next window would be admitted past that
+ *                  window's limit; {@link #NO_END} when only the hold ends it
  */
-public record Prefetch(RateOutcome outcome, RateRequest request, long taken, long remaining, Receipt receipt) {
+public record Prefetch(RateOutcome outcome, RateRequest request, long taken, long remaining, Receipt receipt,
+                       long endsInMillis) {
+    /** {@link #endsInMillis()} of a stock that only its hold ends (a sliding log's, a token bucket's). */
+    public static final long NO_END = Long.MAX_VALUE;
+
     /**
      * What a backend wrote down to find prefetched permits again when they are handed back: the id it stored them
      * under (a log's entry, a bucket's loan) and how many it stored. Only the backend that wrote it reads it.
@@ -50,10 +58,37 @@ public record Prefetch(RateOutcome outcome, RateRequest request, long taken, lon
      * @param taken     permits taken ahead
      * @param remaining permits left after them
      * @param receipt   the backend's note for handing permits back
+     * @param endsInMillis how long after the backend took them they may be handed out at most
      */
     public Prefetch {
         if (taken < 0) throw new IllegalArgumentException("taken must not be negative: " + taken);
         if (request.cost() != 1) throw new IllegalArgumentException("a prefetched permit costs 1: " + request.cost());
+        if (endsInMillis < 0) throw new IllegalArgumentException("endsInMillis must not be negative: " + endsInMillis);
+    }
+
+    /**
+     * Permits that only their hold ends ({@link #NO_END}).
+     *
+     * @param outcome   the request's own decision
+     * @param request   a request for one prefetched permit
+     * @param taken     permits taken ahead
+     * @param remaining permits left after them
+     * @param receipt   the backend's note for handing permits back
+     */
+    public Prefetch(RateOutcome outcome, RateRequest request, long taken, long remaining, Receipt receipt) {
+        this(outcome, request, taken, remaining, receipt, NO_END);
+    }
+
+    /**
+     * When a server that took these permits at {@code takenAt} (on its own time base, before the backend took them)
+     * stops handing them out: at the end of its {@code hold}, or earlier when the backend said they end sooner.
+     *
+     * @param takenAt when the server asked for them (ms)
+     * @param hold    the rule's {@code prefetch-hold}
+     * @return the time (ms, the same base as {@code takenAt}) from which they are no longer handed out
+     */
+    public long usableUntil(long takenAt, Duration hold) {
+        return takenAt + Math.min(hold.toMillis(), endsInMillis);
     }
 
     /**
@@ -79,15 +114,16 @@ public record Prefetch(RateOutcome outcome, RateRequest request, long taken, lon
     }
 
     /**
-     * Whether Sluice's own backends take permits ahead for {@code r}: a sliding log or a token bucket (the two whose
-     * scripts take a run of permits at once and hand back exactly the unused ones), without an overage, at least one.
+     * Whether Sluice's own backends take permits ahead for {@code r}: every algorithm but the leaky bucket (which paces
+     * requests: a stock would admit them unpaced), without an overage, at least one. Each takes a run of permits at once
+     * and hands back exactly the unused ones; a window counter's stock ends with its window ({@link #endsInMillis}).
      *
      * @param r     the request
      * @param ahead permits asked ahead
      * @return true when they prefetch
      */
     public static boolean supported(RateRequest r, long ahead) {
-        return (r.algorithm() == Algorithm.SLIDING_LOG || r.algorithm() == Algorithm.TOKEN_BUCKET) && ahead >= 1 && !r.overage();
+        return r.algorithm() != Algorithm.LEAKY_BUCKET && ahead >= 1 && !r.overage();
     }
 
     /**

@@ -158,6 +158,7 @@ final class DecisionCalls {
                 } else if (failure == null && prefetch) {
                     // A prefetch answers how many it took where a decision answers whether it was allowed.
                     u.ahead().taken().set(DecisionScript.taken(v, at));
+                    u.ahead().endsIn().set(decider.stockEndsIn(v, at));
                     answers.add(DecisionScript.prefetched(v, at));
                 } else if (failure == null) {
                     answers.add(decider.outcome(r, v, at));

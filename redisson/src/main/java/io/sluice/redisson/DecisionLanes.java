@@ -1,6 +1,7 @@
 package io.sluice.redisson;
 
 import io.sluice.internal.Coalescer;
+import io.sluice.spi.Prefetch;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 
@@ -53,11 +54,17 @@ final class DecisionLanes {
     /**
      * Permits of cost 1 prefetched after a unit's requests: {@code request} at cost 1, up to {@code count} of them,
      * for a hold of {@code offsetMillis}, under Sluice's id {@code id} (a sliding log logs them as one entry with that
-     * id, that long after now; a token bucket lends them under it). How many the script took is set in {@code taken}
-     * before the unit's answers complete; the caller's time the call was sent at is set in {@code sentAt} (0 while
-     * unsent), so that a call whose answer never comes can be undone.
+     * id, that long after now; a token bucket and a window counter lend them under it). How many the script took is
+     * set in {@code taken}, and how long their stock may be handed out ({@link DecisionScript#stockEndsIn}) in
+     * {@code endsIn}, before the unit's answers complete; the caller's time the call was sent at is set in
+     * {@code sentAt} (0 while unsent), so that a call whose answer never comes can be undone.
      */
-    record Ahead(RateRequest request, long count, long offsetMillis, String id, AtomicLong taken, AtomicLong sentAt) {
+    record Ahead(RateRequest request, long count, long offsetMillis, String id, AtomicLong taken, AtomicLong sentAt,
+                 AtomicLong endsIn) {
+        /** A prefetch not answered yet, its stock's end not known. */
+        Ahead(RateRequest request, long count, long offsetMillis, String id, AtomicLong taken, AtomicLong sentAt) {
+            this(request, count, offsetMillis, id, taken, sentAt, new AtomicLong(Prefetch.NO_END));
+        }
     }
 
     /** Sends the units of one lane in one script call; completes each unit's answers, and ends when the call has. */

@@ -1,6 +1,7 @@
 package io.sluice.redisson;
 
 import io.sluice.spi.Algorithm;
+import io.sluice.spi.Prefetch;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 
@@ -116,8 +117,8 @@ abstract class DecisionScript {
     abstract String[] arguments(RateRequest r, String mode, String now);
 
     /**
-     * A prefetch's arguments: up to {@code ahead.count()} permits of cost 1, under its id. Only a log and a token
-     * bucket take permits ahead.
+     * A prefetch's arguments: up to {@code ahead.count()} permits of cost 1, under its id. The leaky bucket takes
+     * nothing ahead.
      */
     String[] prefetchArguments(DecisionLanes.Ahead ahead, String now) {
         throw new UnsupportedOperationException(getClass().getSimpleName() + " takes nothing ahead");
@@ -125,6 +126,23 @@ abstract class DecisionScript {
 
     /** The answer of request {@code r}, at {@code at} in a call's answers. */
     abstract RateOutcome outcome(RateRequest r, List<Object> answers, int at);
+
+    /**
+     * A hand-back of the stock {@code stockId} lent by this script's key: up to {@code r.cost()} of its permits back,
+     * once; a tombstone for {@code tombstoneMillis} when Redis has not lent it (yet). Only a token bucket and a window
+     * counter lend stocks (a log's is an entry, handed back by {@code return-log.lua}).
+     */
+    String[] handBackArguments(RateRequest r, String stockId, String now, long tombstoneMillis) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " lends no stock");
+    }
+
+    /**
+     * How long (ms from the script's decision) the stock of the prefetch answered at {@code at} may be handed out,
+     * whatever the hold: {@link Prefetch#NO_END} but for a window counter, whose stock ends with its window.
+     */
+    long stockEndsIn(List<Object> answers, int at) {
+        return Prefetch.NO_END;
+    }
 
     /** A prefetch's answer, at {@code at}: how many it took, then what was left, the reset and the retry-after. */
     static long taken(List<Object> answers, int at) {

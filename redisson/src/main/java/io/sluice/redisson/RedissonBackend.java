@@ -266,8 +266,8 @@ public final class RedissonBackend
     /**
      * The request and its prefetched permits in one unit of the key's lane: one script call, which decides the
      * request, then the run of permits (as many as fit); a log logs them at the hold's end, under one entry id that
-     * {@link #returnPrefetched} removes them by. The leaky bucket's pace and the two window counters take nothing
-     * ahead (the rules file allows prefetch only with a log or a token bucket).
+     * {@link #returnPrefetched} removes them by; a token bucket and a window counter lend them under that id. The leaky
+     * bucket's pace takes nothing ahead (the rules file refuses prefetch with it).
      */
     @Override
     public CompletionStage<Prefetch> tryConsumeAndPrefetch(RateRequest r, long ahead, Duration hold) {
@@ -298,7 +298,7 @@ public final class RedissonBackend
             RateOutcome prefetch = answers.get(answers.size() - 1);
             // The receipt: the stock's id (a log's entry, a bucket's loan) and its permits.
             Prefetch.Receipt receipt = taken == 0 ? null : new Prefetch.Receipt(run.id(), taken);
-            return new Prefetch(answers.get(0), permit, taken, prefetch.remaining(), receipt);
+            return new Prefetch(answers.get(0), permit, taken, prefetch.remaining(), receipt, run.endsIn().get());
         });
         // No answer (a timeout, a lost connection) does not mean Redis took nothing: it may run the call later.
         answered.whenComplete((p, e) -> {
@@ -324,7 +324,7 @@ public final class RedissonBackend
         RateRequest r = run.request();
         CompletionStage<?> sent;
         try {
-            if (r.algorithm() == Algorithm.TOKEN_BUCKET) {
+            if (r.algorithm() != Algorithm.SLIDING_LOG) {
                 sent = handBackLent(r.withCost(run.count()), run.id());
             } else {
                 long countsFrom = run.sentAt().get() + run.offsetMillis();
@@ -350,23 +350,28 @@ public final class RedissonBackend
     }
 
     /**
-     * A token bucket's stock {@code id} handed back: up to {@code r.cost()} of its tokens return to the bucket (the
-     * rest were used), and it is no longer lent; a tombstone when Redis has not lent it (yet).
+     * A stock {@code id} lent by a token bucket or a window counter handed back: up to {@code r.cost()} of its permits
+     * return to the bucket or come off the counter of the window they were counted in (the rest were used), and it is
+     * no longer lent; a tombstone when Redis has not lent it (yet).
      */
     private CompletionStage<?> handBackLent(RateRequest r, String id) {
-        TokenBucketScript bucket = (TokenBucketScript) calls.script(Algorithm.TOKEN_BUCKET);
-        Object[] argv = bucket.handBackArguments(r, id, Long.toString(clock.millis()), TOMBSTONE_MILLIS);
-        return whenConnected(() -> scripts.<List<Object>>evalAsync(r.key(), RScript.Mode.READ_WRITE, bucket.one(),
-                RScript.ReturnType.LIST, bucket.keys(r), argv));
+        DecisionScript script = calls.script(r.algorithm());
+        String now = Long.toString(clock.millis());
+        Object[] argv = script.handBackArguments(r, id, now, TOMBSTONE_MILLIS);
+        return whenConnected(() -> scripts.<List<Object>>evalAsync(r.key(), RScript.Mode.READ_WRITE, script.one(),
+                RScript.ReturnType.LIST, script.keys(r), argv));
     }
 
-    /** The last {@code unused} of the prefetched permits: the log's own entries removed, a bucket's tokens handed back. */
+    /**
+     * The last {@code unused} of the prefetched permits: the log's own entries removed, a bucket's tokens handed back, a
+     * window counter's permits off the counter of their window.
+     */
     @Override
     public CompletionStage<Void> returnPrefetched(Prefetch p, long unused) {
         if (!p.handsBack(unused)) return CompletableFuture.completedFuture(null);
         RateRequest r = p.request();
         String id = p.receipt().stockId();
-        if (r.algorithm() == Algorithm.TOKEN_BUCKET) return handBackLent(r.withCost(unused), id).thenApply(ignored -> null);
+        if (r.algorithm() != Algorithm.SLIDING_LOG) return handBackLent(r.withCost(unused), id).thenApply(ignored -> null);
         return whenConnected(() -> returnLog.call(r.key(), id, p.receipt().permits(), unused)).thenApply(ignored -> null);
     }
 

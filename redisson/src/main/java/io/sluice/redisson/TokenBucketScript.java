@@ -52,6 +52,7 @@ final class TokenBucketScript extends DecisionScript {
      * A stock handed back: up to {@code r.cost()} of its tokens return to the bucket and it is no longer lent; a
      * tombstone for {@code tombstoneMillis} when Redis has not lent it (yet).
      */
+    @Override
     String[] handBackArguments(RateRequest r, String stockId, String now, long tombstoneMillis) {
         String[] one = arguments(r, REFUND, now);
         one[STOCK_ID - 1] = stockId;

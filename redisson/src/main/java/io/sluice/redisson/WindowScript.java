@@ -6,22 +6,65 @@ import io.sluice.spi.RateRequest;
 import java.util.List;
 
 /**
- * {@code fixed-window.lua} or {@code sliding-window.lua} (after {@code redis-time.lua}): a window's counter(s) on Redis
- * time. The two scripts take the same arguments and answer alike.
+ * {@code fixed-window.lua} or {@code sliding-window.lua} (after {@code redis-time.lua} and {@code window-stocks.lua}):
+ * a window's counter(s) on Redis time. The two scripts take the same arguments and answer alike; a prefetch is a stock
+ * counted in the window of now and lent under its id, handed back by that id to the counter of its window.
  */
 final class WindowScript extends DecisionScript {
+    /**
+     * Arguments of one request; which ones are a prefetch's size, its id, and how long its stock is lent (or a
+     * hand-back's tombstone lasts).
+     */
+    private static final int ARGUMENTS = 9;
+    private static final int PREFETCH = 7;
+    private static final int STOCK_ID = 8;
+    private static final int LENT_FOR = 9;
+    /** No prefetch id, nothing lent: a plain decision. */
+    private static final String NO_STOCK = "";
+    private static final String NOT_LENT = "0";
+    /** Where in a prefetch's answer (after its first number) the script says how long its stock may be handed out. */
+    private static final int STOCK_ENDS = 4;
+
     private final boolean callerTime;
 
     /** @param file the window's script */
     WindowScript(boolean callerTime, String file) {
-        super(6, 1, 6, 0, false, "shared/redis-time.lua", file);
+        super(ARGUMENTS, 1, 6, 0, false, "shared/redis-time.lua", "shared/window-stocks.lua", file);
         this.callerTime = callerTime;
     }
 
     @Override
     String[] arguments(RateRequest r, String mode, String now) {
         return new String[] {time(callerTime, now), Long.toString(r.period().toMillis()), Long.toString(r.limit()),
-                Long.toString(r.effectiveLimit()), Long.toString(r.cost()), mode};
+                Long.toString(r.effectiveLimit()), Long.toString(r.cost()), mode, NO_PREFETCH, NO_STOCK, NOT_LENT};
+    }
+
+    @Override
+    String[] prefetchArguments(DecisionLanes.Ahead ahead, String now) {
+        String[] one = arguments(ahead.request(), CONSUME, now);
+        one[PREFETCH - 1] = Long.toString(ahead.count());
+        one[STOCK_ID - 1] = ahead.id();
+        // As a token bucket's loan: its hand-back may come until the hold and a grace have passed.
+        one[LENT_FOR - 1] = Long.toString(ahead.offsetMillis() + TokenBucketScript.LENT_GRACE_MILLIS);
+        return one;
+    }
+
+    /**
+     * A stock handed back: up to {@code r.cost()} of its permits off the counter of the window it was taken in (while
+     * that window still counts), once; a tombstone for {@code tombstoneMillis} when Redis has not lent it (yet).
+     */
+    @Override
+    String[] handBackArguments(RateRequest r, String stockId, String now, long tombstoneMillis) {
+        String[] one = arguments(r, REFUND, now);
+        one[STOCK_ID - 1] = stockId;
+        one[LENT_FOR - 1] = Long.toString(tombstoneMillis);
+        return one;
+    }
+
+    /** A window's stock ends with its window (a sliding window's also when the key's next permit frees). */
+    @Override
+    long stockEndsIn(List<Object> answers, int at) {
+        return number(answers, at + STOCK_ENDS);
     }
 
     @Override

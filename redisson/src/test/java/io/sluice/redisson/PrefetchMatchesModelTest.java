@@ -22,11 +22,12 @@ import java.util.UUID;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Prefetch on a real Redis and in the in-memory backend (whose token bucket is the reference model, and whose log
- * is the sliding log's twin), driven with the same random decisions, prefetches, hand-backs of some of a prefetch's
- * unused permits, and times: every answer must be identical (the request's decision, remaining, reset and
- * retry-after, the permits taken ahead, what was left after them), and so must every later answer, which sees what
- * the prefetches' entries and hand-backs did to the state. The seed is printed; rerun one with {@code -Dsluice.seed=N}.
+ * Prefetch on a real Redis and in the in-memory backend (whose token bucket and window counters are the reference
+ * models, and whose log is the sliding log's twin), driven with the same random decisions, prefetches, hand-backs of
+ * some of a prefetch's unused permits, and times (across windows too): every answer must be identical (the request's
+ * decision, remaining, reset and retry-after, the permits taken ahead, what was left after them, how long the stock
+ * may be handed out), and so must every later answer, which sees what the prefetches' entries and hand-backs did to
+ * the state. The seed is printed; rerun one with {@code -Dsluice.seed=N}.
  */
 class PrefetchMatchesModelTest {
     private static final int SEQUENCES = 30;
@@ -46,7 +47,7 @@ class PrefetchMatchesModelTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Algorithm.class, names = {"SLIDING_LOG", "TOKEN_BUCKET"})
+    @EnumSource(value = Algorithm.class, names = {"SLIDING_LOG", "TOKEN_BUCKET", "FIXED_WINDOW", "SLIDING_WINDOW"})
     void redisAndTheModelAgreeOnEveryAnswer(Algorithm algorithm) {
         long seed = Long.getLong("sluice.seed", System.nanoTime());
         System.out.println("PrefetchMatchesModelTest " + algorithm + " seed=" + seed);
@@ -84,6 +85,7 @@ class PrefetchMatchesModelTest {
                         else assertThat(a.outcome()).as(where).isEqualTo(b.outcome());
                         assertThat(a.taken()).as("taken ahead: " + where).isEqualTo(b.taken());
                         assertThat(a.remaining()).as("left after: " + where).isEqualTo(b.remaining());
+                        assertThat(a.endsInMillis()).as("the stock's end: " + where).isEqualTo(b.endsInMillis());
                         assertThat(a.request()).isEqualTo(b.request()).isEqualTo(call.withCost(1));
                         if (a.taken() > 0) {
                             fromRedis.add(a);

@@ -213,19 +213,22 @@ final class KeySlot {
     }
 
     /**
-     * Hands back the stocks taken for another limit than {@code request}'s; the next one left becomes the one in use.
+     * Hands back the stocks that cannot pay {@code request} at {@code now}: taken for another limit (a plan, a reload),
+     * ended, or with too few permits left for its cost. Deciding it in the backend with them still out would count
+     * them as spent: another limit's are the key's permits, and permits of its own limit left unused would reject a
+     * request that the same permits left in the backend would admit. The one that can pay (if any) stays in use.
      *
      * @return completes once they are back; null when there were none
      */
-    synchronized CompletableFuture<Void> handBackOtherLimits(RateRequest request) {
+    synchronized CompletableFuture<Void> handBackUnfit(RateRequest request, long now) {
         Stock current = state.current;
         Stock next = state.next;
         List<Stock> back = new ArrayList<>(2);
-        if (current != null && !current.forLimitOf(request)) {
+        if (current != null && !current.pays(request, now)) {
             back.add(current);
             current = null;
         }
-        if (next != null && !next.forLimitOf(request)) {
+        if (next != null && !next.pays(request, now)) {
             back.add(next);
             next = null;
         }
@@ -236,7 +239,11 @@ final class KeySlot {
         state = state.with(current, next);
         if (back.isEmpty()) return null;
         List<CompletableFuture<Void>> returns = new ArrayList<>(back.size());
-        for (Stock s : back) returns.add(handBacks.send(s).toCompletableFuture());
+        for (Stock s : back) {
+            // Its own limit's permits are the key's again: what it has left besides this server's stocks.
+            if (s.forLimitOf(request)) heard.add(s.left);
+            returns.add(handBacks.send(s).toCompletableFuture());
+        }
         return CompletableFuture.allOf(returns.toArray(new CompletableFuture<?>[0]));
     }
 

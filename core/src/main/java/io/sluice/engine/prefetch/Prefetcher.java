@@ -22,8 +22,8 @@ import java.util.function.IntSupplier;
 /**
  * Permits this server took from a key ahead of need (a rule's {@code prefetch}), handed out here without a round
  * trip until their hold ends; what is left then goes back to the backend. The limit stays exact: every prefetched
- * permit is taken in the backend, which counts it from the hold's end, so a key never admits more than its limit in
- * any window, on one server or many. What it costs is that permits one server holds are not the others' until it
+ * permit is taken in the backend, which counts it from the hold's end (or ends the stock with the window it counted
+ * it in: then so does the hold), so a key never admits more than its limit in any window, on one server or many. What it costs is that permits one server holds are not the others' until it
  * uses them or hands them back (at most a hold later).
  *
  * <p>A key's stock is refilled before it runs out: once a quarter of it is left (or three quarters of its hold have
@@ -109,7 +109,7 @@ public final class Prefetcher {
             call = CompletableFuture.failedFuture(e);
         }
         call.whenComplete((p, e) -> {
-            Stock arrived = p != null && p.taken() > 0 ? new Stock(p, sent, sent + hold.toMillis()) : null;
+            Stock arrived = p != null && p.taken() > 0 ? new Stock(p, sent, p.usableUntil(sent, hold)) : null;
             boolean kept = false;
             try {
                 kept = slot.refilled(p, arrived, sent);
@@ -179,11 +179,12 @@ public final class Prefetcher {
             call = CompletableFuture.failedFuture(e);
         }
         return call.thenApply(p -> {
-            Stock arrived = p.taken() > 0 ? new Stock(p, sent, sent + hold.toMillis()) : null;
+            Stock arrived = p.taken() > 0 ? new Stock(p, sent, p.usableUntil(sent, hold)) : null;
             KeySlot.Landing landing = slot.fetched(request, p, arrived, sent);
             landed(request.key(), slot, landing.kept() ? arrived : null);
             long besides = landing.besides();
-            return besides == 0 ? p : new Prefetch(plus(p.outcome(), besides), p.request(), p.taken(), p.remaining(), p.receipt());
+            return besides == 0 ? p : new Prefetch(plus(p.outcome(), besides), p.request(), p.taken(), p.remaining(), p.receipt(),
+                    p.endsInMillis());
         }).whenComplete((p, e) -> {
             // No answer: no stock, and the key's waiters go on without one.
             if (e != null) landed(request.key(), slot, null);
@@ -234,14 +235,15 @@ public final class Prefetcher {
     }
 
     /**
-     * Hands back the key's stocks taken for another limit than {@code request}'s (another plan, a reload): their
-     * permits are the key's, which the request is to be decided against, not a stock it may spend.
+     * Hands back the key's stocks that cannot pay {@code request}: another limit's (a plan, a reload), ended, or with
+     * too few left for its cost. Their permits are the key's, which the request is to be decided against in the
+     * backend, as without prefetch.
      *
      * @return completes once they are back; null when there were none
      */
-    public CompletableFuture<Void> handBackOtherLimits(RateRequest request) {
+    public CompletableFuture<Void> handBackUnfit(RateRequest request) {
         KeySlot slot = slots.get(request.key());
-        return slot == null ? null : slot.handBackOtherLimits(request);
+        return slot == null ? null : slot.handBackUnfit(request, ticker.millis());
     }
 
     /**

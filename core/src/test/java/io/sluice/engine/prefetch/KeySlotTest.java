@@ -157,7 +157,7 @@ class KeySlotTest {
         Stock s = stock(OTHER_LIMIT, 10, 0);
         other.fetched(OTHER_LIMIT, s.prefetch, s, 0);
         other.landed();
-        CompletableFuture<Void> back = other.handBackOtherLimits(REQUEST);
+        CompletableFuture<Void> back = other.handBackUnfit(REQUEST, 0);
         assertThat(back).isNotNull().isNotDone();
         assertThat(other.state()).isInstanceOf(StockState.NoStock.class);
         assertThat(handBacks.inFlight("k")).isNotNull();
@@ -168,10 +168,23 @@ class KeySlotTest {
     }
 
     @Test
-    void handBackOtherLimitsKeepsTheRequestsOwn() {
+    void handBackUnfitKeepsAStockThatPays() {
         stocked(stock(REQUEST, 10, 0));
-        assertThat(slot.handBackOtherLimits(REQUEST)).isNull();
+        assertThat(slot.handBackUnfit(REQUEST, 0)).isNull();
         assertThat(slot.held()).isEqualTo(10);
+    }
+
+    @Test
+    void handBackUnfitHandsBackAStockTooSmallForTheCostOrEnded() {
+        stocked(stock(REQUEST, 3, 0));
+        assertThat(slot.handBackUnfit(REQUEST.withCost(4), 0)).as("3 left, cost 4").isNotNull();
+        assertThat(slot.held()).isZero();
+        assertThat(backend.handedBack).containsExactly(3L);
+        assertThat(slot.remaining(REQUEST, 2, () -> 0L, 0)).as("what the backend says, the stock being back").isEqualTo(2);
+        stocked(stock(REQUEST, 10, 0));
+        assertThat(slot.handBackUnfit(REQUEST, 999)).as("within its hold").isNull();
+        assertThat(slot.handBackUnfit(REQUEST, 1000)).as("its hold ended, not swept yet").isNotNull();
+        assertThat(backend.handedBack).containsExactly(3L, 10L);
     }
 
     @Test

@@ -1,16 +1,30 @@
 -- Sluice sliding window counter: the current and the previous fixed window, the previous weighted by its
 -- overlap with the rolling window (9 x 0.75 + 5 = 14.75 of 10: rejected).
--- KEYS[1] state "<window index>:<count in it>:<count in the window before>".
+-- KEYS[1] state "<window index>:<count in it>:<count in the window before>", then the stocks lent to servers and
+-- tombstones (window-stocks.lua).
 -- ARGV[1] now in ms, or '' for Redis TIME (production always passes ''); ARGV[2] period (ms);
 -- ARGV[3] limit, ARGV[4] effective limit (soft/elastic), ARGV[5] cost, ARGV[6] '1' to refund cost, '2' to charge it
 -- whatever is left (a request settled past its estimate: the counter may pass the limit until the windows slide).
+-- ARGV[7] a prefetch: up to this many permits of cost 1 (0: not one), as many as fit, counted in the window of now and
+-- lent under id ARGV[8] for ARGV[9] ms (its hold and a grace), answered once with how many were taken in place of
+-- "allowed", and in place of the delay how
+-- long (ms) the stock may be handed out: until its window ends (rounded down: past it, its permits would be used in a
+-- window that never counted them), and no longer than the answer's reset, when the key's next permit frees (the
+-- previous window sliding out), so that a request the stock pays has the remaining the backend would answer it.
+-- With ARGV[6] '1' and an id in ARGV[8]: the hand-back of that stock, up to cost of its permits, off the counter of
+-- its window, the current one or now the previous one (whose weight then lowers the estimate exactly as the stock
+-- raised it; an older window counts nothing), once; ARGV[9] then how long (ms) the tombstone of a hand-back that
+-- finds no stock lasts.
 -- Returns {allowed, remaining, reset ms, retry-after ms (-1: never fits), 0, over the nominal limit}.
 -- io.sluice.memory.SlidingWindowModel is the same computation in Java, operation for operation.
--- (redis-time.lua, prepended on load, has set now and SLACK_MS.)
+-- (redis-time.lua and window-stocks.lua, prepended on load, have set now, SLACK_MS and the stocks' functions.)
 local period = tonumber(ARGV[2]) * 1000
 local limit = tonumber(ARGV[3])
 local eff = tonumber(ARGV[4])
 local cost = tonumber(ARGV[5])
+local upTo = tonumber(ARGV[7]) or 0
+local stockId = ARGV[8] or ''
+local lentMs = tonumber(ARGV[9]) or 0
 local w = math.floor(now / period)
 if w * period > now then w = w - 1 elseif (w + 1) * period <= now then w = w + 1 end
 local e = now - w * period
@@ -19,7 +33,7 @@ local cur = 0
 local prev = 0
 local state = redis.call('GET', KEYS[1])
 if state then
-  local sw, sc, sp = string.match(state, '^(%d+):(%d+):(%d+)$')
+  local sw, sc, sp, rest = string.match(state, '^(%d+):(%d+):(%d+)(.*)$')
   if sw then
     sw = tonumber(sw)
     if sw == w then
@@ -28,11 +42,24 @@ if state then
     elseif sw == w - 1 then
       prev = tonumber(sc)
     end
+    readStocks(rest, w - 1)
   end
 end
 local function store()
-  redis.call('SET', KEYS[1], string.format('%.0f:%.0f:%.0f', w, cur, prev),
-    'PX', math.ceil(((w + 2) * period - now) / 1000) + SLACK_MS)
+  local live = math.max((w + 2) * period - now, tombstonesLeft())
+  redis.call('SET', KEYS[1], string.format('%.0f:%.0f:%.0f', w, cur, prev) .. stocksText(),
+    'PX', math.ceil(live / 1000) + SLACK_MS)
+end
+
+if ARGV[6] == '1' and stockId ~= '' then
+  local s = handedBack(stockId, lentMs)
+  if s and s[2] == w then
+    cur = math.max(0, cur - math.min(cost, s[3]))
+  elseif s and s[2] == w - 1 then
+    prev = math.max(0, prev - math.min(cost, s[3]))
+  end
+  store()
+  return {1, 0, 0, 0, 0, 0}
 end
 
 if ARGV[6] == '1' then
@@ -58,6 +85,29 @@ local function wait(need, cap)
   local b = cap - need
   if cur <= b then return period - e end
   return period - e + period - b * period / cur
+end
+
+if upTo > 0 then
+  local taken = 0
+  if givenUp(stockId) then
+    store()
+  else
+    taken = math.max(0, math.min(upTo, math.floor(eff - (prev * (period - e) / period + cur))))
+    if taken > 0 then
+      cur = cur + taken
+      stocks[#stocks + 1] = {stockId, w, taken, now + lentMs * 1000}
+      store()
+    end
+  end
+  local retry = 0
+  if taken < upTo then retry = math.ceil(wait(1, eff) / 1000) end
+  local estimate = prev * (period - e) / period + cur
+  local remaining = math.max(0, math.floor(limit - estimate))
+  local reset = 0
+  if cur > 0 or prev > 0 then reset = math.ceil(wait(remaining + 1, limit) / 1000) end
+  local lasts = math.floor(((w + 1) * period - now) / 1000)
+  if reset > 0 and reset < lasts then lasts = reset end
+  return {taken, remaining, reset, retry, lasts, 0}
 end
 
 local allowed = 0
