@@ -311,6 +311,23 @@ class PrefetchTest {
     }
 
     /**
+     * A key used up under {@code auto} stays shielded until its reset, as without prefetch: the hundredth of the limit
+     * another server could hand back early does not make every server ask Redis each hold.
+     */
+    @Test
+    void autoKeepsAUsedUpKeyShieldedPastTheHold() {
+        try (Server s = server("sliding-log", "100/1h")) {
+            int admitted = 0;
+            for (int i = 0; i < 150; i++) if (s.admitSettled("attacker").allowed()) admitted++;
+            assertThat(admitted).isEqualTo(100);
+            int calls = s.backend().decisions.get();
+            clock.advance(Duration.ofSeconds(5));
+            for (int i = 0; i < 50; i++) assertThat(s.admitSettled("attacker").allowed()).isFalse();
+            assertThat(s.backend().decisions.get()).as("no call 50 holds later").isEqualTo(calls);
+        }
+    }
+
+    /**
      * Three servers that have counted each other share a {@code 3000/1d} limit's hundredth: each holds at most 10 of
      * a key; hammered together they admit exactly the limit.
      */

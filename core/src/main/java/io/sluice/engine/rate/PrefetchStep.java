@@ -22,6 +22,8 @@ import java.util.concurrent.CompletionStage;
 final class PrefetchStep implements RateStep {
     private final Prefetcher prefetcher;
     private final Duration hold;
+    /** How long the shield may trust an answer ({@link RatePath.Shape#shieldCapMillis}). */
+    private final long shieldCapMillis;
     /** What learns from a call that took nothing ahead; null when the rule is not shielded. */
     private final Shield shield;
     private final BackendGuard guard;
@@ -32,12 +34,14 @@ final class PrefetchStep implements RateStep {
 
     /**
      * @param hold   the rule's {@code prefetch-hold}
+     * @param shieldCapMillis how long the shield may trust an answer
      * @param shield the shield when the rule is shielded, else null
      */
-    PrefetchStep(Prefetcher prefetcher, Duration hold, Shield shield, BackendGuard guard, Refunds refunds,
+    PrefetchStep(Prefetcher prefetcher, Duration hold, long shieldCapMillis, Shield shield, BackendGuard guard, Refunds refunds,
                  Ticker ticker, EngineListener listener, RateStep next) {
         this.prefetcher = prefetcher;
         this.hold = hold;
+        this.shieldCapMillis = shieldCapMillis;
         this.shield = shield;
         this.guard = guard;
         this.refunds = refunds;
@@ -78,7 +82,7 @@ final class PrefetchStep implements RateStep {
             }
             // Nothing taken ahead: the key is near its limit, which the shield keeps to itself as after any call.
             if (shield != null && p.taken() == 0 && Shield.shieldable(request)) {
-                shield.learn(request, now, hold.toMillis(), p.remaining(), p.outcome().resetMillis(),
+                shield.learn(request, now, shieldCapMillis, p.remaining(), p.outcome().resetMillis(),
                         (long) Lanes.MAX_BATCH * Shield.cost(request));
             }
             Decision d = BackendStep.decision(ask, p.outcome());

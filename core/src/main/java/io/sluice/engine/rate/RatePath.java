@@ -27,14 +27,15 @@ import java.util.function.UnaryOperator;
  */
 final class RatePath {
     /** What of a rule decides its path's steps: read here once, never on a request. */
-    record Shape(boolean prefetches, Duration hold, Throttling throttling, boolean dryRun, boolean blocks) {
+    record Shape(boolean prefetches, boolean autoSized, Duration hold, Throttling throttling, boolean dryRun, boolean blocks) {
 
         /** {@code canPrefetch}: whether the backend can take permits ahead; a rule's {@code prefetch} needs it. */
         static Shape of(Rule rule, boolean canPrefetch) {
             var p = rule.ratePolicy();
             boolean blocks = rule.blocks() && !rule.dryRun();
-            return p.prefetches() && canPrefetch ? new Shape(true, p.prefetchHold(), p.throttling(), rule.dryRun(), blocks)
-                    : new Shape(false, Duration.ZERO, p.throttling(), rule.dryRun(), blocks);
+            return p.prefetches() && canPrefetch
+                    ? new Shape(true, p.prefetch().auto(), p.prefetchHold(), p.throttling(), rule.dryRun(), blocks)
+                    : new Shape(false, false, Duration.ZERO, p.throttling(), rule.dryRun(), blocks);
         }
 
         /**
@@ -49,10 +50,13 @@ final class RatePath {
 
         /**
          * How long the shield may trust that nothing frees before the backend's reset: until then, unless the rule
-         * prefetches, since then any server may hand permits back, at the latest when its hold ends.
+         * prefetches a fixed size, since then any server may hand permits back, at the latest when its hold ends.
+         * Stocks sized by demand ({@code auto}) hold a hundredth of the limit among all servers at most: a key under
+         * attack stays shielded until its reset (not asked of Redis every hold), at the cost of that hundredth, handed
+         * back by another server, waiting until then (this server forgets a key whose permits it hands back).
          */
         long shieldCapMillis() {
-            return prefetches ? hold.toMillis() : Long.MAX_VALUE;
+            return prefetches && !autoSized ? hold.toMillis() : Long.MAX_VALUE;
         }
     }
 
@@ -104,7 +108,7 @@ final class RatePath {
         List<UnaryOperator<RateStep>> steps = new ArrayList<>();
         if (shape.prefetches()) steps.add(next -> new StockStep(prefetcher, guard, ticker, listener, next));
         if (shape.shielded()) steps.add(next -> new ShieldStep(shield, listener, next));
-        if (shape.prefetches()) steps.add(next -> new PrefetchStep(prefetcher, shape.hold(),
+        if (shape.prefetches()) steps.add(next -> new PrefetchStep(prefetcher, shape.hold(), shape.shieldCapMillis(),
                 shape.shielded() ? shield : null, guard, refunds, ticker, listener, next));
         steps.add(next -> new BreakerStep(guard, next));
         // This server's stock of the key is the key's: what remains counts it, as without prefetch.

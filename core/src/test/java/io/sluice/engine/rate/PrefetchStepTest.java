@@ -34,7 +34,7 @@ class PrefetchStepTest {
     private final Shield shield = new Shield(f.ticker);
     private final Prefetcher prefetcher = new Prefetcher(backend, f.ticker, scheduler, shield::forget, () -> 1);
     private final RateStepFixture.Below below = new RateStepFixture.Below();
-    private final PrefetchStep step = new PrefetchStep(prefetcher, HOLD, shield, f.guard,
+    private final PrefetchStep step = new PrefetchStep(prefetcher, HOLD, HOLD.toMillis(), shield, f.guard,
             new Refunds(backend, f.guard, shield, prefetcher), f.ticker, f.listener, below);
     private final Rule rule = RateStepFixture.rule("rate=100/1h", "prefetch=5", "prefetch-hold=10s", "on-backend-failure=deny");
 
