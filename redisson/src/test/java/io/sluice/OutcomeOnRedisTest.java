@@ -144,7 +144,10 @@ class OutcomeOnRedisTest {
 
     private String onlyKey() {
         List<String> keys = new ArrayList<>();
-        redisson.getKeys().getKeysByPattern(prefix + "*").forEach(keys::add);
+        // The servers' announcements (prefetch=auto divides a limit's share among them) are not a key's state.
+        redisson.getKeys().getKeysByPattern(prefix + "*").forEach(k -> {
+            if (!k.endsWith(":servers")) keys.add(k);
+        });
         assertThat(keys).hasSize(1);
         return keys.get(0);
     }

@@ -263,7 +263,7 @@ class PrefetchTest {
     /** 8 threads a server, all starting at once, each asking {@code perThread} times for {@code key}: how many were admitted. */
     /**
      * {@code prefetch=auto}, a rule's default: a key seen once a hold (100 ms) and a limit whose hundredth is less than
-     * a permit never prefetch; every request is one call, as without prefetch.
+     * the smallest stock (4 permits) never prefetch; every request is one call, as without prefetch.
      */
     @Test
     void autoTakesNothingAheadForAQuietKeyOrASmallLimit() {
@@ -276,9 +276,9 @@ class PrefetchTest {
             assertThat(s.backend().decisions.get()).isEqualTo(20);
             assertThat(s.backend().prefetches.get() + s.backend().refills.get()).isZero();
         }
-        try (Server s = server("sliding-log", "99/1h")) {
-            for (int i = 0; i < 50; i++) s.admitSettled("small");
-            assertThat(s.backend().decisions.get()).as("49 calls admitted, 1 taught the shield").isEqualTo(50);
+        try (Server s = server("sliding-log", "399/1h")) {
+            for (int i = 0; i < 50; i++) assertThat(s.admitSettled("small").remaining()).isEqualTo(398 - i);
+            assertThat(s.backend().decisions.get()).as("a call each").isEqualTo(50);
             assertThat(s.backend().prefetches.get() + s.backend().refills.get()).isZero();
         }
     }
@@ -316,10 +316,10 @@ class PrefetchTest {
      */
     @Test
     void autoKeepsAUsedUpKeyShieldedPastTheHold() {
-        try (Server s = server("sliding-log", "100/1h")) {
+        try (Server s = server("sliding-log", "1000/1h")) {
             int admitted = 0;
-            for (int i = 0; i < 150; i++) if (s.admitSettled("attacker").allowed()) admitted++;
-            assertThat(admitted).isEqualTo(100);
+            for (int i = 0; i < 1050; i++) if (s.admitSettled("attacker").allowed()) admitted++;
+            assertThat(admitted).isEqualTo(1000);
             int calls = s.backend().decisions.get();
             clock.advance(Duration.ofSeconds(5));
             for (int i = 0; i < 50; i++) assertThat(s.admitSettled("attacker").allowed()).isFalse();

@@ -8,8 +8,9 @@ import java.util.Optional;
 /**
  * Where {@code prefetch=auto} (a rule's default) may take permits ahead, and how many at most: only where a fixed
  * {@code prefetch} is allowed, only on a limit large enough that the stocks all servers may hold stay a small share of
- * it ({@link #SHARE_DIVISOR}), never beside a {@code block} or a {@code settle}. A {@code 10/1h} rule never
- * prefetches; a {@code 10000/1s} one may, 100 permits among all servers.
+ * it ({@link #SHARE_DIVISOR}) and still a stock worth its call ({@link #SMALLEST_STOCK}), never beside a {@code block}
+ * or a {@code settle}. A {@code 10/1h} rule never prefetches; a {@code 10000/1s} one may, 100 permits among all
+ * servers.
  */
 public final class AutoPrefetch {
     /**
@@ -17,6 +18,11 @@ public final class AutoPrefetch {
      * a server holding permits while another rejects is a hundredth of it at worst.
      */
     public static final long SHARE_DIVISOR = 100;
+    /**
+     * A stock pays at least this many requests, or none is taken: a smaller one would cost a call per few requests and
+     * leave an entry in Redis for each. So a rule prefetches by itself only from a limit of 400 permits.
+     */
+    public static final long SMALLEST_STOCK = 4;
     /**
      * How long a server keeps an automatic stock, at most (a tenth of the period when that is shorter): short, so that
      * permits a server holds return soon and its demand is read fresh.
@@ -39,8 +45,8 @@ public final class AutoPrefetch {
     }
 
     /**
-     * Whether a rule left to {@code auto} would ever take a permit ahead: some limit of it (its own or a plan's) has a
-     * share of at least one, and neither a block (a stock would admit a blocked key) nor a settlement (a stock would
+     * Whether a rule left to {@code auto} would ever take permits ahead: some limit of it (its own or a plan's) has a
+     * share of at least {@link #SMALLEST_STOCK}, and neither a block (a stock would admit a blocked key) nor a settlement (a stock would
      * not see the debt) forbids it.
      */
     static boolean worthIt(Optional<Rate> rate, Plans plans, RatePolicy policy, Duration block, Settle settle) {
@@ -51,7 +57,7 @@ public final class AutoPrefetch {
             long permits = plan.rate().map(Rate::permits).orElse(0L);
             most = Math.max(most, share(plan.ratePolicy(policy), permits));
         }
-        return most >= 1;
+        return most >= SMALLEST_STOCK;
     }
 
     /**

@@ -237,16 +237,16 @@ class RatePolicyParserTest {
         RatePolicy auto = policy("a", "sluice.rules.a.rate", "1000/1m");
         assertThat(auto.prefetch()).isEqualTo(PrefetchSize.AUTO);
         assertThat(auto.prefetchHold()).as("100 ms at most").isEqualTo(Duration.ofMillis(100));
-        assertThat(policy("a", "sluice.rules.a.rate", "100/500ms").prefetchHold()).as("a tenth of the period").isEqualTo(Duration.ofMillis(50));
+        assertThat(policy("a", "sluice.rules.a.rate", "1000/500ms").prefetchHold()).as("a tenth of the period").isEqualTo(Duration.ofMillis(50));
         assertThat(policy("a", "sluice.rules.a.rate", "1000/1m", "sluice.rules.a.prefetch-hold", "20ms").prefetchHold())
                 .isEqualTo(Duration.ofMillis(20));
-        assertThat(policy("a", "sluice.rules.a.rate", "100/1h").prefetch()).as("a hundredth is one permit").isEqualTo(PrefetchSize.AUTO);
-        assertThat(policy("a", "sluice.rules.a.rate", "99/1h").prefetch()).as("less than one").isEqualTo(PrefetchSize.OFF);
+        assertThat(policy("a", "sluice.rules.a.rate", "400/1h").prefetch()).as("a hundredth is the smallest stock").isEqualTo(PrefetchSize.AUTO);
+        assertThat(policy("a", "sluice.rules.a.rate", "399/1h").prefetch()).as("less than that").isEqualTo(PrefetchSize.OFF);
         assertThat(policy("a", "sluice.rules.a.rate", "99/1h", "sluice.rules.a.plan", "header:X-Plan",
                 "sluice.rules.a.plans.pro.rate", "1000/1h").prefetch())
                 .as("a plan's limit is large enough").isEqualTo(PrefetchSize.AUTO);
-        assertThat(policy("a", "sluice.rules.a.rate", "1000/1h", "sluice.rules.a.algorithm", "token-bucket", "sluice.rules.a.burst", "50")
-                .prefetch()).as("a bucket of 50 holds less than 100").isEqualTo(PrefetchSize.OFF);
+        assertThat(policy("a", "sluice.rules.a.rate", "1000/1h", "sluice.rules.a.algorithm", "token-bucket", "sluice.rules.a.burst", "350")
+                .prefetch()).as("a bucket of 350 holds less than 400").isEqualTo(PrefetchSize.OFF);
         assertThat(policy("a", "sluice.rules.a.rate", "1000/1h", "sluice.rules.a.algorithm", "leaky-bucket").prefetch()).isEqualTo(PrefetchSize.OFF);
         assertThat(policy("a", "sluice.rules.a.rate", "1000/1h", "sluice.rules.a.throttling", "soft").prefetch()).isEqualTo(PrefetchSize.OFF);
         assertThat(policy("a", "sluice.rules.a.rate", "1000/1h", "sluice.rules.a.block", "15m").prefetch()).isEqualTo(PrefetchSize.OFF);

@@ -102,9 +102,20 @@ public final class Prefetcher {
     private void sendRefill(RateRequest request, KeySlot slot, Rule rule) {
         long sent = ticker.millis();
         Duration hold = rule.ratePolicy().prefetchHold();
+        long size = sizes.refill(rule, request, slot.held(), sent);
+        if (size == 0) {
+            // Not worth a stock (auto, little left of the share): the key's next request that the stock cannot pay
+            // asks for itself, as after a refill that found nothing.
+            try {
+                slot.refilled(null, null, sent);
+            } finally {
+                landed(request.key(), slot, null);
+            }
+            return;
+        }
         CompletionStage<Prefetch> call;
         try {
-            call = backend.prefetch(request.withCost(1), refillSize(rule, request, slot), hold);
+            call = backend.prefetch(request.withCost(1), size, hold);
         } catch (RuntimeException e) {
             call = CompletableFuture.failedFuture(e);
         }
@@ -118,16 +129,6 @@ public final class Prefetcher {
                 landed(request.key(), slot, kept ? arrived : null);
             }
         });
-    }
-
-    /**
-     * The next stock's size: the rule's fixed {@code prefetch}, or under {@code auto} what the key's share leaves beside
-     * the stock in use, so that the two together stay within it; at least one, since a key whose stock runs low is busy.
-     */
-    private long refillSize(Rule rule, RateRequest request, KeySlot slot) {
-        long ahead = ahead(rule, request);
-        if (rule.ratePolicy().prefetch().auto()) ahead -= slot.held();
-        return Math.max(1, ahead);
     }
 
     /** A call of the key has its answer in place: its stock (null: none kept) joins the sweep, and its waiters go on. */

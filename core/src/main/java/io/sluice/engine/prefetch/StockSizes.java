@@ -10,7 +10,8 @@ import java.util.function.IntSupplier;
 /**
  * How many permits this server takes ahead for a key: the rule's fixed {@code prefetch}, or under {@code auto} twice
  * the key's demand per hold on this server, once that is at least {@link #BUSY} requests, at most the limit's share
- * ({@link AutoPrefetch#share}) divided among the servers that share the backend. 0: not worth a stock. Thread-safe.
+ * ({@link AutoPrefetch#share}) divided among the servers that share the backend, and none below
+ * {@link AutoPrefetch#SMALLEST_STOCK}. 0: not worth a stock. Thread-safe.
  */
 final class StockSizes {
     /** Requests per hold from which a key is busy enough to stock: fewer pay their round trips without a stock's hand-back. */
@@ -37,8 +38,27 @@ final class StockSizes {
         if (!size.auto()) return size.permits();
         long perHold = demand.perHold(request.key(), nowMillis, holdMillis(rule));
         if (perHold < BUSY) return 0;
-        long most = AutoPrefetch.share(request.limit(), request.burst()) / Math.max(1, servers.getAsInt());
-        return Math.min(perHold * HOLDS_OF_DEMAND, most);
+        return worthIt(Math.min(perHold * HOLDS_OF_DEMAND, most(request)));
+    }
+
+    /**
+     * The next stock's size while {@code held} permits are left of the one in use: the rule's fixed {@code prefetch}, or
+     * under {@code auto} what the key's share leaves beside them, so that the two stay within it; 0 when that is not
+     * worth a stock.
+     */
+    long refill(Rule rule, RateRequest request, long held, long nowMillis) {
+        if (!rule.ratePolicy().prefetch().auto()) return rule.ratePolicy().prefetch().permits();
+        long perHold = demand.perHold(request.key(), nowMillis, holdMillis(rule));
+        return worthIt(Math.min(Math.max(perHold, BUSY) * HOLDS_OF_DEMAND, most(request)) - held);
+    }
+
+    /** A limit's share divided among the servers. */
+    private long most(RateRequest request) {
+        return AutoPrefetch.share(request.limit(), request.burst()) / Math.max(1, servers.getAsInt());
+    }
+
+    private static long worthIt(long size) {
+        return size >= AutoPrefetch.SMALLEST_STOCK ? size : 0;
     }
 
     private static long holdMillis(Rule rule) {

@@ -52,8 +52,13 @@ class StockSizesTest {
         assertThat(sizes.ahead(rule, r, 5_000)).isEqualTo(100);
         servers.set(3);
         assertThat(sizes.ahead(rule, r, 5_000)).isEqualTo(33);
-        servers.set(200);
-        assertThat(sizes.ahead(rule, r, 5_000)).as("less than a permit each: none").isZero();
+        servers.set(26);
+        assertThat(sizes.ahead(rule, r, 5_000)).as("100 / 26: 3, less than the smallest stock").isZero();
+        servers.set(25);
+        assertThat(sizes.ahead(rule, r, 5_000)).isEqualTo(4);
+        assertThat(sizes.refill(rule, r, 1, 5_000)).as("4 less the 1 still held: not worth a refill").isZero();
+        servers.set(1);
+        assertThat(sizes.refill(rule, r, 25, 5_000)).as("the share less what is held").isEqualTo(75);
     }
 
     @Test
