@@ -213,19 +213,21 @@ final class KeySlot {
     }
 
     /**
-     * Hands back the stocks taken for another limit than {@code request}'s; the next one left becomes the one in use.
+     * Hands back the stocks that cannot pay {@code request}: another limit's (a plan, a reload) and its own limit's
+     * with too few left for its cost (or past their hold). Their permits are the key's, which the request is then
+     * decided against in the backend, as it would be without prefetch; the next one left becomes the one in use.
      *
      * @return completes once they are back; null when there were none
      */
-    synchronized CompletableFuture<Void> handBackOtherLimits(RateRequest request) {
+    synchronized CompletableFuture<Void> handBackUnfit(RateRequest request, long now) {
         Stock current = state.current;
         Stock next = state.next;
         List<Stock> back = new ArrayList<>(2);
-        if (current != null && !current.forLimitOf(request)) {
+        if (current != null && !current.pays(request, now)) {
             back.add(current);
             current = null;
         }
-        if (next != null && !next.forLimitOf(request)) {
+        if (next != null && !next.pays(request, now)) {
             back.add(next);
             next = null;
         }
@@ -236,7 +238,11 @@ final class KeySlot {
         state = state.with(current, next);
         if (back.isEmpty()) return null;
         List<CompletableFuture<Void>> returns = new ArrayList<>(back.size());
-        for (Stock s : back) returns.add(handBacks.send(s).toCompletableFuture());
+        for (Stock s : back) {
+            // The request's own limit: what the backend has besides this server's stocks grows by the rest.
+            if (s.forLimitOf(request)) heard.add(s.left);
+            returns.add(handBacks.send(s).toCompletableFuture());
+        }
         return CompletableFuture.allOf(returns.toArray(new CompletableFuture<?>[0]));
     }
 

@@ -201,14 +201,16 @@ public final class Prefetcher {
     }
 
     /**
-     * Hands back the key's stocks taken for another limit than {@code request}'s (another plan, a reload): their
-     * permits are the key's, which the request is to be decided against, not a stock it may spend.
+     * Hands back the key's stocks that cannot pay {@code request}: another limit's (another plan, a reload), or its
+     * own limit's with too few left for its cost. Their permits are the key's, which the request is to be decided
+     * against as without prefetch, not a stock it may spend: kept out, they could make the backend reject a cost it
+     * would have admitted.
      *
      * @return completes once they are back; null when there were none
      */
-    public CompletableFuture<Void> handBackOtherLimits(RateRequest request) {
+    public CompletableFuture<Void> handBackUnfit(RateRequest request) {
         KeySlot slot = slots.get(request.key());
-        return slot == null ? null : slot.handBackOtherLimits(request);
+        return slot == null ? null : slot.handBackUnfit(request, ticker.millis());
     }
 
     /**

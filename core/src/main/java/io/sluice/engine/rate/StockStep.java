@@ -12,9 +12,9 @@ import java.util.concurrent.CompletionStage;
 /**
  * A prefetching rule's stock first: permits this server holds for the key pay for the request without a round
  * trip (they are not in what the shield last heard the backend had left). When they cannot, the key's call in
- * flight (a refill) lands first and its stock is tried again; then the key's stocks of another limit (a plan, a
- * reload) and every hand-back in flight are back before the request goes below, or the backend would count
- * their permits as taken. Those waits share the request's one deadline: a backend too slow for them decides it
+ * flight (a refill) lands first and its stock is tried again; then the key's stocks that cannot pay it (another
+ * limit's, a plan or a reload; too few left for its cost) and every hand-back in flight are back before the request
+ * goes below, or the backend would count their permits as taken. Those waits share the request's one deadline: a backend too slow for them decides it
  * by the failure policy.
  */
 final class StockStep implements RateStep {
@@ -49,7 +49,7 @@ final class StockStep implements RateStep {
             // answer says the key has left would be off by the stock: the call lands first.
             return Waits.then(guard, landing, ask.left(ticker.nanos()), ask, () -> decide(ask, false));
         }
-        prefetcher.handBackOtherLimits(ask.request());
+        prefetcher.handBackUnfit(ask.request());
         CompletableFuture<Void> back = prefetcher.handBacksInFlight(ask.key());
         if (back != null) return Waits.then(guard, back, ask.left(ticker.nanos()), ask, () -> next.decide(ask));
         return next.decide(ask);

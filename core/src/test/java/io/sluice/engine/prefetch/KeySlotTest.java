@@ -157,7 +157,7 @@ class KeySlotTest {
         Stock s = stock(OTHER_LIMIT, 10, 0);
         other.fetched(OTHER_LIMIT, s.prefetch, s, 0);
         other.landed();
-        CompletableFuture<Void> back = other.handBackOtherLimits(REQUEST);
+        CompletableFuture<Void> back = other.handBackUnfit(REQUEST, 0);
         assertThat(back).isNotNull().isNotDone();
         assertThat(other.state()).isInstanceOf(StockState.NoStock.class);
         assertThat(handBacks.inFlight("k")).isNotNull();
@@ -168,10 +168,23 @@ class KeySlotTest {
     }
 
     @Test
-    void handBackOtherLimitsKeepsTheRequestsOwn() {
+    void handBackUnfitKeepsAStockThatPays() {
         stocked(stock(REQUEST, 10, 0));
-        assertThat(slot.handBackOtherLimits(REQUEST)).isNull();
+        assertThat(slot.handBackUnfit(REQUEST, 0)).isNull();
         assertThat(slot.held()).isEqualTo(10);
+    }
+
+    @Test
+    void aStockTooSmallForTheCostGoesBackBeforeTheBackendDecides() {
+        // Seed 36: 5/1h, prefetch 3, a cost of 2 against a stock of 1. Kept out, that 1 made Redis reject a request
+        // it admits without prefetch.
+        stocked(stock(REQUEST, 3, 0));
+        assertThat(slot.take(REQUEST.withCost(2), 0)).isNotNull();
+        RateRequest costly = REQUEST.withCost(2);
+        assertThat(slot.take(costly, 0)).isNull();
+        assertThat(slot.handBackUnfit(costly, 0)).isNotNull().isDone();
+        assertThat(backend.handedBack).containsExactly(1L);
+        assertThat(slot.held()).isZero();
     }
 
     @Test
