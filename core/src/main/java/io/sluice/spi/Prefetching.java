@@ -8,7 +8,8 @@ import java.util.concurrent.CompletionStage;
  * A backend's capability to take permits ahead of need, for one server to hand out by itself within a hold, and
  * to take back the ones it did not use. Prefetched permits count against the limit as taken from the hold's end,
  * not its start (a log keeps them in its window until {@code hold} after the window of now): however late in the
- * hold one is used, no rolling window ever admits more than the limit. Sluice prefetches only for rules that ask
+ * hold one is used, no rolling window ever admits more than the limit. Once handed back with the times of their use
+ * ({@link #returnPrefetched(Prefetch, long, List)}), a log counts the used ones from those, as without prefetch. Sluice prefetches only for rules that ask
  * for it ({@code prefetch}) on a backend with this capability; elsewhere it decides every request in the backend.
  */
 public interface Prefetching {

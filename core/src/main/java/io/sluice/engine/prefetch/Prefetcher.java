@@ -21,8 +21,9 @@ import java.util.function.Consumer;
 /**
  * Permits this server took from a key ahead of need (a rule's {@code prefetch}), handed out here without a round
  * trip until their hold ends; what is left then goes back to the backend. The limit stays exact: every prefetched
- * permit is taken in the backend, which counts it from the hold's end, so a key never admits more than its limit in
- * any window, on one server or many. What it costs is that permits one server holds are not the others' until it
+ * permit is taken in the backend, which counts it from the hold's end while it is out (and a log, once the stock is
+ * back, from its use, as without prefetch), so a key never admits more than its limit in any window, on one server or
+ * many. What it costs is that permits one server holds are not the others' until it
  * uses them or hands them back (at most a hold later).
  *
  * <p>A key's stock is refilled before it runs out: once a quarter of it is left (or three quarters of its hold have
