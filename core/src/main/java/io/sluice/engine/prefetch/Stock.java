@@ -13,7 +13,7 @@ final class Stock {
     final long fetchedAt;
     final long until;
     long left; // guarded by the lock of the slot that holds it
-    /** When its permits were used (guarded as {@link #left}). */
+    /** When its permits were used, for a log (guarded as {@link #left}). */
     final StockUses uses = new StockUses();
 
     Stock(Prefetch prefetch, long fetchedAt, long until) {
@@ -26,13 +26,13 @@ final class Stock {
     /** {@code r} is paid from it at {@code now}. */
     void pay(RateRequest r, long now) {
         left -= r.cost();
-        uses.add(now, r.cost());
+        if (countsUses()) uses.add(now, r.cost());
     }
 
     /** A paid request's permits come back (another rule rejected it). */
     void putBack(RateRequest r) {
         left += r.cost();
-        uses.remove(r.cost());
+        if (countsUses()) uses.remove(r.cost());
     }
 
     /**
