@@ -31,6 +31,11 @@ import static org.assertj.core.api.Assertions.fail;
 class EngineMatchesModelTest {
     static final int STEPS = 90;
     static final long SEEDS = 12;
+    /**
+     * Seeds past {@link #SEEDS} that found a departure fixed since, run with them: 19 (a log's stock counted from its
+     * hold's end at the window's edge), 36 (a stock too small for a cost kept out while Redis decided it).
+     */
+    static final long[] FOUND = {19L, 36L};
     private static RedissonClient redis;
 
     @BeforeAll
@@ -44,7 +49,8 @@ class EngineMatchesModelTest {
     }
 
     static LongStream seeds() {
-        return chosenSeeds().orElseGet(() -> LongStream.rangeClosed(1, Long.getLong("sluice.seeds", SEEDS)));
+        long n = Long.getLong("sluice.seeds", SEEDS);
+        return chosenSeeds().orElseGet(() -> LongStream.concat(LongStream.rangeClosed(1, n), Arrays.stream(FOUND).filter(s -> s > n)));
     }
 
     /** The seeds {@code -Dsluice.seed=N} or {@code -Dsluice.seed=3,9} names, when it does (this test and the IT). */

@@ -182,6 +182,34 @@ class PrefetchTest {
     }
 
     /**
+     * Once its stock is back, a log counts each prefetched permit from its use, as without prefetch (seed 19 of the
+     * engine model): 3 an hour, a prefetch of 2, all three permits used at one instant. Handed back at the hold's end,
+     * the stock's entry moves to that instant; an hour after it all three have left the window (the stock's two
+     * stayed a hold longer before), and the next three are admitted counting down 2, 1, 0, as without prefetch.
+     */
+    @Test
+    void aStockBackCountsItsPermitsFromTheirUse() {
+        try (Server a = server("sliding-log", "3/1h", "sluice.rules.r.prefetch", "2", "sluice.rules.r.prefetch-hold", "250ms")) {
+            long now = clock.millis();
+            for (int left = 2; left >= 0; left--) assertThat(a.admitSettled("erin").remaining()).isEqualTo(left);
+            clock.advance(Duration.ofMillis(250));
+            EngineProbe.sweep(a.engine()).join();
+            Map<Double, Integer> scores = new HashMap<>();
+            for (ScoredEntry<byte[]> e : log().entryRange(0, -1)) scores.merge(e.getScore(), 1, Integer::sum);
+            assertThat(scores).as("the request's entry, and the stock's two permits at their use")
+                    .containsExactlyInAnyOrderEntriesOf(Map.of((double) now, 2));
+
+            clock.advance(Duration.ofHours(1).minusMillis(250));
+            for (int left = 2; left >= 0; left--) {
+                Decision d = a.admitSettled("erin");
+                assertThat(d.allowed()).as("an hour after the three").isTrue();
+                assertThat(d.remaining()).isEqualTo(left);
+            }
+            assertThat(a.admitSettled("erin").allowed()).isFalse();
+        }
+    }
+
+    /**
      * Three servers, 8 threads each, hammer one key of {@code 500/1d} with 40 prefetched at a time: together they
      * never admit more than 500; once they have closed (handing back what they held), a fourth server finds exactly
      * what they left, so every permit was either used or handed back.

@@ -8,6 +8,7 @@ import io.sluice.spi.LeaseRequest;
 import io.sluice.spi.LimiterBackend;
 import io.sluice.spi.Overriding;
 import io.sluice.spi.Prefetch;
+import io.sluice.spi.PrefetchUse;
 import io.sluice.spi.Prefetching;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
@@ -287,6 +288,36 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
                 if (e.permits() > unused) it.set(new Entry(e.at(), e.permits() - unused, id));
                 else it.remove();
                 log.used -= unused;
+                break;
+            }
+        }
+        return CompletableFuture.completedFuture(null);
+    }
+
+    /** A log's stock: its used permits logged again at their uses, as return-log.lua does. */
+    @Override
+    public CompletionStage<Void> returnPrefetched(Prefetch p, long unused, List<PrefetchUse> used) {
+        RateRequest r = p.request();
+        if (r.algorithm() != Algorithm.SLIDING_LOG || used.isEmpty() || p.receipt() == null) return returnPrefetched(p, unused);
+        p.handsBack(unused);
+        String id = p.receipt().stockId();
+        SlidingLog log = logs.get(r.key() + "|" + r.period().toMillis());
+        if (log == null) return CompletableFuture.completedFuture(null);
+        synchronized (log) {
+            for (ListIterator<Entry> it = log.entries.listIterator(); it.hasNext(); ) {
+                Entry e = it.next();
+                if (!id.equals(e.id()) || e.permits() != p.receipt().permits()) continue;
+                it.remove();
+                log.used -= e.permits();
+                long kept = e.permits() - unused;
+                int uses = 0;
+                for (PrefetchUse u : used) {
+                    long n = Math.min(u.permits(), kept);
+                    if (n <= 0 || u.beforeEndMillis() <= 0) continue;
+                    log.add(new Entry(e.at() - u.beforeEndMillis(), n, id + ":" + ++uses));
+                    kept -= n;
+                }
+                if (kept > 0) log.add(new Entry(e.at(), kept, id));
                 break;
             }
         }

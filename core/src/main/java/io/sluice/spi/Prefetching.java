@@ -1,6 +1,7 @@
 package io.sluice.spi;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -8,7 +9,8 @@ import java.util.concurrent.CompletionStage;
  * to take back the ones it did not use. Prefetched permits count against the limit as taken from the hold's end,
  * not its start (a log keeps them in its window until {@code hold} after the window of now), or end with the window
  * they were counted in (a window counter's, {@link Prefetch#endsInMillis}): however late one is used, no window ever
- * admits more than the limit. Sluice prefetches only for rules that ask
+ * admits more than the limit. Once handed back with the times of their use
+ * ({@link #returnPrefetched(Prefetch, long, List)}), a log counts the used ones from those, as without prefetch. Sluice prefetches only for rules that ask
  * for it ({@code prefetch}) on a backend with this capability; elsewhere it decides every request in the backend.
  */
 public interface Prefetching {
@@ -48,4 +50,19 @@ public interface Prefetching {
      * @return completes once handed back
      */
     CompletionStage<Void> returnPrefetched(Prefetch prefetch, long unused);
+
+    /**
+     * Hands back {@code unused} permits as {@link #returnPrefetched(Prefetch, long)} does, and tells when the others
+     * were used: a log, which counted the whole stock from the hold's end while it was out, then counts each used
+     * permit from its use, as it would have without prefetch (so it leaves the window when it would have). Called
+     * once a stock is no longer used, even with nothing unused. A backend that keeps no times hands back alone.
+     *
+     * @param prefetch what was taken
+     * @param unused   how many of them were not used, at most {@code prefetch.taken()}
+     * @param used     when the others were used, at most {@code prefetch.taken() - unused} permits in all
+     * @return completes once handed back
+     */
+    default CompletionStage<Void> returnPrefetched(Prefetch prefetch, long unused, List<PrefetchUse> used) {
+        return returnPrefetched(prefetch, unused);
+    }
 }

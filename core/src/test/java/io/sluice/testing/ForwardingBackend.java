@@ -6,6 +6,7 @@ import io.sluice.spi.LeaseOutcome;
 import io.sluice.spi.LeaseRequest;
 import io.sluice.spi.LimiterBackend;
 import io.sluice.spi.Prefetch;
+import io.sluice.spi.PrefetchUse;
 import io.sluice.spi.Prefetching;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
@@ -52,6 +53,11 @@ public class ForwardingBackend implements LimiterBackend, Batching, Prefetching,
     @Override
     public CompletionStage<Void> returnPrefetched(Prefetch prefetch, long unused) {
         return delegate instanceof Prefetching p ? p.returnPrefetched(prefetch, unused) : CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public CompletionStage<Void> returnPrefetched(Prefetch prefetch, long unused, List<PrefetchUse> used) {
+        return delegate instanceof Prefetching p ? p.returnPrefetched(prefetch, unused, used) : CompletableFuture.completedFuture(null);
     }
 
     @Override

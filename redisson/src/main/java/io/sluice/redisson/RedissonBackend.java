@@ -11,6 +11,7 @@ import io.sluice.spi.LeaseRequest;
 import io.sluice.spi.LimiterBackend;
 import io.sluice.spi.Overriding;
 import io.sluice.spi.Prefetch;
+import io.sluice.spi.PrefetchUse;
 import io.sluice.spi.Prefetching;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
@@ -372,7 +373,19 @@ public final class RedissonBackend
         RateRequest r = p.request();
         String id = p.receipt().stockId();
         if (r.algorithm() != Algorithm.SLIDING_LOG) return handBackLent(r.withCost(unused), id).thenApply(ignored -> null);
-        return whenConnected(() -> returnLog.call(r.key(), id, p.receipt().permits(), unused)).thenApply(ignored -> null);
+        return whenConnected(() -> returnLog.call(r.key(), id, p.receipt().permits(), unused, List.of())).thenApply(ignored -> null);
+    }
+
+    /** A log's stock: its used permits are logged again at their uses, in the same script as its unused go back. */
+    @Override
+    public CompletionStage<Void> returnPrefetched(Prefetch p, long unused, List<PrefetchUse> used) {
+        if (p.request().algorithm() != Algorithm.SLIDING_LOG || used.isEmpty() || p.receipt() == null) {
+            return returnPrefetched(p, unused);
+        }
+        p.handsBack(unused);
+        RateRequest r = p.request();
+        return whenConnected(() -> returnLog.call(r.key(), p.receipt().stockId(), p.receipt().permits(), unused, used))
+                .thenApply(ignored -> null);
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.sluice.redisson;
 import io.sluice.memory.InMemoryBackend;
 import io.sluice.spi.Algorithm;
 import io.sluice.spi.Prefetch;
+import io.sluice.spi.PrefetchUse;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 import io.sluice.testing.MutableClock;
@@ -97,9 +98,12 @@ class PrefetchMatchesModelTest {
                         int which = random.nextInt(fromRedis.size());
                         Prefetch a = fromRedis.remove(which);
                         Prefetch b = fromMemory.remove(which);
-                        long unused = 1 + random.nextLong(a.taken());
-                        redis.returnPrefetched(a, unused).toCompletableFuture().join();
-                        memory.returnPrefetched(b, unused).toCompletableFuture().join();
+                        // Half the time telling when the used ones were used, as a server does (a log logs them again then).
+                        boolean told = random.nextBoolean();
+                        long unused = told ? random.nextLong(a.taken() + 1) : 1 + random.nextLong(a.taken());
+                        List<PrefetchUse> used = told ? randomUses(random, a.taken() - unused, period) : List.of();
+                        redis.returnPrefetched(a, unused, used).toCompletableFuture().join();
+                        memory.returnPrefetched(b, unused, used).toCompletableFuture().join();
                         returned += (int) unused;
                     } else {
                         RateOutcome a = redis.tryConsume(call).toCompletableFuture().join();
@@ -117,6 +121,18 @@ class PrefetchMatchesModelTest {
                 + returned + " handed back) and " + decisions + " decisions identical");
         assertThat(taken).as("permits taken ahead").isGreaterThan(SEQUENCES * 10);
         assertThat(returned).as("permits handed back").isGreaterThan(SEQUENCES * 3);
+    }
+
+    /** {@code permits} used in one to three uses, each up to a tenth of the period (the longest hold) before the hold's end. */
+    private static List<PrefetchUse> randomUses(SplittableRandom random, long permits, Duration period) {
+        List<PrefetchUse> uses = new ArrayList<>();
+        long left = permits;
+        while (left > 0) {
+            long n = uses.size() == 2 ? left : 1 + random.nextLong(left);
+            uses.add(new PrefetchUse(n, random.nextLong(period.toMillis() / 10 + 1)));
+            left -= n;
+        }
+        return uses;
     }
 
     /**

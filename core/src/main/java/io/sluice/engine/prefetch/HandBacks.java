@@ -1,7 +1,9 @@
 package io.sluice.engine.prefetch;
 
+import io.sluice.spi.PrefetchUse;
 import io.sluice.spi.Prefetching;
 
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -34,11 +36,14 @@ final class HandBacks {
         // Read by the thread that took the stock out of its slot, under the slot's lock: no request uses it now.
         long rest = s.left;
         s.left = 0;
-        if (rest == 0) return CompletableFuture.completedFuture(null);
+        // A log's stock goes back even used up: its used permits then count from their uses, not the hold's end.
+        List<PrefetchUse> used = s.countsUses() ? s.uses.drain(s.until) : List.of();
+        if (rest == 0 && used.isEmpty()) return CompletableFuture.completedFuture(null);
         CompletableFuture<Void> back;
         try {
-            // Best effort: a permit that does not come back is taken until its window passes, as if used.
-            back = backend.returnPrefetched(s.prefetch, rest).toCompletableFuture().exceptionally(ignored -> null);
+            // Best effort: a permit that does not come back is taken until its window passes, as if used (and a use
+            // not told counts from the hold's end).
+            back = backend.returnPrefetched(s.prefetch, rest, used).toCompletableFuture().exceptionally(ignored -> null);
         } catch (RuntimeException e) {
             return CompletableFuture.completedFuture(null);
         }

@@ -30,13 +30,17 @@ final class HeardLeft {
      * What the key has left besides this server's stocks now: what the backend last said, and for a token bucket the
      * tokens it has gained since (its first at the reset the backend gave, then one an interval), up to its capacity
      * less the {@code lent} tokens of this server's stocks (out of the bucket and of its room until handed back).
-     * Exact with one server; with several, other servers' stocks may keep the bucket lower than this says.
+     * Never more than that room either: a refund credited to a bucket near full fills it only to its room, so what
+     * was added since may not all be there. Exact with one server; with several, other servers' stocks may keep the
+     * bucket lower than this says.
      */
     long now(RateRequest r, long now, long lent) {
+        if (r.algorithm() != Algorithm.TOKEN_BUCKET) return left;
+        long room = Math.max(0, r.burst() - lent);
         long elapsed = now - at;
-        if (r.algorithm() != Algorithm.TOKEN_BUCKET || elapsed < resetMillis) return left;
+        if (elapsed < resetMillis) return Math.min(left, room);
         double intervalMillis = (double) r.period().toMillis() / r.limit();
         long gained = 1 + (long) Math.floor((elapsed - resetMillis) / intervalMillis);
-        return Math.max(left, Math.min(left + gained, r.burst() - lent));
+        return Math.min(left + gained, room);
     }
 }

@@ -50,7 +50,7 @@ final class KeySlot {
             s = state.current;
         }
         if (s == null || !s.pays(request, now)) return null;
-        s.left -= request.cost();
+        s.pay(request, now);
         Stock n = state.next;
         // The key's remaining permits as without prefetch: what the backend has, and what this server holds.
         if (spent != null) {
@@ -203,7 +203,7 @@ final class KeySlot {
         if (state.gone() || s == null || now >= s.until || !s.forLimitOf(request) || s.left + request.cost() > s.prefetch.taken()) {
             return false;
         }
-        s.left += request.cost();
+        s.putBack(request);
         return true;
     }
 

@@ -22,10 +22,11 @@ import java.util.function.IntSupplier;
 /**
  * Permits this server took from a key ahead of need (a rule's {@code prefetch}), handed out here without a round
  * trip until their hold ends; what is left then goes back to the backend. The limit stays exact: every prefetched
- * permit is taken in the backend, which counts it from the hold's end (or ends the stock with the window it counted
- * it in: then so does the hold), so a key never admits more than its limit in any window, on one server or many.
- * What it costs is that permits one server holds are not the others' until it uses them or hands them back (at most
- * a hold later). How many a call takes is {@link StockSizes}' to say: the rule's fixed size, or the key's demand.
+ * permit is taken in the backend, which counts it from the hold's end while it is out (and a log, once the stock is
+ * back, from its use, as without prefetch; a window counter ends the stock with the window it counted it in, and
+ * then so does the hold), so a key never admits more than its limit in any window, on one server or many. What it
+ * costs is that permits one server holds are not the others' until it uses them or hands them back (at most a hold
+ * later). How many a call takes is {@link StockSizes}' to say: the rule's fixed size, or the key's demand.
  *
  * <p>A key's stock is refilled before it runs out: once a quarter of it is left (or three quarters of its hold have
  * passed and a quarter of it has been used), the request that notices asks the backend for the next stock without

@@ -1,5 +1,6 @@
 package io.sluice.engine.prefetch;
 
+import io.sluice.spi.Algorithm;
 import io.sluice.spi.Prefetch;
 import io.sluice.spi.RateRequest;
 
@@ -12,12 +13,34 @@ final class Stock {
     final long fetchedAt;
     final long until;
     long left; // guarded by the lock of the slot that holds it
+    /** When its permits were used, for a log (guarded as {@link #left}). */
+    final StockUses uses = new StockUses();
 
     Stock(Prefetch prefetch, long fetchedAt, long until) {
         this.prefetch = prefetch;
         this.fetchedAt = fetchedAt;
         this.until = until;
         this.left = prefetch.taken();
+    }
+
+    /** {@code r} is paid from it at {@code now}. */
+    void pay(RateRequest r, long now) {
+        left -= r.cost();
+        if (countsUses()) uses.add(now, r.cost());
+    }
+
+    /** A paid request's permits come back (another rule rejected it). */
+    void putBack(RateRequest r) {
+        left += r.cost();
+        if (countsUses()) uses.remove(r.cost());
+    }
+
+    /**
+     * Whether its hand-back tells when its permits were used: a log counts them from then on (it counted the stock
+     * from the hold's end while it was out); a bucket's tokens have no time.
+     */
+    boolean countsUses() {
+        return prefetch.request().algorithm() == Algorithm.SLIDING_LOG;
     }
 
     boolean pays(RateRequest r, long now) {

@@ -2,6 +2,7 @@ package io.sluice.engine.prefetch;
 
 import io.sluice.memory.InMemoryBackend;
 import io.sluice.spi.Prefetch;
+import io.sluice.spi.PrefetchUse;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 import io.sluice.testing.ForwardingBackend;
@@ -29,10 +30,20 @@ class KeySlotTest {
             super(new InMemoryBackend());
         }
 
+        /** When the handed-back stocks' permits were used, one list a hand-back. */
+        final List<List<PrefetchUse>> told = new ArrayList<>();
+
         @Override
         public CompletionStage<Void> returnPrefetched(Prefetch prefetch, long unused) {
             handedBack.add(unused);
             return answer;
+        }
+
+        @Override
+        public CompletionStage<Void> returnPrefetched(Prefetch prefetch, long unused, List<PrefetchUse> used) {
+            told.add(used);
+            if (unused == 0) return CompletableFuture.completedFuture(null);
+            return returnPrefetched(prefetch, unused);
         }
     }
 
@@ -185,6 +196,51 @@ class KeySlotTest {
         assertThat(slot.handBackUnfit(REQUEST, 999)).as("within its hold").isNull();
         assertThat(slot.handBackUnfit(REQUEST, 1000)).as("its hold ended, not swept yet").isNotNull();
         assertThat(backend.handedBack).containsExactly(3L, 10L);
+    }
+
+    @Test
+    void aLogsStockGoesBackTellingWhenItsPermitsWereUsed() {
+        // Seed 19: a log counted a stock's used permits from its hold's end for good, so they left the window up to
+        // a hold late. Handed back, they are counted from their uses.
+        Stock s = stocked(stock(REQUEST, 10, 0));
+        assertThat(slot.take(REQUEST, 100)).isNotNull();
+        assertThat(slot.take(REQUEST.withCost(2), 400)).isNotNull();
+        assertThat(slot.holdEnded(s)).isEqualTo(KeySlot.Swept.FORGOTTEN);
+        assertThat(backend.handedBack).containsExactly(7L);
+        assertThat(backend.told).containsExactly(List.of(new PrefetchUse(1, 900), new PrefetchUse(2, 600)));
+    }
+
+    @Test
+    void aLogsStockUsedUpStillGoesBackForItsTimes() {
+        Stock s = stock(REQUEST, 2, 0);
+        s.pay(REQUEST.withCost(2), 250);
+        assertThat(new HandBacks(backend, told::add).send(s)).isDone();
+        assertThat(backend.told).containsExactly(List.of(new PrefetchUse(2, 750)));
+        assertThat(backend.handedBack).isEmpty();
+    }
+
+    @Test
+    void aPermitPutBackIsNoLongerAUse() {
+        Stock s = stocked(stock(REQUEST, 3, 0));
+        slot.take(REQUEST, 100);
+        slot.take(REQUEST, 200);
+        assertThat(slot.putBack(REQUEST, 250)).isTrue();
+        slot.holdEnded(s);
+        assertThat(backend.handedBack).containsExactly(2L);
+        assertThat(backend.told).containsExactly(List.of(new PrefetchUse(1, 900)));
+    }
+
+    @Test
+    void aStockTooSmallForTheCostGoesBackBeforeTheBackendDecides() {
+        // Seed 36: 5/1h, prefetch 3, a cost of 2 against a stock of 1. Kept out, that 1 made Redis reject a request
+        // it admits without prefetch.
+        stocked(stock(REQUEST, 3, 0));
+        assertThat(slot.take(REQUEST.withCost(2), 0)).isNotNull();
+        RateRequest costly = REQUEST.withCost(2);
+        assertThat(slot.take(costly, 0)).isNull();
+        assertThat(slot.handBackUnfit(costly, 0)).isNotNull().isDone();
+        assertThat(backend.handedBack).containsExactly(1L);
+        assertThat(slot.held()).isZero();
     }
 
     @Test
