@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
@@ -78,6 +79,8 @@ final class LeaseWaiters {
     private final class Waiter {
         final KeyWaiters key;
         final int limit;
+        /** The permit id its tries take the permit under, the engine's. */
+        final String permitId;
         final Attempt attempt;
         final long endNanos;
         final CompletableFuture<LeaseOutcome> result = new CompletableFuture<>();
@@ -87,9 +90,10 @@ final class LeaseWaiters {
         /** The lease expiry a retry is scheduled for (one timer per expiry, however many tries saw it). */
         long retryAt = -1;
 
-        Waiter(KeyWaiters key, int limit, Attempt attempt, long endNanos) {
+        Waiter(KeyWaiters key, int limit, String permitId, Attempt attempt, long endNanos) {
             this.key = key;
             this.limit = limit;
+            this.permitId = permitId;
             this.attempt = attempt;
             this.endNanos = endNanos;
         }
@@ -160,16 +164,16 @@ final class LeaseWaiters {
     }
 
     /**
-     * Waits up to {@code waitMillis} for a permit under {@code limit}, trying with {@code attempt}; the answer is the
-     * permit, or none when the wait ended without one.
+     * Waits up to {@code waitMillis} for a permit under {@code limit} and {@code permitId}, trying with {@code attempt};
+     * the answer is the permit, or none when the wait ended without one.
      */
-    CompletionStage<LeaseOutcome> await(String key, String channel, int limit, long waitMillis, Attempt attempt) {
+    CompletionStage<LeaseOutcome> await(String key, String channel, int limit, long waitMillis, String permitId, Attempt attempt) {
         KeyWaiters k;
         Waiter w;
         CompletableFuture<Runnable> subscription;
         synchronized (byKey) {
             k = byKey.computeIfAbsent(key, KeyWaiters::new);
-            w = new Waiter(k, limit, attempt, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis));
+            w = new Waiter(k, limit, permitId, attempt, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis));
             k.queue.add(w);
             if (k.subscription == null) {
                 KeyWaiters subscriber = k;
@@ -183,6 +187,24 @@ final class LeaseWaiters {
             else w.tryNow();
         });
         return w.result;
+    }
+
+    /**
+     * The engine gave up on the permit id a waiter of {@code key} waits under (its deadline passed first): the waiter
+     * leaves. Left in the queue, it would still be woken first when a permit frees, take the room of the waiters behind
+     * it, and take nothing (its id is released), so that none of them is woken until its own wait ends.
+     */
+    void givenUp(String key, String permitId) {
+        Waiter given = null;
+        synchronized (byKey) {
+            KeyWaiters k = byKey.get(key);
+            if (k != null) {
+                for (Waiter w : k.queue) {
+                    if (w.permitId.equals(permitId)) given = w;
+                }
+            }
+        }
+        if (given != null) given.finish(null, new CancellationException("the engine gave up on this permit"));
     }
 
     /** A waiter that is done leaves its key; the last one of a key unsubscribes. */

@@ -67,10 +67,10 @@ class LeaseWaitersTest {
         Tries free2 = new Tries();
         Tries none = new Tries();
         Tries pro = new Tries();
-        CompletionStage<LeaseOutcome> first = waiters.await("k", "c", 1, HOUR, free1);
-        waiters.await("k", "c", 1, HOUR, free2);
-        waiters.await("k", "c", 4, HOUR, none);
-        waiters.await("k", "c", 6, HOUR, pro);
+        CompletionStage<LeaseOutcome> first = waiters.await("k", "c", 1, HOUR, id(1), free1);
+        waiters.await("k", "c", 1, HOUR, id(2), free2);
+        waiters.await("k", "c", 4, HOUR, id(3), none);
+        waiters.await("k", "c", 6, HOUR, id(4), pro);
         assertThat(channel.subscriptions).hasValue(1);
         // Each tried once when subscribed, and found no room.
         for (Tries t : List.of(free1, free2, none, pro)) {
@@ -100,7 +100,7 @@ class LeaseWaitersTest {
         Channel channel = new Channel();
         LeaseWaiters waiters = waiters(channel);
         Tries only = new Tries();
-        CompletionStage<LeaseOutcome> result = waiters.await("k", "c", 1, HOUR, only);
+        CompletionStage<LeaseOutcome> result = waiters.await("k", "c", 1, HOUR, id(5), only);
         assertThat(only.count()).isEqualTo(1);
         channel.listener.accept(0); // while the first try is under way
         channel.listener.accept(0);
@@ -111,5 +111,36 @@ class LeaseWaitersTest {
         assertThat(result.toCompletableFuture().join().acquired()).isTrue();
         assertThat(waiters.waiting("k")).isZero();
         assertThat(channel.unsubscribed).hasValue(1);
+    }
+
+    /**
+     * A waiter the engine gave up on (its deadline passed before the wait ended; its id is released) leaves at once:
+     * left first in the queue, it would be the one woken when a permit frees, and the waiter behind it never.
+     */
+    @Test
+    void aWaiterGivenUpOnLeavesSoThatTheNextIsWoken() {
+        Channel channel = new Channel();
+        LeaseWaiters waiters = waiters(channel);
+        Tries givenUp = new Tries();
+        Tries next = new Tries();
+        CompletionStage<LeaseOutcome> first = waiters.await("k", "c", 1, HOUR, id(1), givenUp);
+        CompletionStage<LeaseOutcome> second = waiters.await("k", "c", 1, HOUR, id(2), next);
+        givenUp.refuseLast();
+        next.refuseLast();
+
+        waiters.givenUp("k", id(1));
+        assertThat(first.toCompletableFuture()).isCompletedExceptionally();
+        assertThat(waiters.waiting("k")).isEqualTo(1);
+
+        channel.listener.accept(0); // the one permit frees: the waiter still waiting is the one woken
+        assertThat(List.of(givenUp.count(), next.count())).containsExactly(1, 2);
+        next.grantLast(id(2));
+        assertThat(second.toCompletableFuture().join().permitId()).isEqualTo(id(2));
+        assertThat(channel.unsubscribed).hasValue(1);
+    }
+
+    /** A permit id as the engine makes them: 32 hex digits. */
+    private static String id(int n) {
+        return String.format("%032x", n);
     }
 }
