@@ -465,8 +465,8 @@ final class EngineScenarioRun implements AutoCloseable {
     /**
      * {@code Sluice.usage} of the request's key beside the model's, for every rate rule it applies to whose usage the
      * model knows exactly: not prefetching (this server's stock is out of Redis), not elastic, without plans (a key on
-     * a plan is counted against the plan's limit), and while no request waits (a waiter's rate permits are given back
-     * when its wait ends, which the model does not do yet).
+     * a plan is counted against the plan's limit), and while no request waits (a wait may end, and its rate permits go
+     * back, at any moment of the step).
      */
     private Failure compareUsage(Request r) throws Exception {
         if (!pending.isEmpty()) return null;
@@ -625,6 +625,7 @@ final class EngineScenarioRun implements AutoCloseable {
                     return new Failure("waiter", step, p.request() + " rejected while it waited (its wait is " + EngineScenario.WAIT + "): "
                             + a.rejection().orElseThrow());
                 }
+                if (!a.allowed()) waitEnded(p.request().id());
                 Failure f = settle(p.request(), p.at(), a);
                 if (f != null) return f;
             }
@@ -654,6 +655,19 @@ final class EngineScenarioRun implements AutoCloseable {
                 return new Failure("wake", step, "no waiter of " + fits.get() + " admitted within " + WAKE_SECONDS
                         + " s though a permit one may take is free: " + m.inFlight() + " in flight, waiting (id=plan limit) " + m.waiting());
             }
+        }
+    }
+
+    /**
+     * A waiter's wait ended without a permit: the model gives back the rate permits it took when it came, as the engine
+     * does (CONTRACT.md, Evaluation), when the run sees it. The engine ends a wait on its ticker (the deadline, past its
+     * wait) or on real time (its wait); its refund may come at an earlier clock than this one when a clock step passed
+     * several hold ends (a refund of a log or a bucket does not depend on when it comes; a window's counter does, at
+     * its window's edge).
+     */
+    private void waitEnded(int id) {
+        for (EngineModel.GivenBack g : model.waitEnded(id, clock.millis())) {
+            if (!stateLost) bounds.givenBack(g.rule(), g.key(), g.permits(), g.admittedAt());
         }
     }
 
