@@ -20,8 +20,9 @@ import java.util.function.Supplier;
  * which reads one free count for everyone, cannot judge it. Here each waiter tries the acquire script under its own
  * limit: when it starts waiting (once subscribed, so no release between its first try and the subscription is
  * missed), whenever a release or a reclaimed lease tells how many leases are still held (the waiters in order whose
- * limit leaves room are woken, as many as the room of each allows), when the earliest lease expires, and once more
- * when its wait ends. Thread-safe.
+ * limit leaves room are woken, as many as the room of each allows), when the earliest lease expires, every
+ * {@link #POLL_MILLIS} when nothing woke it (a lost wake-up, a Redis that lost its state), and once more when its wait
+ * ends. Thread-safe.
  */
 final class LeaseWaiters {
     /** One try of the acquire script under the waiter's own limit and permit id. */
@@ -45,14 +46,28 @@ final class LeaseWaiters {
 
     /** A retry earlier than this after the previous one is not scheduled by lease expiry (clock steps, skew). */
     private static final long MIN_RETRY_MILLIS = 10;
+    /**
+     * How often a waiter tries again when nothing wakes it. Pub/sub delivers at most once: a wake-up published while
+     * the subscription is re-established (a reconnect, a Redis restart, a failover) is lost, and a Redis that lost its
+     * state frees every permit without a release to announce it. A waiter costs one script call this often.
+     */
+    static final long POLL_MILLIS = 1_000;
 
     private final Channels channels;
     private final Supplier<Long> leaseClock;
     private final Map<String, KeyWaiters> byKey = new HashMap<>(); // guarded by itself
 
+    private final long pollMillis;
+
     LeaseWaiters(Channels channels, Supplier<Long> leaseClock) {
+        this(channels, leaseClock, POLL_MILLIS);
+    }
+
+    /** For tests: waiters that try again every {@code pollMillis} when nothing wakes them. */
+    LeaseWaiters(Channels channels, Supplier<Long> leaseClock, long pollMillis) {
         this.channels = channels;
         this.leaseClock = leaseClock;
+        this.pollMillis = pollMillis;
     }
 
     /** The waiters of one key, in arrival order, and the key's subscription. */
@@ -89,6 +104,8 @@ final class LeaseWaiters {
         boolean lastTry;
         /** The lease expiry a retry is scheduled for (one timer per expiry, however many tries saw it). */
         long retryAt = -1;
+        /** Whether a poll ({@link #pollMillis}) is scheduled: one at a time, however many tries failed. */
+        boolean polling;
 
         Waiter(KeyWaiters key, int limit, String permitId, Attempt attempt, long endNanos) {
             this.key = key;
@@ -135,6 +152,7 @@ final class LeaseWaiters {
                 finish(a.outcome(), null);
             } else {
                 retryAtExpiry(a.earliestExpiry());
+                poll();
             }
         }
 
@@ -147,6 +165,22 @@ final class LeaseWaiters {
             long in = Math.max(MIN_RETRY_MILLIS, expiry - leaseClock.get());
             long left = TimeUnit.NANOSECONDS.toMillis(endNanos - System.nanoTime());
             if (in < left) after(in, this::tryNow);
+        }
+
+        /** Tries again after {@link #pollMillis} (if before its wait ends), in case no wake-up reaches it. */
+        private void poll() {
+            synchronized (this) {
+                if (polling) return;
+                polling = true;
+            }
+            long left = TimeUnit.NANOSECONDS.toMillis(endNanos - System.nanoTime());
+            if (pollMillis >= left) return;
+            after(pollMillis, () -> {
+                synchronized (this) {
+                    polling = false;
+                }
+                tryNow();
+            });
         }
 
         /** The wait is over: one last try, so a permit freed at its very end is not missed. */

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongConsumer;
 
@@ -15,7 +16,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Which of a key's waiters a wake-up message (the leases still held) sends to try again: in arrival order, those
  * whose own limit leaves room, as many as the room allows; the last waiter of a key unsubscribes. The channel and
- * the acquire script are stand-ins (pure logic); each waiter's wait is an hour, so no timer takes part.
+ * the acquire script are stand-ins (pure logic); each waiter's wait and poll are an hour, so no timer takes part
+ * (but in the test of the poll itself).
  */
 class LeaseWaitersTest {
     private static final long HOUR = 3_600_000;
@@ -30,11 +32,14 @@ class LeaseWaitersTest {
     /** A waiter's tries: each answered by the test, not acquired unless it says so. */
     private static final class Tries implements LeaseWaiters.Attempt {
         final List<CompletableFuture<LeaseWaiters.Answer>> made = new ArrayList<>();
+        /** Completes at the second try. */
+        final CompletableFuture<Void> secondTry = new CompletableFuture<>();
 
         @Override
         public synchronized CompletionStage<LeaseWaiters.Answer> tryNow() {
             CompletableFuture<LeaseWaiters.Answer> f = new CompletableFuture<>();
             made.add(f);
+            if (made.size() == 2) secondTry.complete(null);
             return f;
         }
 
@@ -56,7 +61,7 @@ class LeaseWaitersTest {
             channel.subscriptions.incrementAndGet();
             channel.listener = held;
             return CompletableFuture.completedFuture(channel.unsubscribed::incrementAndGet);
-        }, () -> 0L);
+        }, () -> 0L, HOUR);
     }
 
     @Test
@@ -137,6 +142,26 @@ class LeaseWaitersTest {
         next.grantLast(id(2));
         assertThat(second.toCompletableFuture().join().permitId()).isEqualTo(id(2));
         assertThat(channel.unsubscribed).hasValue(1);
+    }
+
+    /**
+     * A waiter that no message reaches (one published while the subscription was re-established, or a Redis that lost
+     * its state and every permit with it, which no release announces) tries again on its own.
+     */
+    @Test
+    void aWaiterNothingWakesTriesAgainOnItsOwn() throws Exception {
+        Channel channel = new Channel();
+        LeaseWaiters waiters = new LeaseWaiters((name, held) -> {
+            channel.listener = held;
+            return CompletableFuture.completedFuture(channel.unsubscribed::incrementAndGet);
+        }, () -> 0L, 20);
+        Tries tries = new Tries();
+        CompletionStage<LeaseOutcome> result = waiters.await("k", "c", 1, HOUR, id(1), tries);
+        tries.refuseLast();
+
+        tries.secondTry.get(10, TimeUnit.SECONDS);
+        tries.grantLast(id(1));
+        assertThat(result.toCompletableFuture().join().permitId()).isEqualTo(id(1));
     }
 
     /** A permit id as the engine makes them: 32 hex digits. */
