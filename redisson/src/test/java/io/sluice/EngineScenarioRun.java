@@ -1,5 +1,6 @@
 package io.sluice;
 
+import io.sluice.engine.Deadlines;
 import io.sluice.engine.EngineProbe;
 import io.sluice.EngineScenario.Advance;
 import io.sluice.EngineScenario.ClearOverride;
@@ -69,6 +70,8 @@ final class EngineScenarioRun implements AutoCloseable {
      */
     private static final long WRONG_WAKE_MILLIS = 300;
 
+    /** The deadline of a decision in runs without faults: no clock step passes it. */
+    private static final Duration NO_DEADLINE = Duration.ofDays(1);
     /** The deadline of a decision in runs with faults (on the injected ticker). */
     private static final Duration FAULT_DEADLINE = Duration.ofMillis(500);
     /** How long (real time) a freeze's requests get to answer once their deadlines have passed on the clock. */
@@ -134,7 +137,7 @@ final class EngineScenarioRun implements AutoCloseable {
         p.put("sluice.key-prefix", prefix);
         // Deadlines run on the injected ticker: only a fault step passes one. A decision of a frozen Redis is a
         // rejection, which takes nothing, so the model still knows every counter.
-        p.put("sluice.backend-timeout", faults == null ? "1d" : FAULT_DEADLINE.toMillis() + "ms");
+        p.put("sluice.backend-timeout", deadline().toMillis() + "ms");
         if (faults != null) p.put("sluice.on-backend-failure", "deny");
         return p;
     }
@@ -159,8 +162,7 @@ final class EngineScenarioRun implements AutoCloseable {
 
     private Failure apply(Step s) throws Exception {
         if (s instanceof Advance a) {
-            advanceAsARunningServer(a.millis());
-            return null;
+            return advanceAsARunningServer(a.millis());
         }
         if (s instanceof Freeze f) return freeze(f);
         if (s instanceof Restart) {
@@ -269,19 +271,55 @@ final class EngineScenarioRun implements AutoCloseable {
     /**
      * Moves the clock as it passes on a server that runs: each prefetched stock's hold ends, and the engine's sweep
      * hands it back, before the clock goes on (a step of an hour would otherwise pass the loan's grace too, which
-     * only a server stopped that long would do: its stock then counts as used).
+     * only a server stopped that long would do: its stock then counts as used); and each waiter's wait ends, the
+     * engine decides it and gives back what it took, and the model likewise, before the clock goes on.
      */
-    private void advanceAsARunningServer(long millis) {
+    private Failure advanceAsARunningServer(long millis) throws Exception {
         settlePrefetches();
         long target = clock.millis() + millis;
         for (int round = 0; round < MAX_SWEEP_ROUNDS; round++) {
-            long next = engines.stream().mapToLong(e -> EngineProbe.nextHoldEnd(e.engine())).min().orElse(Long.MAX_VALUE);
+            long holdEnd = engines.stream().mapToLong(e -> EngineProbe.nextHoldEnd(e.engine())).min().orElse(Long.MAX_VALUE);
+            long waitEnd = pending.values().stream().mapToLong(this::waitEnd).min().orElse(Long.MAX_VALUE);
+            long next = Math.min(holdEnd, waitEnd);
             if (next > target) break;
             if (next > clock.millis()) clock.advance(Duration.ofMillis(next - clock.millis()));
+            if (waitEnd <= holdEnd) {
+                Failure f = waitsEnded();
+                if (f != null) return f;
+                continue;
+            }
             for (Sluice e : engines) EngineProbe.sweep(e.engine()).join();
             settlePrefetches();
         }
         clock.advance(Duration.ofMillis(target - clock.millis()));
+        return null;
+    }
+
+    /**
+     * When (on the clock) the engine has given up waiting for a waiter's permit at the latest: its acquire's deadline,
+     * {@code wait} plus the backend timeout, passed up to its hard bound ({@link Deadlines#hardBound}: a deadline waits
+     * longer while the backend answers other calls). It then tries once more, and is admitted or rejected.
+     */
+    private long waitEnd(Pending p) {
+        return p.at() + Deadlines.hardBound(deadline().plusMillis(WAIT_MILLIS)).toMillis();
+    }
+
+    /** The engines' backend timeout ({@link #withSettings}). */
+    private Duration deadline() {
+        return faults == null ? NO_DEADLINE : FAULT_DEADLINE;
+    }
+
+    /** Waits for the engine's answer to every waiter whose wait has ended on the clock, and takes them in. */
+    private Failure waitsEnded() throws Exception {
+        for (Pending p : List.copyOf(pending.values())) {
+            if (waitEnd(p) > clock.millis()) continue;
+            try {
+                p.admission().get(ANSWER_SECONDS, TimeUnit.SECONDS);
+            } catch (TimeoutException e) {
+                return new Failure("waiter", step, p.request() + ": no answer " + ANSWER_SECONDS + " s after its wait ended");
+            }
+        }
+        return collectWaiters(false);
     }
 
     /**
