@@ -31,6 +31,8 @@ import org.redisson.api.RedissonClient;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -654,8 +656,7 @@ final class EngineScenarioRun implements AutoCloseable {
      */
     private Failure collectWaiters(boolean wake) throws Exception {
         while (true) {
-            for (Pending p : List.copyOf(pending.values())) {
-                if (!p.admission().isDone()) continue;
+            for (Pending p : inAnOrderTheEngineCouldHave(pending.values())) {
                 pending.remove(p.request().id());
                 Admission a = p.admission().join();
                 long waited = clock.millis() - p.at();
@@ -707,6 +708,27 @@ final class EngineScenarioRun implements AutoCloseable {
         for (EngineModel.GivenBack g : model.waitEnded(id, clock.millis())) {
             if (!stateLost) bounds.givenBack(g.rule(), g.key(), g.permits(), g.admittedAt());
         }
+    }
+
+    /**
+     * The waiters the engine has answered, in an order it could have answered them in: the run cannot tell in which
+     * order waiters answered between two of its looks were admitted (a release, or a Redis restarted empty, may wake
+     * several at once), so those rejected first (they hold nothing), then the admitted by their limit, smallest first: if
+     * any order admitted each under its own limit, this one does.
+     */
+    private List<Pending> inAnOrderTheEngineCouldHave(Collection<Pending> waiting) {
+        List<Pending> answered = new ArrayList<>();
+        for (Pending p : waiting) if (p.admission().isDone()) answered.add(p);
+        answered.sort(Comparator.comparingInt(this::admittedUnder));
+        return answered;
+    }
+
+    /** The limit a waiter the engine answered was admitted under; -1 when rejected. */
+    private int admittedUnder(Pending p) {
+        Admission a = p.admission().join();
+        if (!a.allowed()) return -1;
+        return concurrency(p.request()).map(l -> model.concurrency(l.rule().name(), l.key()).waiting()
+                .getOrDefault(p.request().id(), l.limit())).orElse(Integer.MAX_VALUE);
     }
 
     /** Ends every request (waiters are admitted as permits free), then every permit must be free. */
