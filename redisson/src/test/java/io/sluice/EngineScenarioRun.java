@@ -1,5 +1,6 @@
 package io.sluice;
 
+import io.sluice.engine.Deadlines;
 import io.sluice.engine.EngineProbe;
 import io.sluice.EngineScenario.Advance;
 import io.sluice.EngineScenario.ClearOverride;
@@ -30,6 +31,8 @@ import org.redisson.api.RedissonClient;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -69,6 +72,8 @@ final class EngineScenarioRun implements AutoCloseable {
      */
     private static final long WRONG_WAKE_MILLIS = 300;
 
+    /** The deadline of a decision in runs without faults: no clock step passes it. */
+    private static final Duration NO_DEADLINE = Duration.ofDays(1);
     /** The deadline of a decision in runs with faults (on the injected ticker). */
     private static final Duration FAULT_DEADLINE = Duration.ofMillis(500);
     /** How long (real time) a freeze's requests get to answer once their deadlines have passed on the clock. */
@@ -135,7 +140,7 @@ final class EngineScenarioRun implements AutoCloseable {
         p.put("sluice.key-prefix", prefix);
         // Deadlines run on the injected ticker: only a fault step passes one. A decision of a frozen Redis is a
         // rejection, which takes nothing, so the model still knows every counter.
-        p.put("sluice.backend-timeout", faults == null ? "1d" : FAULT_DEADLINE.toMillis() + "ms");
+        p.put("sluice.backend-timeout", deadline().toMillis() + "ms");
         if (faults != null) p.put("sluice.on-backend-failure", "deny");
         return p;
     }
@@ -172,8 +177,7 @@ final class EngineScenarioRun implements AutoCloseable {
 
     private Failure apply(Step s) throws Exception {
         if (s instanceof Advance a) {
-            advanceAsARunningServer(a.millis());
-            return null;
+            return advanceAsARunningServer(a.millis());
         }
         if (s instanceof Freeze f) return freeze(f);
         if (s instanceof Restart) {
@@ -283,19 +287,55 @@ final class EngineScenarioRun implements AutoCloseable {
     /**
      * Moves the clock as it passes on a server that runs: each prefetched stock's hold ends, and the engine's sweep
      * hands it back, before the clock goes on (a step of an hour would otherwise pass the loan's grace too, which
-     * only a server stopped that long would do: its stock then counts as used).
+     * only a server stopped that long would do: its stock then counts as used); and each waiter's wait ends, the
+     * engine decides it and gives back what it took, and the model likewise, before the clock goes on.
      */
-    private void advanceAsARunningServer(long millis) {
+    private Failure advanceAsARunningServer(long millis) throws Exception {
         settlePrefetches();
         long target = clock.millis() + millis;
         for (int round = 0; round < MAX_SWEEP_ROUNDS; round++) {
-            long next = engines.stream().mapToLong(e -> EngineProbe.nextHoldEnd(e.engine())).min().orElse(Long.MAX_VALUE);
+            long holdEnd = engines.stream().mapToLong(e -> EngineProbe.nextHoldEnd(e.engine())).min().orElse(Long.MAX_VALUE);
+            long waitEnd = pending.values().stream().mapToLong(this::waitEnd).min().orElse(Long.MAX_VALUE);
+            long next = Math.min(holdEnd, waitEnd);
             if (next > target) break;
             if (next > clock.millis()) clock.advance(Duration.ofMillis(next - clock.millis()));
+            if (waitEnd <= holdEnd) {
+                Failure f = waitsEnded();
+                if (f != null) return f;
+                continue;
+            }
             for (Sluice e : engines) EngineProbe.sweep(e.engine()).join();
             settlePrefetches();
         }
         clock.advance(Duration.ofMillis(target - clock.millis()));
+        return null;
+    }
+
+    /**
+     * When (on the clock) the engine has given up waiting for a waiter's permit at the latest: its acquire's deadline,
+     * {@code wait} plus the backend timeout, passed up to its hard bound ({@link Deadlines#hardBound}: a deadline waits
+     * longer while the backend answers other calls). It then tries once more, and is admitted or rejected.
+     */
+    private long waitEnd(Pending p) {
+        return p.at() + Deadlines.hardBound(deadline().plusMillis(WAIT_MILLIS)).toMillis();
+    }
+
+    /** The engines' backend timeout ({@link #withSettings}). */
+    private Duration deadline() {
+        return faults == null ? NO_DEADLINE : FAULT_DEADLINE;
+    }
+
+    /** Waits for the engine's answer to every waiter whose wait has ended on the clock, and takes them in. */
+    private Failure waitsEnded() throws Exception {
+        for (Pending p : List.copyOf(pending.values())) {
+            if (waitEnd(p) > clock.millis()) continue;
+            try {
+                p.admission().get(ANSWER_SECONDS, TimeUnit.SECONDS);
+            } catch (TimeoutException e) {
+                return new Failure("waiter", step, p.request() + ": no answer " + ANSWER_SECONDS + " s after its wait ended");
+            }
+        }
+        return collectWaiters(false);
     }
 
     /**
@@ -479,8 +519,8 @@ final class EngineScenarioRun implements AutoCloseable {
     /**
      * {@code Sluice.usage} of the request's key beside the model's, for every rate rule it applies to whose usage the
      * model knows exactly: not prefetching (this server's stock is out of Redis), not elastic, without plans (a key on
-     * a plan is counted against the plan's limit), and while no request waits (a waiter's rate permits are given back
-     * when its wait ends, which the model does not do yet).
+     * a plan is counted against the plan's limit), and while no request waits (a wait may end, and its rate permits go
+     * back, at any moment of the step).
      */
     private Failure compareUsage(Request r) throws Exception {
         if (!pending.isEmpty()) return null;
@@ -630,8 +670,7 @@ final class EngineScenarioRun implements AutoCloseable {
      */
     private Failure collectWaiters(boolean wake) throws Exception {
         while (true) {
-            for (Pending p : List.copyOf(pending.values())) {
-                if (!p.admission().isDone()) continue;
+            for (Pending p : inAnOrderTheEngineCouldHave(pending.values())) {
                 pending.remove(p.request().id());
                 Admission a = p.admission().join();
                 long waited = clock.millis() - p.at();
@@ -639,6 +678,7 @@ final class EngineScenarioRun implements AutoCloseable {
                     return new Failure("waiter", step, p.request() + " rejected while it waited (its wait is " + EngineScenario.WAIT + "): "
                             + a.rejection().orElseThrow());
                 }
+                if (!a.allowed()) waitEnded(p.request().id());
                 Failure f = settle(p.request(), p.at(), a);
                 if (f != null) return f;
             }
@@ -669,6 +709,40 @@ final class EngineScenarioRun implements AutoCloseable {
                         + " s though a permit one may take is free: " + m.inFlight() + " in flight, waiting (id=plan limit) " + m.waiting());
             }
         }
+    }
+
+    /**
+     * A waiter's wait ended without a permit: the model gives back the rate permits it took when it came, as the engine
+     * does (CONTRACT.md, Evaluation), when the run sees it. The engine ends a wait on its ticker (the deadline, past its
+     * wait) or on real time (its wait); its refund may come at an earlier clock than this one when a clock step passed
+     * several hold ends (a refund of a log or a bucket does not depend on when it comes; a window's counter does, at
+     * its window's edge).
+     */
+    private void waitEnded(int id) {
+        for (EngineModel.GivenBack g : model.waitEnded(id, clock.millis())) {
+            if (!stateLost) bounds.givenBack(g.rule(), g.key(), g.permits(), g.admittedAt());
+        }
+    }
+
+    /**
+     * The waiters the engine has answered, in an order it could have answered them in: the run cannot tell in which
+     * order waiters answered between two of its looks were admitted (a release, or a Redis restarted empty, may wake
+     * several at once), so those rejected first (they hold nothing), then the admitted by their limit, smallest first: if
+     * any order admitted each under its own limit, this one does.
+     */
+    private List<Pending> inAnOrderTheEngineCouldHave(Collection<Pending> waiting) {
+        List<Pending> answered = new ArrayList<>();
+        for (Pending p : waiting) if (p.admission().isDone()) answered.add(p);
+        answered.sort(Comparator.comparingInt(this::admittedUnder));
+        return answered;
+    }
+
+    /** The limit a waiter the engine answered was admitted under; -1 when rejected. */
+    private int admittedUnder(Pending p) {
+        Admission a = p.admission().join();
+        if (!a.allowed()) return -1;
+        return concurrency(p.request()).map(l -> model.concurrency(l.rule().name(), l.key()).waiting()
+                .getOrDefault(p.request().id(), l.limit())).orElse(Integer.MAX_VALUE);
     }
 
     /** Ends every request (waiters are admitted as permits free), then every permit must be free. */

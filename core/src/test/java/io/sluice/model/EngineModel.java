@@ -125,7 +125,8 @@ public final class EngineModel {
             }
             if (!rule.waitTime().isZero()) {
                 c.await(id, limit);
-                // A waiter keeps the rate permits it took; once admitted, its ending decides about them.
+                // A waiter keeps the rate permits it took: once admitted, its ending decides about them; a wait that
+                // ends without a permit gives them back (waitEnded).
                 takenBy.put(id, took);
                 return new Verdict(Outcome.WAITING, rule.name(), verdicts);
             }
@@ -188,6 +189,27 @@ public final class EngineModel {
                 giveBack(limits, t.key(), t.cost(), now);
                 back.add(new GivenBack(limits, t.key(), t.cost(), t.at()));
             }
+        }
+        return back;
+    }
+
+    /**
+     * Waiter {@code id}'s wait ended at {@code now} without a permit: the request is rejected, and, as CONTRACT.md's
+     * Evaluation says of any rejection, the rate permits other rules took for it when it came go back (those a
+     * rejection gives back: not an elastic rule's, not a leaky bucket's slot). A request not waiting changes nothing.
+     *
+     * @return what went back, for the bounds
+     */
+    public List<GivenBack> waitEnded(int id, long now) {
+        concurrency.values().forEach(c -> c.release(id));
+        List<TakenRate> took = takenBy.remove(id);
+        List<GivenBack> back = new ArrayList<>();
+        if (took == null) return back;
+        for (TakenRate t : took) {
+            Rule limits = t.limits();
+            if (limits.ratePolicy().throttling() == Throttling.ELASTIC || !limits.ratePolicy().algorithm().refundable()) continue;
+            giveBack(limits, t.key(), t.cost(), now);
+            back.add(new GivenBack(limits, t.key(), t.cost(), t.at()));
         }
         return back;
     }

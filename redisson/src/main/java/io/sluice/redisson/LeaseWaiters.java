@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
@@ -19,8 +20,9 @@ import java.util.function.Supplier;
  * which reads one free count for everyone, cannot judge it. Here each waiter tries the acquire script under its own
  * limit: when it starts waiting (once subscribed, so no release between its first try and the subscription is
  * missed), whenever a release or a reclaimed lease tells how many leases are still held (the waiters in order whose
- * limit leaves room are woken, as many as the room of each allows), when the earliest lease expires, and once more
- * when its wait ends. Thread-safe.
+ * limit leaves room are woken, as many as the room of each allows), when the earliest lease expires, every
+ * {@link #POLL_MILLIS} when nothing woke it (a lost wake-up, a Redis that lost its state), and once more when its wait
+ * ends. Thread-safe.
  */
 final class LeaseWaiters {
     /** One try of the acquire script under the waiter's own limit and permit id. */
@@ -44,14 +46,28 @@ final class LeaseWaiters {
 
     /** A retry earlier than this after the previous one is not scheduled by lease expiry (clock steps, skew). */
     private static final long MIN_RETRY_MILLIS = 10;
+    /**
+     * How often a waiter tries again when nothing wakes it. Pub/sub delivers at most once: a wake-up published while
+     * the subscription is re-established (a reconnect, a Redis restart, a failover) is lost, and a Redis that lost its
+     * state frees every permit without a release to announce it. A waiter costs one script call this often.
+     */
+    static final long POLL_MILLIS = 1_000;
 
     private final Channels channels;
     private final Supplier<Long> leaseClock;
     private final Map<String, KeyWaiters> byKey = new HashMap<>(); // guarded by itself
 
+    private final long pollMillis;
+
     LeaseWaiters(Channels channels, Supplier<Long> leaseClock) {
+        this(channels, leaseClock, POLL_MILLIS);
+    }
+
+    /** For tests: waiters that try again every {@code pollMillis} when nothing wakes them. */
+    LeaseWaiters(Channels channels, Supplier<Long> leaseClock, long pollMillis) {
         this.channels = channels;
         this.leaseClock = leaseClock;
+        this.pollMillis = pollMillis;
     }
 
     /** The waiters of one key, in arrival order, and the key's subscription. */
@@ -78,6 +94,8 @@ final class LeaseWaiters {
     private final class Waiter {
         final KeyWaiters key;
         final int limit;
+        /** The permit id its tries take the permit under, the engine's. */
+        final String permitId;
         final Attempt attempt;
         final long endNanos;
         final CompletableFuture<LeaseOutcome> result = new CompletableFuture<>();
@@ -86,10 +104,13 @@ final class LeaseWaiters {
         boolean lastTry;
         /** The lease expiry a retry is scheduled for (one timer per expiry, however many tries saw it). */
         long retryAt = -1;
+        /** Whether a poll ({@link #pollMillis}) is scheduled: one at a time, however many tries failed. */
+        boolean polling;
 
-        Waiter(KeyWaiters key, int limit, Attempt attempt, long endNanos) {
+        Waiter(KeyWaiters key, int limit, String permitId, Attempt attempt, long endNanos) {
             this.key = key;
             this.limit = limit;
+            this.permitId = permitId;
             this.attempt = attempt;
             this.endNanos = endNanos;
         }
@@ -131,6 +152,7 @@ final class LeaseWaiters {
                 finish(a.outcome(), null);
             } else {
                 retryAtExpiry(a.earliestExpiry());
+                poll();
             }
         }
 
@@ -143,6 +165,22 @@ final class LeaseWaiters {
             long in = Math.max(MIN_RETRY_MILLIS, expiry - leaseClock.get());
             long left = TimeUnit.NANOSECONDS.toMillis(endNanos - System.nanoTime());
             if (in < left) after(in, this::tryNow);
+        }
+
+        /** Tries again after {@link #pollMillis} (if before its wait ends), in case no wake-up reaches it. */
+        private void poll() {
+            synchronized (this) {
+                if (polling) return;
+                polling = true;
+            }
+            long left = TimeUnit.NANOSECONDS.toMillis(endNanos - System.nanoTime());
+            if (pollMillis >= left) return;
+            after(pollMillis, () -> {
+                synchronized (this) {
+                    polling = false;
+                }
+                tryNow();
+            });
         }
 
         /** The wait is over: one last try, so a permit freed at its very end is not missed. */
@@ -160,16 +198,16 @@ final class LeaseWaiters {
     }
 
     /**
-     * Waits up to {@code waitMillis} for a permit under {@code limit}, trying with {@code attempt}; the answer is the
-     * permit, or none when the wait ended without one.
+     * Waits up to {@code waitMillis} for a permit under {@code limit} and {@code permitId}, trying with {@code attempt};
+     * the answer is the permit, or none when the wait ended without one.
      */
-    CompletionStage<LeaseOutcome> await(String key, String channel, int limit, long waitMillis, Attempt attempt) {
+    CompletionStage<LeaseOutcome> await(String key, String channel, int limit, long waitMillis, String permitId, Attempt attempt) {
         KeyWaiters k;
         Waiter w;
         CompletableFuture<Runnable> subscription;
         synchronized (byKey) {
             k = byKey.computeIfAbsent(key, KeyWaiters::new);
-            w = new Waiter(k, limit, attempt, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis));
+            w = new Waiter(k, limit, permitId, attempt, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis));
             k.queue.add(w);
             if (k.subscription == null) {
                 KeyWaiters subscriber = k;
@@ -183,6 +221,24 @@ final class LeaseWaiters {
             else w.tryNow();
         });
         return w.result;
+    }
+
+    /**
+     * The engine gave up on the permit id a waiter of {@code key} waits under (its deadline passed first): the waiter
+     * leaves. Left in the queue, it would still be woken first when a permit frees, take the room of the waiters behind
+     * it, and take nothing (its id is released), so that none of them is woken until its own wait ends.
+     */
+    void givenUp(String key, String permitId) {
+        Waiter given = null;
+        synchronized (byKey) {
+            KeyWaiters k = byKey.get(key);
+            if (k != null) {
+                for (Waiter w : k.queue) {
+                    if (w.permitId.equals(permitId)) given = w;
+                }
+            }
+        }
+        if (given != null) given.finish(null, new CancellationException("the engine gave up on this permit"));
     }
 
     /** A waiter that is done leaves its key; the last one of a key unsubscribes. */

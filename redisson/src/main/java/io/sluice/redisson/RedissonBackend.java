@@ -440,7 +440,8 @@ public final class RedissonBackend
         return immediate.thenCompose(answer -> answer.outcome().acquired()
                 ? CompletableFuture.completedFuture(answer.outcome())
                 // Each waiter tries under its own limit (its plan's) whenever a release may have left room for it.
-                : waiters.await(r.key(), RedissonNames.wakeChannel(r.key()), r.limit(), r.waitTime().toMillis(), () -> acquireNow(r)));
+                : waiters.await(r.key(), RedissonNames.wakeChannel(r.key()), r.limit(), r.waitTime().toMillis(), r.permitId(),
+                        () -> acquireNow(r)));
     }
 
     /** One try of the acquire script, under the request's limit and the permit id the engine chose. */
@@ -459,6 +460,8 @@ public final class RedissonBackend
      */
     @Override
     public CompletionStage<Boolean> release(LeaseRequest r, String permitId) {
+        // A release of the id a waiter here still waits under is the engine giving up on it: the waiter leaves.
+        waiters.givenUp(r.key(), permitId);
         long now = clock.millis();
         return whenConnected(() -> release.call(r, permitId, now, publishCommand()));
     }

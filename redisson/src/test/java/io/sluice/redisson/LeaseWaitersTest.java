@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongConsumer;
 
@@ -15,7 +16,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Which of a key's waiters a wake-up message (the leases still held) sends to try again: in arrival order, those
  * whose own limit leaves room, as many as the room allows; the last waiter of a key unsubscribes. The channel and
- * the acquire script are stand-ins (pure logic); each waiter's wait is an hour, so no timer takes part.
+ * the acquire script are stand-ins (pure logic); each waiter's wait and poll are an hour, so no timer takes part
+ * (but in the test of the poll itself).
  */
 class LeaseWaitersTest {
     private static final long HOUR = 3_600_000;
@@ -30,11 +32,14 @@ class LeaseWaitersTest {
     /** A waiter's tries: each answered by the test, not acquired unless it says so. */
     private static final class Tries implements LeaseWaiters.Attempt {
         final List<CompletableFuture<LeaseWaiters.Answer>> made = new ArrayList<>();
+        /** Completes at the second try. */
+        final CompletableFuture<Void> secondTry = new CompletableFuture<>();
 
         @Override
         public synchronized CompletionStage<LeaseWaiters.Answer> tryNow() {
             CompletableFuture<LeaseWaiters.Answer> f = new CompletableFuture<>();
             made.add(f);
+            if (made.size() == 2) secondTry.complete(null);
             return f;
         }
 
@@ -56,7 +61,7 @@ class LeaseWaitersTest {
             channel.subscriptions.incrementAndGet();
             channel.listener = held;
             return CompletableFuture.completedFuture(channel.unsubscribed::incrementAndGet);
-        }, () -> 0L);
+        }, () -> 0L, HOUR);
     }
 
     @Test
@@ -67,10 +72,10 @@ class LeaseWaitersTest {
         Tries free2 = new Tries();
         Tries none = new Tries();
         Tries pro = new Tries();
-        CompletionStage<LeaseOutcome> first = waiters.await("k", "c", 1, HOUR, free1);
-        waiters.await("k", "c", 1, HOUR, free2);
-        waiters.await("k", "c", 4, HOUR, none);
-        waiters.await("k", "c", 6, HOUR, pro);
+        CompletionStage<LeaseOutcome> first = waiters.await("k", "c", 1, HOUR, id(1), free1);
+        waiters.await("k", "c", 1, HOUR, id(2), free2);
+        waiters.await("k", "c", 4, HOUR, id(3), none);
+        waiters.await("k", "c", 6, HOUR, id(4), pro);
         assertThat(channel.subscriptions).hasValue(1);
         // Each tried once when subscribed, and found no room.
         for (Tries t : List.of(free1, free2, none, pro)) {
@@ -100,7 +105,7 @@ class LeaseWaitersTest {
         Channel channel = new Channel();
         LeaseWaiters waiters = waiters(channel);
         Tries only = new Tries();
-        CompletionStage<LeaseOutcome> result = waiters.await("k", "c", 1, HOUR, only);
+        CompletionStage<LeaseOutcome> result = waiters.await("k", "c", 1, HOUR, id(5), only);
         assertThat(only.count()).isEqualTo(1);
         channel.listener.accept(0); // while the first try is under way
         channel.listener.accept(0);
@@ -111,5 +116,56 @@ class LeaseWaitersTest {
         assertThat(result.toCompletableFuture().join().acquired()).isTrue();
         assertThat(waiters.waiting("k")).isZero();
         assertThat(channel.unsubscribed).hasValue(1);
+    }
+
+    /**
+     * A waiter the engine gave up on (its deadline passed before the wait ended; its id is released) leaves at once:
+     * left first in the queue, it would be the one woken when a permit frees, and the waiter behind it never.
+     */
+    @Test
+    void aWaiterGivenUpOnLeavesSoThatTheNextIsWoken() {
+        Channel channel = new Channel();
+        LeaseWaiters waiters = waiters(channel);
+        Tries givenUp = new Tries();
+        Tries next = new Tries();
+        CompletionStage<LeaseOutcome> first = waiters.await("k", "c", 1, HOUR, id(1), givenUp);
+        CompletionStage<LeaseOutcome> second = waiters.await("k", "c", 1, HOUR, id(2), next);
+        givenUp.refuseLast();
+        next.refuseLast();
+
+        waiters.givenUp("k", id(1));
+        assertThat(first.toCompletableFuture()).isCompletedExceptionally();
+        assertThat(waiters.waiting("k")).isEqualTo(1);
+
+        channel.listener.accept(0); // the one permit frees: the waiter still waiting is the one woken
+        assertThat(List.of(givenUp.count(), next.count())).containsExactly(1, 2);
+        next.grantLast(id(2));
+        assertThat(second.toCompletableFuture().join().permitId()).isEqualTo(id(2));
+        assertThat(channel.unsubscribed).hasValue(1);
+    }
+
+    /**
+     * A waiter that no message reaches (one published while the subscription was re-established, or a Redis that lost
+     * its state and every permit with it, which no release announces) tries again on its own.
+     */
+    @Test
+    void aWaiterNothingWakesTriesAgainOnItsOwn() throws Exception {
+        Channel channel = new Channel();
+        LeaseWaiters waiters = new LeaseWaiters((name, held) -> {
+            channel.listener = held;
+            return CompletableFuture.completedFuture(channel.unsubscribed::incrementAndGet);
+        }, () -> 0L, 20);
+        Tries tries = new Tries();
+        CompletionStage<LeaseOutcome> result = waiters.await("k", "c", 1, HOUR, id(1), tries);
+        tries.refuseLast();
+
+        tries.secondTry.get(10, TimeUnit.SECONDS);
+        tries.grantLast(id(1));
+        assertThat(result.toCompletableFuture().join().permitId()).isEqualTo(id(1));
+    }
+
+    /** A permit id as the engine makes them: 32 hex digits. */
+    private static String id(int n) {
+        return String.format("%032x", n);
     }
 }
