@@ -55,6 +55,10 @@ final class Refunds {
         } catch (RuntimeException e) {
             refund = CompletableFuture.failedFuture(e);
         }
+        // Again once it has landed: an answer Redis computed before it (asked after the forget above, on another
+        // connection) counted these permits, and the shield must neither keep nor learn it (a success of count=failure
+        // was rejected beside 4 in flight of 5).
+        refund = refund.whenComplete((v, e) -> shield.forget(request.key()));
         if (prefetcher != null && rule.ratePolicy().prefetches()) refund = refund.thenRun(() -> prefetcher.refunded(request));
         return guard.bounded(refund, guard.timeout()).handle((v, e) -> null);
     }
