@@ -403,8 +403,8 @@ public final class RuleParser {
         Duration most = period.dividedBy(PREFETCH_HOLD_SHARE);
         rate.filter(r -> prefetch.permits() >= r.permits()).ifPresent(r -> problem(base + "prefetch", p.get("prefetch"),
                 "fewer permits than the rate's " + r.permits()));
-        Duration longest = prefetch.auto() ? AutoPrefetch.HOLD : DEFAULT_PREFETCH_HOLD;
-        Duration fallback = most.compareTo(longest) < 0 ? most : longest;
+        Duration fallback = prefetch.auto() ? AutoPrefetch.hold(period)
+                : most.compareTo(DEFAULT_PREFETCH_HOLD) < 0 ? most : DEFAULT_PREFETCH_HOLD;
         Duration hold = ruleValue(p, base, "prefetch-hold", fallback,
                 s -> Durations.parse(s).filter(d -> d.toMillis() >= 1 && d.compareTo(most) <= 0).orElse(null),
                 "a duration from 1ms to a tenth of the rate's period (" + Durations.format(most) + ") such as 500ms");

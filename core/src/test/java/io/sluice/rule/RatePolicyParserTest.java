@@ -237,7 +237,8 @@ class RatePolicyParserTest {
         RatePolicy auto = policy("a", "sluice.rules.a.rate", "1000/1m");
         assertThat(auto.prefetch()).isEqualTo(PrefetchSize.AUTO);
         assertThat(auto.prefetchHold()).as("100 ms at most").isEqualTo(Duration.ofMillis(100));
-        assertThat(policy("a", "sluice.rules.a.rate", "1000/500ms").prefetchHold()).as("a tenth of the period").isEqualTo(Duration.ofMillis(50));
+        assertThat(policy("a", "sluice.rules.a.rate", "1000/500ms").prefetchHold()).as("a hundredth of the period").isEqualTo(Duration.ofMillis(5));
+        assertThat(policy("a", "sluice.rules.a.rate", "1000/99ms").prefetch()).as("under a millisecond: no hold").isEqualTo(PrefetchSize.OFF);
         assertThat(policy("a", "sluice.rules.a.rate", "1000/1m", "sluice.rules.a.prefetch-hold", "20ms").prefetchHold())
                 .isEqualTo(Duration.ofMillis(20));
         assertThat(policy("a", "sluice.rules.a.rate", "400/1h").prefetch()).as("a hundredth is the smallest stock").isEqualTo(PrefetchSize.AUTO);

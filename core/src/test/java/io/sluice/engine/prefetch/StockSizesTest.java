@@ -32,7 +32,7 @@ class StockSizesTest {
 
     @Test
     void aQuietKeyTakesNothingAheadABusyOneTwiceItsDemandPerHold() {
-        Rule rule = rule("rate", "100000/1s");
+        Rule rule = rule("rate", "1000000/10s");
         RateRequest r = request(rule, "k");
         arrive(rule, r, 1_000, 3);
         assertThat(sizes.ahead(rule, r, 1_000)).as("3 requests in a hold: quiet").isZero();
