@@ -30,6 +30,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
 /**
  * Limits held in this JVM, with the same semantics as the Redisson backend: a sliding log of permits per
@@ -202,20 +203,16 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
         if (permit.algorithm() == Algorithm.TOKEN_BUCKET) {
             long nowMicros = Math.multiplyExact(now, 1000L);
             long lentMicros = Math.multiplyExact(hold.plus(Prefetch.RETURN_GRACE).toMillis(), 1000L);
-            while (true) {
-                Modelled m = models.computeIfAbsent(permit.algorithm().id() + "|" + permit.key(), k -> new Modelled(RateModel.of(permit.algorithm())));
-                synchronized (m) {
-                    if (m.dead) continue;
-                    TokenBucketModel bucket = (TokenBucketModel) m.model;
-                    RateOutcome own = r == null ? null : bucket.consume(r, nowMicros);
-                    // One permit after another until one is rejected (the rest would be, alike), lent under the id.
-                    TokenBucketModel.Taken t = bucket.prefetch(permit, ahead, id, lentMicros, nowMicros);
-                    long taken = t.taken();
-                    RateOutcome last = t.last();
-                    RateOutcome outcome = own != null ? own : new RateOutcome(taken > 0, last.remaining(), last.resetMillis(), last.retryAfterMillis());
-                    return CompletableFuture.completedFuture(new Prefetch(outcome, permit, taken, last.remaining(), taken == 0 ? null : new Prefetch.Receipt(id, taken)));
-                }
-            }
+            return underModel(permit, m -> {
+                TokenBucketModel bucket = (TokenBucketModel) m.model;
+                RateOutcome own = r == null ? null : bucket.consume(r, nowMicros);
+                // One permit after another until one is rejected (the rest would be, alike), lent under the id.
+                TokenBucketModel.Taken t = bucket.prefetch(permit, ahead, id, lentMicros, nowMicros);
+                long taken = t.taken();
+                RateOutcome last = t.last();
+                RateOutcome outcome = own != null ? own : new RateOutcome(taken > 0, last.remaining(), last.resetMillis(), last.retryAfterMillis());
+                return CompletableFuture.completedFuture(new Prefetch(outcome, permit, taken, last.remaining(), taken == 0 ? null : new Prefetch.Receipt(id, taken)));
+            });
         }
         if (permit.algorithm() != Algorithm.SLIDING_LOG) return CompletableFuture.completedFuture(fromWindow(permit, r, ahead, hold, id, now));
         long interval = permit.period().toMillis();
@@ -244,20 +241,16 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
     private Prefetch fromWindow(RateRequest permit, RateRequest r, long ahead, Duration hold, String id, long now) {
         long nowMicros = Math.multiplyExact(now, 1000L);
         long lentMicros = Math.multiplyExact(hold.plus(Prefetch.RETURN_GRACE).toMillis(), 1000L);
-        while (true) {
-            Modelled m = models.computeIfAbsent(permit.algorithm().id() + "|" + permit.key(), k -> new Modelled(RateModel.of(permit.algorithm())));
-            synchronized (m) {
-                if (m.dead) continue;
-                RateOutcome own = r == null ? null : m.model.consume(r, nowMicros);
-                WindowStocks.Taken t = m.model instanceof FixedWindowModel fixed ? fixed.prefetch(permit, ahead, id, lentMicros, nowMicros)
-                        : ((SlidingWindowModel) m.model).prefetch(permit, ahead, id, lentMicros, nowMicros);
-                long taken = t.taken();
-                RateOutcome last = t.last();
-                RateOutcome outcome = own != null ? own : last;
-                return new Prefetch(outcome, permit, taken, last.remaining(), taken == 0 ? null : new Prefetch.Receipt(id, taken),
-                        t.endsInMillis());
-            }
-        }
+        return underModel(permit, m -> {
+            RateOutcome own = r == null ? null : m.model.consume(r, nowMicros);
+            WindowStocks.Taken t = m.model instanceof FixedWindowModel fixed ? fixed.prefetch(permit, ahead, id, lentMicros, nowMicros)
+                    : ((SlidingWindowModel) m.model).prefetch(permit, ahead, id, lentMicros, nowMicros);
+            long taken = t.taken();
+            RateOutcome last = t.last();
+            RateOutcome outcome = own != null ? own : last;
+            return new Prefetch(outcome, permit, taken, last.remaining(), taken == 0 ? null : new Prefetch.Receipt(id, taken),
+                    t.endsInMillis());
+        });
     }
 
     /** As the Redis backend does: the permits alone (the outcome says only whether any were taken). */
@@ -332,16 +325,12 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
         long now = clock.millis();
         sweep(now);
         long nowMicros = Math.multiplyExact(now, 1000L);
-        while (true) {
-            Modelled m = models.computeIfAbsent(permit.algorithm().id() + "|" + permit.key(), k -> new Modelled(RateModel.of(permit.algorithm())));
-            synchronized (m) {
-                if (m.dead) continue;
-                if (m.model instanceof TokenBucketModel bucket) bucket.handBack(permit, id, unused, TOMBSTONE_MICROS, nowMicros);
-                else if (m.model instanceof FixedWindowModel fixed) fixed.handBack(permit, id, unused, TOMBSTONE_MICROS, nowMicros);
-                else ((SlidingWindowModel) m.model).handBack(permit, id, unused, TOMBSTONE_MICROS, nowMicros);
-                return;
-            }
-        }
+        underModel(permit, m -> {
+            if (m.model instanceof TokenBucketModel bucket) bucket.handBack(permit, id, unused, TOMBSTONE_MICROS, nowMicros);
+            else if (m.model instanceof FixedWindowModel fixed) fixed.handBack(permit, id, unused, TOMBSTONE_MICROS, nowMicros);
+            else ((SlidingWindowModel) m.model).handBack(permit, id, unused, TOMBSTONE_MICROS, nowMicros);
+            return null;
+        });
     }
 
     @Override
@@ -352,31 +341,34 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
         long now = clock.millis();
         sweep(now);
         long nowMicros = Math.multiplyExact(now, 1000L);
+        return underModel(r, m -> {
+            m.model.charge(r, nowMicros);
+            return CompletableFuture.completedFuture(null);
+        });
+    }
+
+    /**
+     * {@code body} applied to the model of {@code r}'s algorithm and key, under its lock; one the sweep dropped meanwhile
+     * is made again. Algorithms never share state, even under one key name.
+     */
+    private <T> T underModel(RateRequest r, Function<Modelled, T> body) {
         while (true) {
             Modelled m = models.computeIfAbsent(r.algorithm().id() + "|" + r.key(), k -> new Modelled(RateModel.of(r.algorithm())));
             synchronized (m) {
-                if (m.dead) continue;
-                m.model.charge(r, nowMicros);
-                return CompletableFuture.completedFuture(null);
+                if (!m.dead) return body.apply(m);
             }
         }
     }
 
-    /** Algorithms never share state, even under one key name. */
     private RateOutcome onModel(RateRequest r, long nowMillis, boolean refund) {
         long nowMicros = Math.multiplyExact(nowMillis, 1000L);
-        while (true) {
-            Modelled m = models.computeIfAbsent(r.algorithm().id() + "|" + r.key(),
-                    k -> new Modelled(RateModel.of(r.algorithm())));
-            synchronized (m) {
-                if (m.dead) continue;
-                if (refund) {
-                    m.model.refund(r, nowMicros);
-                    return null;
-                }
-                return m.model.consume(r, nowMicros);
+        return underModel(r, m -> {
+            if (refund) {
+                m.model.refund(r, nowMicros);
+                return null;
             }
-        }
+            return m.model.consume(r, nowMicros);
+        });
     }
 
     private RateOutcome slidingLog(RateRequest r, long now) {

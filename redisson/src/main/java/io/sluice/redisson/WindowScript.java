@@ -11,17 +11,10 @@ import java.util.List;
  * counted in the window of now and lent under its id, handed back by that id to the counter of its window.
  */
 final class WindowScript extends DecisionScript {
-    /**
-     * Arguments of one request; which ones are a prefetch's size, its id, and how long its stock is lent (or a
-     * hand-back's tombstone lasts).
-     */
+    /** Arguments of one request, the last three a loan's ({@link LoanArguments}). */
     private static final int ARGUMENTS = 9;
-    private static final int PREFETCH = 7;
-    private static final int STOCK_ID = 8;
-    private static final int LENT_FOR = 9;
-    /** No prefetch id, nothing lent: a plain decision. */
-    private static final String NO_STOCK = "";
-    private static final String NOT_LENT = "0";
+    /** The loan's three arguments: the prefetch, the stock's id, how long it is lent. */
+    private static final LoanArguments LOAN = new LoanArguments(7);
     /** Where in a prefetch's answer (after its first number) the script says how long its stock may be handed out. */
     private static final int STOCK_ENDS = 4;
 
@@ -36,17 +29,12 @@ final class WindowScript extends DecisionScript {
     @Override
     String[] arguments(RateRequest r, String mode, String now) {
         return new String[] {time(callerTime, now), Long.toString(r.period().toMillis()), Long.toString(r.limit()),
-                Long.toString(r.effectiveLimit()), Long.toString(r.cost()), mode, NO_PREFETCH, NO_STOCK, NOT_LENT};
+                Long.toString(r.effectiveLimit()), Long.toString(r.cost()), mode, NO_PREFETCH, LoanArguments.NO_STOCK, LoanArguments.NOT_LENT};
     }
 
     @Override
     String[] prefetchArguments(DecisionLanes.Ahead ahead, String now) {
-        String[] one = arguments(ahead.request(), CONSUME, now);
-        one[PREFETCH - 1] = Long.toString(ahead.count());
-        one[STOCK_ID - 1] = ahead.id();
-        // As a token bucket's loan: its hand-back may come until the hold and a grace have passed.
-        one[LENT_FOR - 1] = Long.toString(ahead.offsetMillis() + TokenBucketScript.LENT_GRACE_MILLIS);
-        return one;
+        return LOAN.lend(arguments(ahead.request(), CONSUME, now), ahead);
     }
 
     /**
@@ -55,10 +43,7 @@ final class WindowScript extends DecisionScript {
      */
     @Override
     String[] handBackArguments(RateRequest r, String stockId, String now, long tombstoneMillis) {
-        String[] one = arguments(r, REFUND, now);
-        one[STOCK_ID - 1] = stockId;
-        one[LENT_FOR - 1] = Long.toString(tombstoneMillis);
-        return one;
+        return LOAN.handBack(arguments(r, REFUND, now), stockId, tombstoneMillis);
     }
 
     /** A window's stock ends with its window (a sliding window's also when the key's next permit frees). */
