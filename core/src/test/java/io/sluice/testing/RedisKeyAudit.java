@@ -32,7 +32,9 @@ public final class RedisKeyAudit {
         // The algorithms on Redis TIME (issue 13): one key, the whole name one hash tag, no limit in it.
         String algorithm = Pattern.quote(prefix) + ":\\{[A-Za-z0-9_-]+:(token-bucket|leaky-bucket|fixed-window|sliding-window)"
                 + ":[0-9]+(ms|s|m|h|d):[A-Za-z0-9_-]{22}\\}";
-        Pattern shape = Pattern.compile(name + "|\\{" + name + "\\}:(value|permits|timeout|released)|" + algorithm);
+        // The servers' announcements, while a rule is local or prefetch=auto (one sorted set, with a TTL).
+        String servers = Pattern.quote(prefix) + ":servers";
+        Pattern shape = Pattern.compile(name + "|\\{" + name + "\\}:(value|permits|timeout|released)|" + algorithm + "|" + servers);
         long count = 0;
         List<String> withoutTtl = new ArrayList<>();
         List<String> malformed = new ArrayList<>();

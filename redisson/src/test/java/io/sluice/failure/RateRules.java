@@ -25,7 +25,10 @@ final class RateRules {
 
     /**
      * Adds {@code sluice.rules.<base>-<algorithm>.*} for every algorithm to {@code properties}: {@code rate}, the
-     * algorithm, a leaky bucket's {@code queue} and the {@code extra} rule properties; returns the rule names.
+     * algorithm, a leaky bucket's {@code queue} and the {@code extra} rule properties; returns the rule names. Each is
+     * {@code prefetch=off} unless {@code extra} says otherwise: these suites measure what a fault does to each
+     * decision's own call (a large rule would prefetch by default); prefetch under a frozen or restarted Redis is
+     * {@code EngineMatchesModelIT}'s, {@code StrandedPrefetchTest}'s and {@code GivenUpPrefetchTest}'s.
      */
     static List<String> addAll(Map<String, String> properties, String base, String rate, Map<String, String> extra) {
         return addAll(properties, base, rate, LEAKY_QUEUE, extra);
@@ -46,6 +49,7 @@ final class RateRules {
             properties.put(p + "rate", rate);
             properties.put(p + "algorithm", a.id());
             if (a == Algorithm.LEAKY_BUCKET) properties.put(p + "queue", Integer.toString(leakyQueue));
+            properties.put(p + "prefetch", "off");
             extra.forEach((k, v) -> properties.put(p + k, v));
             names.add(name);
         }

@@ -64,6 +64,8 @@ class StallAccountingIT {
         Map<String, String> p = new LinkedHashMap<>();
         p.put("sluice.redis.address", address);
         p.put("sluice.rules.count.rate", "1000000/1h");
+        // Each decision's own call is what the stall is felt by (RateRules).
+        p.put("sluice.rules.count.prefetch", "off");
         RateRules.add(p, "count", NEVER_REFILLED, 0, Map.of(), COUNTED);
         RateRules.add(p, "count", "1000000/1s", 0, Map.of(), List.of(Algorithm.LEAKY_BUCKET));
         return p;
