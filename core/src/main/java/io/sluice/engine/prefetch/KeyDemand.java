@@ -15,6 +15,8 @@ final class KeyDemand {
     static final int MOST = (1 << 12) - 1;
     private static final int COUNT_BITS = 12;
     private static final long COUNT_MASK = MOST;
+    /** A stretch's number is kept modulo 2^40: a ticker may be anywhere, negative too. */
+    private static final long STRETCH_MASK = (1L << (Long.SIZE - 2 * COUNT_BITS)) - 1;
 
     /** Per stripe: the stretch number (bits 24 up), the previous stretch's count and the current one's (12 bits each). */
     private final AtomicLongArray stripes = new AtomicLongArray(STRIPES);
@@ -22,14 +24,14 @@ final class KeyDemand {
     /** Counts a request of {@code key} at {@code nowMillis}, in stretches of {@code holdMillis}. */
     void arrived(String key, long nowMillis, long holdMillis) {
         int i = stripe(key);
-        long stretch = nowMillis / holdMillis;
+        long stretch = stretch(nowMillis, holdMillis);
         while (true) {
             long v = stripes.get(i);
             long seen = v >>> (2 * COUNT_BITS);
             long current = v & COUNT_MASK;
             long next;
             if (seen == stretch) next = v - current + Math.min(current + 1, MOST);
-            else if (seen == stretch - 1) next = stretch << (2 * COUNT_BITS) | current << COUNT_BITS | 1;
+            else if (follows(stretch, seen)) next = stretch << (2 * COUNT_BITS) | current << COUNT_BITS | 1;
             else next = stretch << (2 * COUNT_BITS) | 1;
             if (stripes.compareAndSet(i, v, next)) return;
         }
@@ -41,12 +43,22 @@ final class KeyDemand {
      */
     long perHold(String key, long nowMillis, long holdMillis) {
         long v = stripes.get(stripe(key));
-        long stretch = nowMillis / holdMillis;
+        long stretch = stretch(nowMillis, holdMillis);
         long seen = v >>> (2 * COUNT_BITS);
         long current = v & COUNT_MASK;
         long previous = (v >>> COUNT_BITS) & COUNT_MASK;
         if (seen == stretch) return Math.max(current, previous);
-        return seen == stretch - 1 ? current : 0;
+        return follows(stretch, seen) ? current : 0;
+    }
+
+    /** The number of the hold-long stretch {@code nowMillis} falls in, modulo 2^40. */
+    private static long stretch(long nowMillis, long holdMillis) {
+        return Math.floorDiv(nowMillis, holdMillis) & STRETCH_MASK;
+    }
+
+    /** Whether stretch {@code stretch} comes right after {@code seen}, modulo 2^40. */
+    private static boolean follows(long stretch, long seen) {
+        return ((stretch - seen) & STRETCH_MASK) == 1;
     }
 
     private static int stripe(String key) {

@@ -28,6 +28,10 @@ import java.util.function.IntSupplier;
  * costs is that permits one server holds are not the others' until it uses them or hands them back (at most a hold
  * later). How many a call takes is {@link StockSizes}' to say: the rule's fixed size, or the key's demand.
  *
+ * <p>Under {@code auto}, a key whose call brought fewer permits than it asked (it is at or near its limit) goes without
+ * a new stock for a hold ({@link DryKeys}): its requests are decided in the backend as without prefetch, rather than
+ * each waiting for a call of the key that brings little or nothing and then asking again.
+ *
  * <p>A key's stock is refilled before it runs out: once a quarter of it is left (or three quarters of its hold have
  * passed and a quarter of it has been used), the request that notices asks the backend for the next stock without
  * waiting for it, so a busy key's requests keep being paid here. Only the first request of a key (or of one idle
@@ -123,6 +127,7 @@ public final class Prefetcher {
         }
         call.whenComplete((p, e) -> {
             Stock arrived = p != null && p.taken() > 0 ? new Stock(p, sent, p.usableUntil(sent, hold)) : null;
+            if (p != null && p.taken() < size) sizes.cameShort(rule, request, ticker.millis());
             boolean kept = false;
             try {
                 kept = slot.refilled(p, arrived, sent);
@@ -172,7 +177,7 @@ public final class Prefetcher {
      * Asks the backend for the request and {@code ahead} permits for {@code hold}. The stock is kept when the backend
      * answers, even after the caller's deadline: the permits were taken either way.
      */
-    public CompletionStage<Prefetch> fetch(RateRequest request, long ahead, Duration hold) {
+    public CompletionStage<Prefetch> fetch(Rule rule, RateRequest request, long ahead, Duration hold) {
         KeySlot slot = slots.get(request.key());
         long sent = ticker.millis();
         CompletionStage<Prefetch> call;
@@ -183,6 +188,7 @@ public final class Prefetcher {
         }
         return call.thenApply(p -> {
             Stock arrived = p.taken() > 0 ? new Stock(p, sent, p.usableUntil(sent, hold)) : null;
+            if (p.taken() < ahead) sizes.cameShort(rule, request, ticker.millis());
             KeySlot.Landing landing = slot.fetched(request, p, arrived, sent);
             landed(request.key(), slot, landing.kept() ? arrived : null);
             long besides = landing.besides();

@@ -20,6 +20,7 @@ final class StockSizes {
     static final long HOLDS_OF_DEMAND = 2;
 
     private final KeyDemand demand = new KeyDemand();
+    private final DryKeys dry = new DryKeys();
     /** The servers sharing the backend, as last counted (1 before any count). */
     private final IntSupplier servers;
 
@@ -37,7 +38,7 @@ final class StockSizes {
         PrefetchSize size = rule.ratePolicy().prefetch();
         if (!size.auto()) return size.permits();
         long perHold = demand.perHold(request.key(), nowMillis, holdMillis(rule));
-        if (perHold < BUSY) return 0;
+        if (perHold < BUSY || dry.dry(request.key(), nowMillis)) return 0;
         return worthIt(Math.min(perHold * HOLDS_OF_DEMAND, most(request)));
     }
 
@@ -50,6 +51,14 @@ final class StockSizes {
         if (!rule.ratePolicy().prefetch().auto()) return rule.ratePolicy().prefetch().permits();
         long perHold = demand.perHold(request.key(), nowMillis, holdMillis(rule));
         return worthIt(Math.min(Math.max(perHold, BUSY) * HOLDS_OF_DEMAND, most(request)) - held);
+    }
+
+    /**
+     * A call of the key's brought fewer permits than it asked at {@code nowMillis}: under {@code auto} its requests go to
+     * the backend for a hold ({@link DryKeys}). A fixed {@code prefetch} keeps asking, as its size says.
+     */
+    void cameShort(Rule rule, RateRequest request, long nowMillis) {
+        if (rule.ratePolicy().prefetch().auto()) dry.cameShort(request.key(), nowMillis, holdMillis(rule));
     }
 
     /** A limit's share divided among the servers. */

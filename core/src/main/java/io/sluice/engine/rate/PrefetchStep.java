@@ -73,7 +73,7 @@ final class PrefetchStep implements RateStep {
     private CompletionStage<Decision> fetch(RateAsk ask, long ahead) {
         long now = ticker.millis();
         RateRequest request = ask.request();
-        CompletionStage<Prefetch> call = prefetcher.fetch(request, ahead, hold);
+        CompletionStage<Prefetch> call = prefetcher.fetch(ask.rule(), request, ahead, hold);
         return guard.call(call, guard.timeout()).handle((p, e) -> {
             if (e != null) {
                 Decision d = BackendStep.failure(guard, ask, e);

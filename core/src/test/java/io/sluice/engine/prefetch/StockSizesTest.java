@@ -70,6 +70,41 @@ class StockSizesTest {
     }
 
     @Test
+    void aKeyWhoseCallCameShortGoesWithoutAStockForAHold() {
+        Rule rule = rule("rate", "1000000/10s");
+        RateRequest r = request(rule, "k");
+        arrive(rule, r, 1_000, 40);
+        assertThat(sizes.ahead(rule, r, 1_000)).isEqualTo(80);
+        sizes.cameShort(rule, r, 1_010);
+        assertThat(sizes.ahead(rule, r, 1_010)).as("at its limit: decided in the backend").isZero();
+        arrive(rule, r, 1_109, 40);
+        assertThat(sizes.ahead(rule, r, 1_109)).as("busier still, within the hold of 100 ms").isZero();
+        assertThat(sizes.ahead(rule, request(rule, "other"), 1_050)).as("another key").isZero();
+        arrive(rule, request(rule, "other"), 1_050, 4);
+        assertThat(sizes.ahead(rule, request(rule, "other"), 1_050)).as("another key, busy").isEqualTo(8);
+        assertThat(sizes.ahead(rule, r, 1_110)).as("the hold has passed").isEqualTo(80);
+        Rule fixed = rule("rate", "1000000/10s", "prefetch", "40");
+        RateRequest f = request(fixed, "f");
+        sizes.cameShort(fixed, f, 1_000);
+        assertThat(sizes.ahead(fixed, f, 1_000)).as("a fixed size keeps asking").isEqualTo(40);
+    }
+
+    @Test
+    void aTickerBeforeZeroCountsAsAnyOther() {
+        Rule rule = rule("rate", "1000000/10s");
+        RateRequest r = request(rule, "k");
+        long at = -7_000_000_123L;
+        arrive(rule, r, at, 4);
+        assertThat(sizes.ahead(rule, r, at)).isEqualTo(8);
+        arrive(rule, r, at + 100, 1);
+        assertThat(sizes.ahead(rule, r, at + 100)).as("the stretch before counts").isEqualTo(8);
+        sizes.cameShort(rule, r, at + 100);
+        assertThat(sizes.ahead(rule, r, at + 199)).isZero();
+        arrive(rule, r, at + 200, 4);
+        assertThat(sizes.ahead(rule, r, at + 200)).isEqualTo(8);
+    }
+
+    @Test
     void demandSaturatesRatherThanOverflowing() {
         KeyDemand demand = new KeyDemand();
         for (int i = 0; i < KeyDemand.MOST + 100; i++) demand.arrived("k", 7, 10);

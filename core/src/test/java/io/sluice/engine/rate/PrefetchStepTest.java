@@ -54,6 +54,25 @@ class PrefetchStepTest {
     }
 
     @Test
+    void underAutoAKeyWhoseCallCameShortIsDecidedBelowForAHold() {
+        Rule auto = RateStepFixture.rule("rate=400/1h", "on-backend-failure=deny");
+        RateAsk first = f.ask(auto, "k", 1);
+        for (int i = 0; i < 4; i++) prefetcher.arrived(auto, first.request());
+        backend.tryConsume(first.request().withCost(398)).toCompletableFuture().join();
+        Decision d = step.decide(first).toCompletableFuture().join();
+        assertThat(d.allowed()).as("its own permit, and 1 of the 4 asked ahead").isTrue();
+        assertThat(prefetcher.held()).isEqualTo(1);
+        assertThat(below.calls).hasValue(0);
+        step.decide(f.ask(auto, "k", 1)).toCompletableFuture().join();
+        assertThat(below.calls).as("near its limit: no call of its own, which others would wait for").hasValue(1);
+        f.ticker.advance(Duration.ofMillis(100));
+        RateAsk later = f.ask(auto, "k", 1);
+        for (int i = 0; i < 4; i++) prefetcher.arrived(auto, later.request());
+        step.decide(later).toCompletableFuture().join();
+        assertThat(below.calls).as("a hold later the key asks ahead again").hasValue(1);
+    }
+
+    @Test
     void aRequestFindingTheKeysCallInFlightWaitsForItsStock() {
         gate = new CompletableFuture<>();
         CompletableFuture<Decision> first = step.decide(f.ask(rule, "k", 1)).toCompletableFuture();

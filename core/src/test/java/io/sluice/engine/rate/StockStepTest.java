@@ -43,7 +43,7 @@ class StockStepTest {
     /** The key's call taking 5 ahead, as the prefetch step sends it. */
     private CompletionStage<Prefetch> fetch(RateAsk ask) {
         assertThat(prefetcher.startFetch(ask.key())).isTrue();
-        return prefetcher.fetch(ask.request(), 5, HOLD);
+        return prefetcher.fetch(rule, ask.request(), 5, HOLD);
     }
 
     @Test
