@@ -51,7 +51,7 @@ public final class Elastic {
                         : new RateOutcome(true, o.remaining(), o.resetMillis(), 0, paid.delayMillis(), true));
                 // Not paid for: hand the permits back whatever happens to the refund itself.
                 CompletionStage<Void> refunded = refunding == null ? CompletableFuture.completedFuture(null)
-                        : refunding.refund(own).exceptionally(e -> null);
+                        : refunding.refund(own, o.entry()).exceptionally(e -> null);
                 if (failure != null) return refunded.thenCompose(ignored -> CompletableFuture.<RateOutcome>failedFuture(failure));
                 long retry = paid.neverFits() ? Math.max(1, o.resetMillis()) : paid.retryAfterMillis();
                 RateOutcome rejected = new RateOutcome(false, 0, o.resetMillis(), retry, 0, false);
