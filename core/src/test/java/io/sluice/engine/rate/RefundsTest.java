@@ -24,6 +24,11 @@ class RefundsTest {
     private final ForwardingBackend backend = new ForwardingBackend(new InMemoryBackend()) {
         @Override
         public CompletionStage<Void> refund(RateRequest request) {
+            return refund(request, null);
+        }
+
+        @Override
+        public CompletionStage<Void> refund(RateRequest request, String entry) {
             refunded.add(request);
             return CompletableFuture.completedFuture(null);
         }
