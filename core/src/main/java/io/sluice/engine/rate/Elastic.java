@@ -48,7 +48,7 @@ public final class Elastic {
             return payment.handle((paid, failure) -> {
                 // Paid: admitted, at the capacity rule's pace when it is a leaky bucket (it lends as it admits).
                 if (failure == null && paid.allowed()) return CompletableFuture.completedFuture(paid.delayMillis() == 0 ? o
-                        : new RateOutcome(true, o.remaining(), o.resetMillis(), 0, paid.delayMillis(), true));
+                        : new RateOutcome(true, o.remaining(), o.resetMillis(), 0, paid.delayMillis(), true, o.entry()));
                 // Not paid for: hand the permits back whatever happens to the refund itself.
                 CompletionStage<Void> refunded = refunding == null ? CompletableFuture.completedFuture(null)
                         : refunding.refund(own, o.entry()).exceptionally(e -> null);
