@@ -39,7 +39,25 @@ final class KnownScenarios {
         all.put("settle: a token bucket charged past its limit and repaid, a window given back", settledCosts());
         all.put("seed 64: a cost above what a window's stock has left", costAboveTheStock("fixed-window"));
         all.put("a cost above what a log's stock has left", costAboveTheStock("sliding-log"));
+        all.put("a log's permit given back after a later request's", lateLogGiveBack());
         return all;
+    }
+
+    /**
+     * Issue 21's late give-back: {@code 3/10s} counting failures, A at 0 s, B at 5 s failing, A's success at 5 s gives
+     * back A's own entry; at 10.5 s B's still counts: 2 admitted (Remaining 1, then 0), the third rejected.
+     */
+    private static EngineScenario lateLogGiveBack() {
+        Map<String, String> rules = rule("r1", "rate", "3/10s", "algorithm", "sliding-log", "count", "failure");
+        List<Step> steps = new ArrayList<>();
+        steps.add(new Request(0, 0, "alice", null, EngineScenario.PATH));
+        steps.add(new Advance(5_000));
+        steps.add(new Request(1, 0, "alice", null, EngineScenario.PATH));
+        steps.add(new EngineScenario.Ended(1, 401, -1));
+        steps.add(new EngineScenario.Ended(0, 200, -1));
+        steps.add(new Advance(5_500));
+        for (int id = 2; id <= 4; id++) steps.add(new Request(id, 0, "alice", null, EngineScenario.PATH));
+        return scenario(rules, steps);
     }
 
     /**

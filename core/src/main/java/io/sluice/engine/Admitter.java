@@ -1,6 +1,7 @@
 package io.sluice.engine;
 
 import io.sluice.engine.rate.RateDecider;
+import io.sluice.engine.rate.TakenEntry;
 import io.sluice.Admission;
 import io.sluice.Decision;
 import io.sluice.KeySource;
@@ -138,9 +139,14 @@ final class Admitter {
 
     /**
      * The rate permits a decision took: {@code cost} of {@code limits} (the rule as the request's plan limits it), in
-     * the backend or, {@code local}, of this server's share while the backend could not answer.
+     * the backend under {@code entry} (null: not known, as for a stock's permits) or, {@code local}, of this server's
+     * share while the backend could not answer.
      */
-    record Taken(Rule limits, String raw, long cost, boolean local) {
+    record Taken(Rule limits, String raw, long cost, boolean local, String entry) {
+        /** Gives the permits back: to the share when decided locally, else to the backend (or the key's stock). */
+        CompletionStage<Void> giveBack(RateDecider rates) {
+            return local ? rates.giveBackLocal(limits, raw, cost) : rates.giveBack(limits, raw, cost, entry);
+        }
     }
 
     /** What one admission has decided and taken so far. Confined to one admission's chain of stages. */
@@ -187,28 +193,29 @@ final class Admitter {
                 if (d.rejects()) return rejected(p, d);
                 continue;
             }
-            CompletableFuture<Decision> decided = (step.kind() == Decision.Kind.RATE
-                    ? rates.decide(step.limits(), raw, p.keys.costFor(step.rule())) : leases.acquire(step.limits(), raw, p.held)).toCompletableFuture();
+            TakenEntry entry = step.kind() == Decision.Kind.RATE ? new TakenEntry() : null;
+            CompletableFuture<Decision> decided = (entry != null
+                    ? rates.decide(step.limits(), raw, p.keys.costFor(step.rule()), entry) : leases.acquire(step.limits(), raw, p.held)).toCompletableFuture();
             // Answered already (the attack shield, an in-memory backend): go on without another stage.
             if (decided.isDone() && !decided.isCompletedExceptionally()) {
                 Decision d = decided.join();
-                if (record(p, step, raw, d)) return rejected(p, d);
+                if (record(p, step, raw, d, entry)) return rejected(p, d);
                 continue;
             }
             int next = i + 1;
-            return decided.thenCompose(d -> record(p, step, raw, d) ? rejected(p, d) : run(steps, next, p));
+            return decided.thenCompose(d -> record(p, step, raw, d, entry) ? rejected(p, d) : run(steps, next, p));
         }
         return CompletableFuture.completedFuture(finish(p, null));
     }
 
-    /** Adds a decision to the request's, and what it took; whether it rejects the request. */
-    private boolean record(Progress p, Step step, String raw, Decision d) {
+    /** Adds a decision to the request's, and what it took (a rate's kept under {@code entry}); whether it rejects the request. */
+    private boolean record(Progress p, Step step, String raw, Decision d, TakenEntry entry) {
         p.decisions.add(d);
         feed.publish(d, raw);
         if (d.rejects()) return true;
         boolean local = d.outcome() == Decision.Outcome.FAILED_LOCAL;
         if (step.kind() == Decision.Kind.RATE && d.allowed() && (d.hasCounts() || local)) {
-            p.taken.add(new Taken(step.limits(), raw, d.cost(), local));
+            p.taken.add(new Taken(step.limits(), raw, d.cost(), local, local ? null : entry.token()));
         }
         if (d.dryRunRejection()) {
             log.warn("dry-run:" + d.ruleName(), "Dry-run rule '" + d.ruleName() + "' would have rejected a request ("
@@ -222,9 +229,7 @@ final class Admitter {
         if (p.taken.isEmpty()) return CompletableFuture.completedFuture(finish(p, rejection));
         CompletableFuture<?>[] back = new CompletableFuture<?>[p.taken.size()];
         for (int i = 0; i < back.length; i++) {
-            Taken t = p.taken.get(i);
-            back[i] = (t.local() ? rates.giveBackLocal(t.limits(), t.raw(), t.cost())
-                    : rates.giveBack(t.limits(), t.raw(), t.cost())).toCompletableFuture();
+            back[i] = p.taken.get(i).giveBack(rates).toCompletableFuture();
         }
         return CompletableFuture.allOf(back).handle((v, e) -> finish(p, rejection));
     }

@@ -34,8 +34,7 @@ final class RequestCharges implements Admission.Charges {
         for (Admitter.Taken t : taken) {
             if (t.limits().count().counts(ending)) continue;
             // Permits of this server's share (on-backend-failure=local) go back to the share, not to Redis.
-            back.add((t.local() ? rates.giveBackLocal(t.limits(), t.raw(), t.cost())
-                    : rates.giveBack(t.limits(), t.raw(), t.cost())).toCompletableFuture());
+            back.add(t.giveBack(rates).toCompletableFuture());
         }
         return CompletableFuture.allOf(back.toArray(CompletableFuture[]::new));
     }

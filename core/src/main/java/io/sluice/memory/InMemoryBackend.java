@@ -30,6 +30,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 /**
@@ -43,8 +44,10 @@ import java.util.function.Function;
  */
 public final class InMemoryBackend implements LimiterBackend, Prefetching, Refunding, Announcing, KeyControl, Charging,
         Overriding {
-    /** A refund looks this far back for the entry to remove, as refund-log.lua does. */
+    /** A refund without an entry id looks this far back for the entry to remove, as refund-log.lua does. */
     private static final int REFUND_SCAN = 64;
+    /** How a request's log entry id starts (a stock's is a UUID's hex digits): what a refund may remove. */
+    private static final String REQUEST_ENTRY = "r:";
     /** How long a hand-back that found no stock lent is remembered, as RedissonBackend's. */
     private static final long TOMBSTONE_MICROS = 60_000_000L;
     private final Clock clock;
@@ -53,6 +56,8 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
     private final Map<String, Leases> semaphores = new ConcurrentHashMap<>();
     private final InMemoryOverrides overrides = new InMemoryOverrides();
     private final Blocks blocks = new Blocks();
+    /** The last request's log entry number: each admitted request's entry has an id of its own. */
+    private final AtomicLong lastEntry = new AtomicLong();
 
     public InMemoryBackend(Clock clock) {
         this.clock = clock;
@@ -62,7 +67,7 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
         this(Clock.systemUTC());
     }
 
-    /** A log entry: when it counts from, its permits, and its id when a prefetch may hand some back (else null). */
+    /** A log entry: when it counts from, its permits, and its id (a request's, by which it is refunded, or a stock's). */
     private record Entry(long at, long permits, String id) {
     }
 
@@ -123,7 +128,7 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
         long extra = r.effectiveLimit() - r.limit();
         RateOutcome o = slidingLog(new RateRequest(r.key(), r.effectiveLimit(), r.period(), r.cost()), now);
         return new RateOutcome(o.allowed(), Math.max(0, o.remaining() - extra), o.resetMillis(), o.retryAfterMillis(), 0,
-                o.allowed() && o.remaining() < extra);
+                o.allowed() && o.remaining() < extra, o.entry());
     }
 
     @Override
@@ -156,6 +161,12 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
 
     @Override
     public CompletionStage<Void> refund(RateRequest r) {
+        return refund(r, null);
+    }
+
+    /** A log gives back the entry of that id, as refund-log.lua does; without one, its newest request entry of that cost. */
+    @Override
+    public CompletionStage<Void> refund(RateRequest r, String entry) {
         if (!r.algorithm().refundable()) {
             return CompletableFuture.failedFuture(new UnsupportedOperationException(r.algorithm() + " cannot refund"));
         }
@@ -168,11 +179,14 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
         SlidingLog log = logs.get(r.key() + "|" + r.period().toMillis());
         if (log == null) return CompletableFuture.completedFuture(null);
         synchronized (log) {
-            // As the script does: the newest entry of exactly that many permits leaves the log.
+            // As the script does: the entry of that id, or without one the newest request entry of exactly that many
+            // permits, leaves the log.
             int scanned = 0;
-            for (ListIterator<Entry> it = log.entries.listIterator(log.entries.size()); it.hasPrevious() && scanned++ < REFUND_SCAN; ) {
+            for (ListIterator<Entry> it = log.entries.listIterator(log.entries.size());
+                 it.hasPrevious() && (entry != null || scanned++ < REFUND_SCAN); ) {
                 Entry e = it.previous();
-                if (e.permits() == r.cost()) {
+                boolean match = entry != null ? entry.equals(e.id()) : e.id().startsWith(REQUEST_ENTRY);
+                if (match && e.permits() == r.cost()) {
                     it.remove();
                     log.used -= e.permits();
                     break;
@@ -221,7 +235,7 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
             synchronized (log) {
                 if (log.dead) continue;
                 RateOutcome own = r == null ? null
-                        : r.cost() > r.limit() ? tryConsume(r).toCompletableFuture().join() : consume(log, r, now, interval);
+                        : r.cost() > r.limit() ? tryConsume(r).toCompletableFuture().join() : consume(log, r, now, interval, nextEntry());
                 // As many permits as are free, up to ahead, in one entry that counts from the hold's end.
                 if (own == null) expire(log, now, interval);
                 long taken = Math.max(0, Math.min(ahead, permit.limit() - log.used));
@@ -377,7 +391,7 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
             // The log keeps what was used, not what is left: a changed limit (a reload) applies to the usage at once.
             SlidingLog log = logs.computeIfAbsent(r.key() + "|" + interval, k -> new SlidingLog());
             synchronized (log) {
-                if (!log.dead) return consume(log, r, now, interval);
+                if (!log.dead) return consume(log, r, now, interval, nextEntry());
             }
         }
     }
@@ -392,14 +406,20 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
         log.entries.subList(0, expired).clear();
     }
 
-    private static RateOutcome consume(SlidingLog log, RateRequest r, long now, long interval) {
+    /** The id of a request's log entry, unique in this backend. */
+    private String nextEntry() {
+        return REQUEST_ENTRY + lastEntry.incrementAndGet();
+    }
+
+    /** {@code r} decided against the log; admitted, its entry is logged under {@code entry}, which the outcome carries. */
+    private static RateOutcome consume(SlidingLog log, RateRequest r, long now, long interval, String entry) {
         {
             expire(log, now, interval);
             long free = r.limit() - log.used;
             boolean allowed = free >= r.cost();
             long wait = 0;
             if (allowed) {
-                log.add(new Entry(now, r.cost(), null));
+                log.add(new Entry(now, r.cost(), entry));
                 free -= r.cost();
             } else {
                 long needed = r.cost() - free;
@@ -414,7 +434,8 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
             }
             long reset = log.entries.isEmpty() ? 0 : Math.max(0, interval - (now - log.entries.get(0).at()));
             // Below 0 after a lowered limit: none left until the usage is under it.
-            return new RateOutcome(allowed, Math.max(0, free), reset, Math.max(0, wait));
+            RateOutcome o = new RateOutcome(allowed, Math.max(0, free), reset, Math.max(0, wait));
+            return allowed ? o.withEntry(entry) : o;
         }
     }
 

@@ -11,12 +11,31 @@ package io.sluice.spi;
  * @param delayMillis      {@code leaky-bucket}: how long an admitted request waits for its slot (0 otherwise)
  * @param overLimit        admitted above the nominal limit (soft or elastic throttling): an elastic rule must now
  *                         pay for it from its capacity rule, or refund it
+ * @param entry            where an admitted request's permits are kept, when the backend keeps them per request (a
+ *                         {@code sliding-log}'s log entry): an opaque token that {@link Refunding#refund(RateRequest,
+ *                         String)} takes back, so that a refund gives back this request's permits and no other's; null
+ *                         when the backend keeps no such entry (the counting algorithms) or the request was rejected
  */
 public record RateOutcome(boolean allowed, long remaining, long resetMillis, long retryAfterMillis,
-                          long delayMillis, boolean overLimit) {
+                          long delayMillis, boolean overLimit, String entry) {
 
     /** {@link #retryAfterMillis()} of a request whose cost can never fit, however long it waits. */
     public static final long NEVER_FITS = -1;
+
+    /**
+     * An outcome without an entry of its own.
+     *
+     * @param allowed          whether the permits were taken
+     * @param remaining        nominal permits the key may still take now
+     * @param resetMillis      until a permit frees
+     * @param retryAfterMillis until the requested permits would be free
+     * @param delayMillis      how long an admitted request waits for its leaky-bucket slot
+     * @param overLimit        admitted above the nominal limit
+     */
+    public RateOutcome(boolean allowed, long remaining, long resetMillis, long retryAfterMillis, long delayMillis,
+                       boolean overLimit) {
+        this(allowed, remaining, resetMillis, retryAfterMillis, delayMillis, overLimit, null);
+    }
 
     /**
      * An outcome without delay or overage, as {@code sliding-log} under hard throttling answers.
@@ -28,6 +47,16 @@ public record RateOutcome(boolean allowed, long remaining, long resetMillis, lon
      */
     public RateOutcome(boolean allowed, long remaining, long resetMillis, long retryAfterMillis) {
         this(allowed, remaining, resetMillis, retryAfterMillis, 0, false);
+    }
+
+    /**
+     * This outcome, its permits kept under {@code entry}.
+     *
+     * @param entry the backend's token for the request's permits (null: none)
+     * @return the same outcome with that entry
+     */
+    public RateOutcome withEntry(String entry) {
+        return new RateOutcome(allowed, remaining, resetMillis, retryAfterMillis, delayMillis, overLimit, entry);
     }
 
     /**

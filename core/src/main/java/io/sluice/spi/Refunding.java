@@ -12,10 +12,28 @@ public interface Refunding {
     /**
      * Hands back {@code request.cost()} permits an earlier {@link LimiterBackend#tryConsume} took. Only
      * {@link Algorithm#refundable()} algorithms support it; the others complete exceptionally with
-     * {@link UnsupportedOperationException}.
+     * {@link UnsupportedOperationException}. Without the request's entry, a {@code sliding-log} gives back its newest
+     * entry of exactly that cost (never a prefetched stock's), which is the request's own only while no later request
+     * of the same cost has come: given back late, it may free a later request's permits, whose window then admits
+     * that many more than the limit. Use {@link #refund(RateRequest, String)} when the outcome carried an entry.
      *
      * @param request the request whose permits to hand back
      * @return completes once handed back
      */
     CompletionStage<Void> refund(RateRequest request);
+
+    /**
+     * Hands back the permits one admitted decision took, found by the {@link RateOutcome#entry()} its answer carried:
+     * the request's own, even when later requests of the key took permits of the same cost since. An entry that is no
+     * longer kept (it left the window, the state was lost) gives back nothing: its permits are free already. A null
+     * entry is {@link #refund(RateRequest)}, which a backend keeping no entries per request (and the default) does
+     * anyway.
+     *
+     * @param request the request whose permits to hand back
+     * @param entry   the entry its admitted outcome carried, or null when none is known
+     * @return completes once handed back
+     */
+    default CompletionStage<Void> refund(RateRequest request, String entry) {
+        return refund(request);
+    }
 }

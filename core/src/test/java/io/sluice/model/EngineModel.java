@@ -108,7 +108,7 @@ public final class EngineModel {
                 return new Verdict(Outcome.REJECTED, rule.name(), verdicts);
             }
             if (v.giveBack != null) giveBack.add(v.giveBack);
-            took.add(new TakenRate(limits, keyOf(rule, key), cost, now));
+            took.add(new TakenRate(limits, keyOf(rule, key), cost, now, v.entry));
         }
         List<ConcurrencyModel> taken = new ArrayList<>();
         for (Rule rule : applicable) {
@@ -156,8 +156,11 @@ public final class EngineModel {
         concurrency.values().forEach(c -> c.release(id));
     }
 
-    /** Rate permits of {@code cost} an admitted request took of {@code limits} for {@code key} at {@code at}. */
-    private record TakenRate(Rule limits, String key, long cost, long at) {
+    /**
+     * Rate permits of {@code cost} an admitted request took of {@code limits} for {@code key} at {@code at}; a log's in
+     * {@code entry} (else null), which a give-back removes.
+     */
+    private record TakenRate(Rule limits, String key, long cost, long at, SlidingLogModel.Entry entry) {
     }
 
     /** Permits given back to a rule's key after its request ended, and when that request was admitted. */
@@ -182,11 +185,11 @@ public final class EngineModel {
                 long actual = Math.min(reported, Settle.mostOwed(limits));
                 if (actual > t.cost()) charge(limits, t.key(), actual - t.cost(), now);
                 if (actual < t.cost()) {
-                    giveBack(limits, t.key(), t.cost() - actual, now);
+                    giveBack(limits, t.key(), t.cost() - actual, t.entry(), now);
                     back.add(new GivenBack(limits, t.key(), t.cost() - actual, t.at()));
                 }
             } else if (!limits.count().counts(ending)) {
-                giveBack(limits, t.key(), t.cost(), now);
+                giveBack(limits, t.key(), t.cost(), t.entry(), now);
                 back.add(new GivenBack(limits, t.key(), t.cost(), t.at()));
             }
         }
@@ -208,17 +211,18 @@ public final class EngineModel {
         for (TakenRate t : took) {
             Rule limits = t.limits();
             if (limits.ratePolicy().throttling() == Throttling.ELASTIC || !limits.ratePolicy().algorithm().refundable()) continue;
-            giveBack(limits, t.key(), t.cost(), now);
+            giveBack(limits, t.key(), t.cost(), t.entry(), now);
             back.add(new GivenBack(limits, t.key(), t.cost(), t.at()));
         }
         return back;
     }
 
-    private void giveBack(Rule limits, String key, long cost, long now) {
+    /** Gives back {@code cost} permits of the key: a log its request's own {@code entry}, whatever came since. */
+    private void giveBack(Rule limits, String key, long cost, SlidingLogModel.Entry entry, long now) {
         RateRequest r = limits.ratePolicy().request(limits.name() + "|" + key, limits.rate().orElseThrow(), cost);
         if (r.algorithm() == Algorithm.SLIDING_LOG) {
             SlidingLogModel log = logs.get(r.key() + "|" + r.period().toMillis());
-            if (log != null) log.refund(cost);
+            if (log != null && entry != null) log.refund(entry);
             return;
         }
         RateModel m = buckets.get(r.key() + "|" + r.algorithm());
@@ -303,7 +307,11 @@ public final class EngineModel {
         return concurrency(rule.name(), keyOf(rule, key));
     }
 
-    private record RateVerdict(boolean allowed, long remaining, Runnable giveBack) {
+    /** A rate rule's verdict: admitted, what gives its permits back and (a log's) the entry they are in. */
+    private record RateVerdict(boolean allowed, long remaining, Runnable giveBack, SlidingLogModel.Entry entry) {
+        RateVerdict(boolean allowed, long remaining, Runnable giveBack) {
+            this(allowed, remaining, giveBack, null);
+        }
     }
 
     private RateVerdict rate(Rule limits, String key, long cost, long now) {
@@ -371,9 +379,9 @@ public final class EngineModel {
         if (r.algorithm() == Algorithm.SLIDING_LOG) {
             SlidingLogModel log = logs.computeIfAbsent(r.key() + "|" + r.period().toMillis(), k -> new SlidingLogModel());
             long period = r.period().toMillis();
-            boolean allowed = log.consume(r.cost(), r.effectiveLimit(), period, now);
+            SlidingLogModel.Entry entry = log.consume(r.cost(), r.effectiveLimit(), period, now);
             long remaining = Math.max(0, r.limit() - log.used(period, now));
-            return new RateVerdict(allowed, remaining, allowed ? () -> log.refund(r.cost()) : null);
+            return new RateVerdict(entry != null, remaining, entry != null ? () -> log.refund(entry) : null, entry);
         }
         RateModel m = buckets.computeIfAbsent(r.key() + "|" + r.algorithm(), k -> RateModel.of(r.algorithm()));
         RateOutcome o = m.consume(r, micros);

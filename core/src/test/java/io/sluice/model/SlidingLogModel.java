@@ -9,28 +9,52 @@ import java.util.Iterator;
  * a changed limit applies to what is counted now. Times in milliseconds.
  */
 final class SlidingLogModel {
-    private record Entry(long at, long permits) {
+    /** The permits one request took, and when: what a refund gives back (compared by identity, not value). */
+    static final class Entry {
+        private final long at;
+        private final long permits;
+
+        private Entry(long at, long permits) {
+            this.at = at;
+            this.permits = permits;
+        }
+
+        long at() {
+            return at;
+        }
+
+        long permits() {
+            return permits;
+        }
     }
 
     private final Deque<Entry> entries = new ArrayDeque<>();
     private long used;
 
-    /** Takes {@code cost} when it fits under {@code cap}; {@code used} after the call is in {@link #used()}. */
-    boolean consume(long cost, long cap, long periodMillis, long now) {
+    /**
+     * Takes {@code cost} when it fits under {@code cap}; {@code used} after the call is in {@link #used}.
+     *
+     * @return the request's entry, which {@link #refund} gives back; null when rejected
+     */
+    Entry consume(long cost, long cap, long periodMillis, long now) {
         expire(periodMillis, now);
-        if (used + cost > cap) return false;
-        entries.addLast(new Entry(now, cost));
+        if (used + cost > cap) return null;
+        Entry e = new Entry(now, cost);
+        entries.addLast(e);
         used += cost;
-        return true;
+        return e;
     }
 
-    /** Gives back the newest entry of exactly {@code cost} permits (a rejected request's, taken just before). */
-    void refund(long cost) {
-        for (Iterator<Entry> it = entries.descendingIterator(); it.hasNext(); ) {
-            Entry e = it.next();
-            if (e.permits() == cost) {
+    /**
+     * Gives back the request's own entry, as the contract's Evaluation has it: the request never came. Later requests'
+     * entries stay, however much later the refund comes; an entry that has left the window gives nothing back (its
+     * permits are free already), nor does one of a log since lost.
+     */
+    void refund(Entry entry) {
+        for (Iterator<Entry> it = entries.iterator(); it.hasNext(); ) {
+            if (it.next() == entry) {
                 it.remove();
-                used -= cost;
+                used -= entry.permits();
                 return;
             }
         }

@@ -1,5 +1,6 @@
 package io.sluice.spi;
 
+import io.sluice.testing.Decided;
 import io.sluice.testing.MutableClock;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
@@ -264,7 +265,7 @@ public abstract class BackendContract {
         alignTo(period);
         RateRequest r = request(a, "capacity", 5, period).withQueue(a == LEAKY_BUCKET ? 4 : 0);
         List<RateOutcome> answers = new ArrayList<>();
-        for (int i = 0; i < 6; i++) answers.add(consume(r));
+        for (int i = 0; i < 6; i++) answers.add(Decided.of(consume(r)));
         List<RateOutcome> expected = switch (a) {
             // One token every 2 s; a full bucket of 5.
             case TOKEN_BUCKET -> List.of(outcome(true, 4, 2000, 0), outcome(true, 3, 2000, 0), outcome(true, 2, 2000, 0),
@@ -364,6 +365,64 @@ public abstract class BackendContract {
         RateOutcome again = consume(r);
         assertThat(again.allowed()).isTrue();
         assertThat(again.overLimit()).isTrue();
+        assertThat(consume(r).allowed()).isFalse();
+    }
+
+    /**
+     * Issue 21's late give-back: rate=3/10s, A at 0 s, B at 5 s, then A's refund by its entry. A's own entry goes, B's
+     * stays: at 10.5 s (A's entry would have left anyway) exactly 2 more are admitted, not 3.
+     */
+    @Test
+    void aLateRefundByEntryGivesBackTheRequestsOwnPermitsNotALaterOnes() {
+        RateRequest r = new RateRequest(key("late-refund"), 3, Duration.ofSeconds(10), 1);
+        RateOutcome a = consume(r);
+        assertThat(a.allowed()).isTrue();
+        assertThat(a.entry()).as("an admitted log decision names its entry").isNotNull();
+        clock.advance(Duration.ofSeconds(5));
+        RateOutcome b = consume(r);
+        assertThat(b.remaining()).isEqualTo(1);
+        assertThat(b.entry()).isNotNull().isNotEqualTo(a.entry());
+        refunding().refund(r, a.entry()).toCompletableFuture().join();
+        clock.advance(Duration.ofMillis(5500));
+        RateOutcome first = consume(r);
+        assertThat(first.allowed()).isTrue();
+        assertThat(first.remaining()).as("B's permit still counts until 15 s").isEqualTo(1);
+        assertThat(consume(r).remaining()).isZero();
+        RateOutcome rejected = consume(r);
+        assertThat(rejected.allowed()).isFalse();
+        assertThat(rejected.retryAfterMillis()).as("B's permit frees at 15 s").isEqualTo(4500);
+    }
+
+    /** A refund whose entry has left the window gives nothing back: its permits are free already, never twice. */
+    @Test
+    void aRefundOfAnEntryThatLeftTheWindowGivesNothingBack() {
+        RateRequest r = new RateRequest(key("left-refund"), 3, Duration.ofSeconds(10), 1);
+        RateOutcome a = consume(r);
+        clock.advance(Duration.ofSeconds(11));
+        for (int i = 2; i >= 0; i--) assertThat(consume(r).remaining()).isEqualTo(i);
+        refunding().refund(r, a.entry()).toCompletableFuture().join();
+        assertThat(consume(r).allowed()).isFalse();
+    }
+
+    /**
+     * A run of identical requests decided in one call (a hot key's burst, coalesced) gives each admitted request an
+     * entry of its own, and a refund by one of them frees exactly that one.
+     */
+    @Test
+    void eachDecisionOfABatchHasAnEntryOfItsOwn() {
+        Assumptions.assumeTrue(backend instanceof Batching, "the backend decides one request a call");
+        RateRequest r = new RateRequest(key("batch-refund"), 3, Duration.ofSeconds(10), 1);
+        consume(r);
+        clock.advance(Duration.ofSeconds(5));
+        List<RateOutcome> burst = ((Batching) backend).tryConsumeAll(List.of(r, r, r)).toCompletableFuture().join();
+        assertThat(burst).extracting(RateOutcome::allowed).containsExactly(true, true, false);
+        assertThat(burst.get(0).entry()).isNotNull().isNotEqualTo(burst.get(1).entry());
+        assertThat(burst.get(2).entry()).as("a rejection takes nothing").isNull();
+        refunding().refund(r, burst.get(0).entry()).toCompletableFuture().join();
+        // The first request's entry (at 0 s) leaves at 10 s; the burst's remaining one counts until 15 s.
+        clock.advance(Duration.ofMillis(5500));
+        assertThat(consume(r).remaining()).isEqualTo(1);
+        assertThat(consume(r).remaining()).isZero();
         assertThat(consume(r).allowed()).isFalse();
     }
 

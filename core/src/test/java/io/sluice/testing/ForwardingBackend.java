@@ -67,6 +67,12 @@ public class ForwardingBackend implements LimiterBackend, Batching, Prefetching,
     }
 
     @Override
+    public CompletionStage<Void> refund(RateRequest request, String entry) {
+        return delegate instanceof Refunding r ? r.refund(request, entry)
+                : CompletableFuture.failedFuture(new UnsupportedOperationException("cannot refund"));
+    }
+
+    @Override
     public CompletionStage<LeaseOutcome> tryAcquire(LeaseRequest request) {
         return delegate.tryAcquire(request);
     }

@@ -87,9 +87,14 @@ final class DecisionCalls {
         boolean alone = units.size() == 1 && units.get(0).ahead() == null && units.get(0).requests().size() == 1;
         Object[] argv;
         List<Object> keys;
+        // Each request's entry id (a log's), as the script logs it: the id argument, ':' and its place in a run of several.
+        int unique = decider.uniqueArgument();
+        List<String[]> entries = unique == 0 ? null : new ArrayList<>(units.size());
         if (alone) {
-            argv = decider.arguments(first, units.get(0).mode(), now);
+            String[] one = decider.arguments(first, units.get(0).mode(), now);
+            argv = one;
             keys = decider.keys(first);
+            if (entries != null) entries.add(new String[] {one[unique - 1]});
         } else {
             keys = new ArrayList<>();
             List<Object> args = new ArrayList<>(decider.batchHeader());
@@ -99,14 +104,18 @@ final class DecisionCalls {
                 DecisionLanes.Unit unit = units.get(u);
                 List<RateRequest> requests = unit.requests();
                 keys.addAll(decider.keys(unit.first()));
+                String[] ids = entries == null ? null : new String[requests.size()];
                 for (int i = 0, run; i < requests.size(); i += run) {
                     RateRequest r = requests.get(i);
                     run = 1;
                     while (i + run < requests.size() && requests.get(i + run).equals(r)) run++;
                     args.add(Integer.toString(u + 1));
                     args.add(Integer.toString(run));
-                    args.addAll(Arrays.asList(decider.arguments(r, unit.mode(), now)));
+                    String[] one = decider.arguments(r, unit.mode(), now);
+                    args.addAll(Arrays.asList(one));
+                    if (ids != null) for (int k = 0; k < run; k++) ids[i + k] = entryId(one[unique - 1], run, k);
                 }
+                if (entries != null) entries.add(ids);
                 DecisionLanes.Ahead ahead = unit.ahead();
                 if (ahead != null) {
                     // One decision for batch.lua: the script takes up to the count itself and answers once.
@@ -134,7 +143,7 @@ final class DecisionCalls {
             // The lane's next call goes first: Redis works on it while this thread hands these answers out.
             ended.complete(null);
             try {
-                answer(units, v, decider);
+                answer(units, v, decider, entries);
             } catch (RuntimeException unexpected) {
                 // An answer of another shape (a proxy in front of Redis, a script of another version): no caller waits for ever.
                 for (DecisionLanes.Unit u : units) u.answers().completeExceptionally(unexpected);
@@ -143,11 +152,25 @@ final class DecisionCalls {
         return ended;
     }
 
-    /** Each unit's answers from one call's flattened answers, or its failure when a decision of it failed in Redis. */
-    private static void answer(List<DecisionLanes.Unit> units, List<Object> v, DecisionScript decider) {
+    /**
+     * The entry id the script logs decision {@code k} (0-based) of a run of {@code run} identical requests under: the
+     * run's id, suffixed by its place when the run has several (rate.lua, batch.lua and block.lua agree on it).
+     */
+    static String entryId(String runId, int run, int k) {
+        return run == 1 ? runId : runId + ':' + (k + 1);
+    }
+
+    /**
+     * Each unit's answers from one call's flattened answers, or its failure when a decision of it failed in Redis; an
+     * admitted request's answer carries its log entry's id ({@code entries}: per unit, per request; null when the
+     * script keeps no entries).
+     */
+    private static void answer(List<DecisionLanes.Unit> units, List<Object> v, DecisionScript decider, List<String[]> entries) {
         int step = decider.answerSize();
         int at = 0;
-        for (DecisionLanes.Unit u : units) {
+        for (int n = 0; n < units.size(); n++) {
+            DecisionLanes.Unit u = units.get(n);
+            String[] ids = entries == null ? null : entries.get(n);
             List<RateOutcome> answers = new ArrayList<>(u.answerCount());
             String failure = null;
             for (int i = 0; i < u.answerCount(); i++) {
@@ -161,7 +184,8 @@ final class DecisionCalls {
                     u.ahead().endsIn().set(decider.stockEndsIn(v, at));
                     answers.add(DecisionScript.prefetched(v, at));
                 } else if (failure == null) {
-                    answers.add(decider.outcome(r, v, at));
+                    RateOutcome o = decider.outcome(r, v, at);
+                    answers.add(ids != null && o.allowed() ? o.withEntry(ids[i]) : o);
                 }
                 at += step;
             }

@@ -400,9 +400,15 @@ public final class RedissonBackend
 
     @Override
     public CompletionStage<Void> refund(RateRequest r) {
+        return refund(r, null);
+    }
+
+    /** A log gives back the entry its decision was logged under (rate.lua's id) when {@code entry} names it. */
+    @Override
+    public CompletionStage<Void> refund(RateRequest r, String entry) {
         CompletionStage<?> done = switch (r.algorithm()) {
             case TOKEN_BUCKET, FIXED_WINDOW, SLIDING_WINDOW -> whenConnected(() -> lanes.submit(List.of(r), DecisionScript.REFUND));
-            case SLIDING_LOG -> whenConnected(() -> refundLog.call(r.key(), r.cost()));
+            case SLIDING_LOG -> whenConnected(() -> refundLog.call(r.key(), r.cost(), entry));
             case LEAKY_BUCKET -> null;
         };
         return done == null ? CompletableFuture.failedFuture(new UnsupportedOperationException(r.algorithm() + " cannot refund"))

@@ -1,5 +1,6 @@
 package io.sluice.redisson;
 
+import io.sluice.testing.Decided;
 import io.sluice.spi.Algorithm;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
@@ -65,7 +66,7 @@ class BatchMatchesSequentialTest {
             List<RateOutcome> together = backend.tryConsumeAll(batch).toCompletableFuture().join();
             List<RateOutcome> oneByOne = new ArrayList<>();
             for (RateRequest r : batch) oneByOne.add(backend.tryConsume(r.withKey(sequential)).toCompletableFuture().join());
-            assertThat(together).as("round %d", round).containsExactlyElementsOf(oneByOne);
+            assertThat(Decided.of(together)).as("round %d", round).containsExactlyElementsOf(Decided.of(oneByOne));
             for (RateOutcome o : together) if (o.allowed()) admitted++; else rejected++;
             clock.advance(Duration.ofMillis(random.nextInt(1500)));
         }
@@ -117,7 +118,7 @@ class BatchMatchesSequentialTest {
                     for (RateRequest r : together.get(k)) {
                         alone.add(backend.tryConsume(r.withKey("alone-" + id + "-" + k)).toCompletableFuture().join());
                     }
-                    assertThat(answers.get(k)).as("round %d, key %d", round, k).containsExactlyElementsOf(alone);
+                    assertThat(Decided.of(answers.get(k))).as("round %d, key %d", round, k).containsExactlyElementsOf(Decided.of(alone));
                     for (RateOutcome o : alone) if (o.allowed()) admitted++; else rejected++;
                 }
                 clock.advance(Duration.ofMillis(random.nextInt(1500)));
@@ -156,9 +157,9 @@ class BatchMatchesSequentialTest {
         List<CompletableFuture<List<RateOutcome>>> answers = backend.tryConsumeTogether(together);
         List<RateOutcome> alone = new ArrayList<>();
         for (int i = 0; i < 3; i++) alone.add(backend.tryConsume(healthy.withKey("mirror-" + id)).toCompletableFuture().join());
-        assertThat(answers.get(0).join()).containsExactlyElementsOf(alone.subList(0, 2));
+        assertThat(Decided.of(answers.get(0).join())).containsExactlyElementsOf(Decided.of(alone.subList(0, 2)));
         assertThatThrownBy(answers.get(1)::join).hasMessageContaining("broken-" + id).hasMessageContaining("WRONGTYPE");
-        assertThat(answers.get(2).join()).containsExactly(alone.get(2));
+        assertThat(Decided.of(answers.get(2).join())).containsExactly(Decided.of(alone.get(2)));
         assertThat(alone).allMatch(RateOutcome::allowed);
     }
 }

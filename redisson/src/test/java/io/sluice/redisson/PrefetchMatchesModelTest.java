@@ -1,5 +1,6 @@
 package io.sluice.redisson;
 
+import io.sluice.testing.Decided;
 import io.sluice.memory.InMemoryBackend;
 import io.sluice.spi.Algorithm;
 import io.sluice.spi.Prefetch;
@@ -83,7 +84,7 @@ class PrefetchMatchesModelTest {
                         Prefetch a = (alone ? redis.prefetch(r, ahead, hold) : redis.tryConsumeAndPrefetch(call, ahead, hold)).toCompletableFuture().join();
                         Prefetch b = (alone ? memory.prefetch(r, ahead, hold) : memory.tryConsumeAndPrefetch(call, ahead, hold)).toCompletableFuture().join();
                         if (alone) assertThat(a.outcome().allowed()).as(where).isEqualTo(a.taken() > 0).isEqualTo(b.outcome().allowed());
-                        else assertThat(a.outcome()).as(where).isEqualTo(b.outcome());
+                        else assertThat(Decided.of(a.outcome())).as(where).isEqualTo(Decided.of(b.outcome()));
                         assertThat(a.taken()).as("taken ahead: " + where).isEqualTo(b.taken());
                         assertThat(a.remaining()).as("left after: " + where).isEqualTo(b.remaining());
                         assertThat(a.endsInMillis()).as("the stock's end: " + where).isEqualTo(b.endsInMillis());
@@ -108,7 +109,7 @@ class PrefetchMatchesModelTest {
                     } else {
                         RateOutcome a = redis.tryConsume(call).toCompletableFuture().join();
                         RateOutcome b = memory.tryConsume(call).toCompletableFuture().join();
-                        assertThat(a).as(where).isEqualTo(b);
+                        assertThat(Decided.of(a)).as(where).isEqualTo(Decided.of(b));
                         decisions++;
                     }
                 }
@@ -157,7 +158,7 @@ class PrefetchMatchesModelTest {
             for (int i = 0; i < 38; i++) {
                 RateOutcome x = redis.tryConsume(r).toCompletableFuture().join();
                 RateOutcome y = memory.tryConsume(r).toCompletableFuture().join();
-                assertThat(x).as("request %d", i).isEqualTo(y);
+                assertThat(Decided.of(x)).as("request %d", i).isEqualTo(Decided.of(y));
                 if (x.allowed()) admitted[0]++;
                 if (y.allowed()) admitted[1]++;
             }
@@ -167,7 +168,7 @@ class PrefetchMatchesModelTest {
             memory.returnPrefetched(b, 3).toCompletableFuture().join();
             for (int i = 0; i < 10; i++) {
                 RateOutcome x = redis.tryConsume(r).toCompletableFuture().join();
-                assertThat(x).as("after the hand-back, request %d", i).isEqualTo(memory.tryConsume(r).toCompletableFuture().join());
+                assertThat(Decided.of(x)).as("after the hand-back, request %d", i).isEqualTo(Decided.of(memory.tryConsume(r).toCompletableFuture().join()));
                 if (x.allowed()) admitted[0]++;
             }
             assertThat(admitted[0]).as("1 beside the stock, then the 3 handed back").isEqualTo(1 + 3);

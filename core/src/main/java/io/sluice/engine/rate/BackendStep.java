@@ -57,6 +57,7 @@ final class BackendStep implements RateStep {
                 return CompletableFuture.completedFuture(d);
             }
             RateOutcome o = withRemaining(ask.request(), ((RateAnswer.Answered) a).outcome());
+            ask.took(o);
             Decision d = decision(ask, o);
             listener.decided(d, EngineListener.Source.BACKEND);
             return o.allowed() && o.delayMillis() > 0 ? slot.at(d, o.delayMillis()) : CompletableFuture.completedFuture(d);
@@ -66,7 +67,7 @@ final class BackendStep implements RateStep {
     private RateOutcome withRemaining(RateRequest request, RateOutcome o) {
         long left = remaining.of(request, o.remaining(), o.resetMillis());
         return left == o.remaining() ? o
-                : new RateOutcome(o.allowed(), left, o.resetMillis(), o.retryAfterMillis(), o.delayMillis(), o.overLimit());
+                : new RateOutcome(o.allowed(), left, o.resetMillis(), o.retryAfterMillis(), o.delayMillis(), o.overLimit(), o.entry());
     }
 
     /** A failed call's decision: the rule's rejection when the request itself was refused, else on-backend-failure. */

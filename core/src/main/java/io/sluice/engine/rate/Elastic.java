@@ -48,10 +48,10 @@ public final class Elastic {
             return payment.handle((paid, failure) -> {
                 // Paid: admitted, at the capacity rule's pace when it is a leaky bucket (it lends as it admits).
                 if (failure == null && paid.allowed()) return CompletableFuture.completedFuture(paid.delayMillis() == 0 ? o
-                        : new RateOutcome(true, o.remaining(), o.resetMillis(), 0, paid.delayMillis(), true));
+                        : new RateOutcome(true, o.remaining(), o.resetMillis(), 0, paid.delayMillis(), true, o.entry()));
                 // Not paid for: hand the permits back whatever happens to the refund itself.
                 CompletionStage<Void> refunded = refunding == null ? CompletableFuture.completedFuture(null)
-                        : refunding.refund(own).exceptionally(e -> null);
+                        : refunding.refund(own, o.entry()).exceptionally(e -> null);
                 if (failure != null) return refunded.thenCompose(ignored -> CompletableFuture.<RateOutcome>failedFuture(failure));
                 long retry = paid.neverFits() ? Math.max(1, o.resetMillis()) : paid.retryAfterMillis();
                 RateOutcome rejected = new RateOutcome(false, 0, o.resetMillis(), retry, 0, false);

@@ -85,6 +85,7 @@ final class PrefetchStep implements RateStep {
                 shield.learn(request, now, shieldCapMillis, p.remaining(), p.outcome().resetMillis(),
                         (long) Lanes.MAX_BATCH * Shield.cost(request));
             }
+            ask.took(p.outcome());
             Decision d = BackendStep.decision(ask, p.outcome());
             listener.decided(d, EngineListener.Source.BACKEND);
             return d;

@@ -87,13 +87,21 @@ public final class RateDecider {
      * take them, else tells its prefetcher what the backend has back (the key's Remaining).
      */
     public CompletionStage<Void> giveBack(Rule rule, String raw, long cost) {
+        return giveBack(rule, raw, cost, null);
+    }
+
+    /**
+     * As {@link #giveBack(Rule, String, long)}, for the permits the backend keeps under {@code entry} (the {@link
+     * TakenEntry} of their decision; null when unknown): the request's own, whatever later requests took since.
+     */
+    public CompletionStage<Void> giveBack(Rule rule, String raw, long cost, String entry) {
         if (!Refunds.refundable(rule)) return CompletableFuture.completedFuture(null);
         RateRequest request = rule.ratePolicy().request(naming.rate(rule, raw), rule.rate().orElseThrow(), cost);
         if (prefetches(rule) && prefetcher.putBack(request)) {
             shield.forget(request.key());
             return CompletableFuture.completedFuture(null);
         }
-        return refunds.refund(rule, request);
+        return refunds.refund(rule, request, entry);
     }
 
     /** As {@link #giveBack}, for permits a local decision took of this server's share ({@code on-backend-failure=local}). */
@@ -145,6 +153,14 @@ public final class RateDecider {
     }
 
     public CompletionStage<Decision> decide(Rule rule, String raw, long cost) {
+        return decide(rule, raw, cost, new TakenEntry());
+    }
+
+    /**
+     * Decides {@code cost} permits of {@code rule} for the key value {@code raw}; admitted by the backend, where it keeps
+     * them is in {@code entry} once the decision completes (what {@link #giveBack(Rule, String, long, String)} takes).
+     */
+    public CompletionStage<Decision> decide(Rule rule, String raw, long cost, TakenEntry entry) {
         long limit = rule.rate().orElseThrow().permits();
         RateRequest request = blocking(rule, rule.ratePolicy().request(naming.rate(rule, raw), rule.rate().get(), cost));
         if (request.neverFits()) {
@@ -154,6 +170,6 @@ public final class RateDecider {
             return CompletableFuture.completedFuture(d);
         }
         long deadlineNanos = ticker.nanos() + guard.timeout().toNanos();
-        return paths.forRule(rule).decide(new RateAsk(rule, request, limit, deadlineNanos));
+        return paths.forRule(rule).decide(new RateAsk(rule, request, limit, deadlineNanos, entry));
     }
 }

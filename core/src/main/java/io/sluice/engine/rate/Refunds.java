@@ -41,17 +41,18 @@ final class Refunds {
     }
 
     /**
-     * Gives {@code request}'s permits back to the backend, within the deadline; a prefetcher learns the key has
-     * them. A failed hand-back leaves the permits counted: the safe side.
+     * Gives {@code request}'s permits back to the backend, within the deadline: those kept under {@code entry} (the
+     * token its admitted answer carried; null: unknown, the backend's newest of that cost); a prefetcher learns the key
+     * has them. A failed hand-back leaves the permits counted: the safe side.
      */
-    CompletionStage<Void> refund(Rule rule, RateRequest request) {
+    CompletionStage<Void> refund(Rule rule, RateRequest request, String entry) {
         // What the shield knew of the key counted these permits as taken.
         shield.forget(request.key());
         // A backend that cannot refund keeps the permits until its window frees them.
         if (refunding == null) return CompletableFuture.completedFuture(null);
         CompletionStage<Void> refund;
         try {
-            refund = refunding.refund(request);
+            refund = refunding.refund(request, entry);
         } catch (RuntimeException e) {
             refund = CompletableFuture.failedFuture(e);
         }
@@ -76,6 +77,6 @@ final class Refunds {
         Rule rule = ask.rule();
         boolean withinLimit = rule.ratePolicy().throttling() == Throttling.ELASTIC && !late.overLimit()
                 && rule.ratePolicy().algorithm().refundable() && ask.request().algorithm() != Algorithm.TOKEN_BUCKET;
-        if (refundable(rule) || withinLimit) refund(rule, ask.request());
+        if (refundable(rule) || withinLimit) refund(rule, ask.request(), late.entry());
     }
 }

@@ -21,10 +21,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 class BackendStepTest {
     private final RateStepFixture f = new RateStepFixture();
     private final List<RateRequest> refunded = new CopyOnWriteArrayList<>();
+    private final List<String> refundedEntries = new CopyOnWriteArrayList<>();
     private final ForwardingBackend backend = new ForwardingBackend(new InMemoryBackend()) {
         @Override
         public CompletionStage<Void> refund(RateRequest request) {
+            return refund(request, null);
+        }
+
+        @Override
+        public CompletionStage<Void> refund(RateRequest request, String entry) {
             refunded.add(request);
+            refundedEntries.add(String.valueOf(entry));
             return CompletableFuture.completedFuture(null);
         }
     };
@@ -93,8 +100,21 @@ class BackendStepTest {
         f.pastDeadline();
         assertThat(d.join().rejects()).isTrue();
         assertThat(d.join().outcome()).isEqualTo(Decision.Outcome.BACKEND_FAILURE);
-        late.complete(new RateOutcome(true, 4, 1_000, 0));
+        late.complete(new RateOutcome(true, 4, 1_000, 0).withEntry("late-entry"));
         assertThat(refunded).containsExactly(ask.request());
+        assertThat(refundedEntries).as("the late permit's own entry").containsExactly("late-entry");
+    }
+
+    /** An admitted answer's entry is kept with the decision under way, for its give-back. */
+    @Test
+    void anAdmittedAnswersEntryIsKeptForItsGiveBack() {
+        RateCall call = ask -> {
+            CompletableFuture<RateOutcome> o = CompletableFuture.completedFuture(new RateOutcome(true, 4, 1_000, 0).withEntry("e1"));
+            return new RateCall.Sent(o.thenApply(RateAnswer.Answered::new), o);
+        };
+        RateAsk ask = f.ask(RateStepFixture.rule("rate=5/1m"), "k", 1);
+        assertThat(step(call, BackendStep.Remaining.BACKEND).decide(ask).toCompletableFuture().join().allowed()).isTrue();
+        assertThat(ask.entry().token()).isEqualTo("e1");
     }
 
     @Test

@@ -24,6 +24,11 @@ class RefundsTest {
     private final ForwardingBackend backend = new ForwardingBackend(new InMemoryBackend()) {
         @Override
         public CompletionStage<Void> refund(RateRequest request) {
+            return refund(request, null);
+        }
+
+        @Override
+        public CompletionStage<Void> refund(RateRequest request, String entry) {
             refunded.add(request);
             return CompletableFuture.completedFuture(null);
         }
@@ -50,7 +55,7 @@ class RefundsTest {
         RateAsk ask = f.ask(RateStepFixture.rule("rate=5/1m"), "k", 1);
         shield.learn(ask.request(), f.ticker.millis(), Long.MAX_VALUE, 0, 60_000, Lanes.MAX_BATCH);
         assertThat(shield.screen(ask)).isNotNull();
-        refunds.refund(ask.rule(), ask.request()).toCompletableFuture().join();
+        refunds.refund(ask.rule(), ask.request(), null).toCompletableFuture().join();
         assertThat(refunded).containsExactly(ask.request());
         assertThat(shield.screen(ask)).isNull();
     }
