@@ -32,6 +32,7 @@ final class KnownScenarios {
         all.put("prefetch and mixed costs: Remaining", prefetchMixedCosts());
         all.put("prefetch and plans: free and pro alternating", prefetchPlans());
         all.put("a rejection gives back what other rules took", rejectionGivesBack());
+        all.put("seed 476439900: a soft token bucket's permits given back to the bucket", softBucketGivesBack());
         all.put("seed 476439880: a prefetching rule's permit given back after its hold", givenBackAfterHold());
         all.put("seed 476439901: a plan's prefetched stock, then another limit an hour later", planStockThenDefault());
         all.put("seed 164380549: plans on a prefetching log, each limit's stock handed back for the next", plansTakeTurns());
@@ -202,6 +203,26 @@ final class KnownScenarios {
         rules.putAll(rule("b-hour", "rate", "2/1h"));
         List<Step> steps = new ArrayList<>();
         for (int i = 0; i < 6; i++) steps.add(new Request(i, 0, "alice", null, EngineScenario.PATH));
+        return scenario(rules, steps);
+    }
+
+    /**
+     * Seed 476439900 of EngineMatchesModelIT: a soft token bucket ({@code 5/1h}, overage 100%) beside an hourly rule of
+     * 2 that rejects alice's third request on: each rejection gives the bucket's token back into the bucket, which paid
+     * for it, not into the overage's, which was full (it took nothing back, and the key lost a token per rejection).
+     * Then bob's big requests, past the bucket: the overage pays, and a big rule of 7 rejects his eighth and ninth,
+     * whose tokens go back to the overage.
+     */
+    private static EngineScenario softBucketGivesBack() {
+        Map<String, String> rules = rule("a-bucket", "rate", "5/1h", "algorithm", "token-bucket", "throttling", "soft",
+                "overage", "100%");
+        rules.putAll(rule("b-hour", "rate", "2/1h", "paths", EngineScenario.PATH));
+        rules.putAll(rule("c-big", "rate", "7/1h", "paths", EngineScenario.BIG));
+        List<Step> steps = new ArrayList<>();
+        int id = 0;
+        for (int i = 0; i < 5; i++) steps.add(new Request(id++, 0, "alice", null, EngineScenario.PATH));
+        for (int i = 0; i < 9; i++) steps.add(new Request(id++, 0, "bob", null, EngineScenario.BIG));
+        for (int i = 0; i < 2; i++) steps.add(new Request(id++, 0, "bob", null, EngineScenario.PATH));
         return scenario(rules, steps);
     }
 

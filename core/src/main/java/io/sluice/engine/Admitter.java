@@ -138,9 +138,10 @@ final class Admitter {
 
     /**
      * The rate permits a decision took: {@code cost} of {@code limits} (the rule as the request's plan limits it), in
-     * the backend or, {@code local}, of this server's share while the backend could not answer.
+     * the backend or, {@code local}, of this server's share while the backend could not answer; {@code overLimit}
+     * when the overage paid for them (soft or elastic), where they go back.
      */
-    record Taken(Rule limits, String raw, long cost, boolean local) {
+    record Taken(Rule limits, String raw, long cost, boolean local, boolean overLimit) {
     }
 
     /** What one admission has decided and taken so far. Confined to one admission's chain of stages. */
@@ -208,7 +209,7 @@ final class Admitter {
         if (d.rejects()) return true;
         boolean local = d.outcome() == Decision.Outcome.FAILED_LOCAL;
         if (step.kind() == Decision.Kind.RATE && d.allowed() && (d.hasCounts() || local)) {
-            p.taken.add(new Taken(step.limits(), raw, d.cost(), local));
+            p.taken.add(new Taken(step.limits(), raw, d.cost(), local, d.overLimit()));
         }
         if (d.dryRunRejection()) {
             log.warn("dry-run:" + d.ruleName(), "Dry-run rule '" + d.ruleName() + "' would have rejected a request ("
@@ -224,7 +225,7 @@ final class Admitter {
         for (int i = 0; i < back.length; i++) {
             Taken t = p.taken.get(i);
             back[i] = (t.local() ? rates.giveBackLocal(t.limits(), t.raw(), t.cost())
-                    : rates.giveBack(t.limits(), t.raw(), t.cost())).toCompletableFuture();
+                    : rates.giveBack(t.limits(), t.raw(), t.cost(), t.overLimit())).toCompletableFuture();
         }
         return CompletableFuture.allOf(back).handle((v, e) -> finish(p, rejection));
     }

@@ -35,7 +35,7 @@ final class RequestCharges implements Admission.Charges {
             if (t.limits().count().counts(ending)) continue;
             // Permits of this server's share (on-backend-failure=local) go back to the share, not to Redis.
             back.add((t.local() ? rates.giveBackLocal(t.limits(), t.raw(), t.cost())
-                    : rates.giveBack(t.limits(), t.raw(), t.cost())).toCompletableFuture());
+                    : rates.giveBack(t.limits(), t.raw(), t.cost(), t.overLimit())).toCompletableFuture());
         }
         return CompletableFuture.allOf(back.toArray(CompletableFuture[]::new));
     }
@@ -49,7 +49,7 @@ final class RequestCharges implements Admission.Charges {
         Rule limits = t.limits();
         long actual = Math.min(actualCost, Settle.mostOwed(limits));
         if (actual > t.cost()) return rates.charge(limits, t.raw(), actual - t.cost());
-        if (actual < t.cost()) return rates.giveBack(limits, t.raw(), t.cost() - actual);
+        if (actual < t.cost()) return rates.giveBack(limits, t.raw(), t.cost() - actual, t.overLimit());
         return CompletableFuture.completedFuture(null);
     }
 }

@@ -108,7 +108,7 @@ public final class EngineModel {
                 return new Verdict(Outcome.REJECTED, rule.name(), verdicts);
             }
             if (v.giveBack != null) giveBack.add(v.giveBack);
-            took.add(new TakenRate(limits, keyOf(rule, key), cost, now));
+            took.add(new TakenRate(limits, keyOf(rule, key), cost, now, v.overLimit));
         }
         List<ConcurrencyModel> taken = new ArrayList<>();
         for (Rule rule : applicable) {
@@ -156,8 +156,11 @@ public final class EngineModel {
         concurrency.values().forEach(c -> c.release(id));
     }
 
-    /** Rate permits of {@code cost} an admitted request took of {@code limits} for {@code key} at {@code at}. */
-    private record TakenRate(Rule limits, String key, long cost, long at) {
+    /**
+     * Rate permits of {@code cost} an admitted request took of {@code limits} for {@code key} at {@code at}, over the
+     * nominal limit or within it (what paid for them, and so where they go back).
+     */
+    private record TakenRate(Rule limits, String key, long cost, long at, boolean overLimit) {
     }
 
     /** Permits given back to a rule's key after its request ended, and when that request was admitted. */
@@ -182,11 +185,11 @@ public final class EngineModel {
                 long actual = Math.min(reported, Settle.mostOwed(limits));
                 if (actual > t.cost()) charge(limits, t.key(), actual - t.cost(), now);
                 if (actual < t.cost()) {
-                    giveBack(limits, t.key(), t.cost() - actual, now);
+                    giveBack(limits, t.key(), t.cost() - actual, t.overLimit(), now);
                     back.add(new GivenBack(limits, t.key(), t.cost() - actual, t.at()));
                 }
             } else if (!limits.count().counts(ending)) {
-                giveBack(limits, t.key(), t.cost(), now);
+                giveBack(limits, t.key(), t.cost(), t.overLimit(), now);
                 back.add(new GivenBack(limits, t.key(), t.cost(), t.at()));
             }
         }
@@ -208,14 +211,18 @@ public final class EngineModel {
         for (TakenRate t : took) {
             Rule limits = t.limits();
             if (limits.ratePolicy().throttling() == Throttling.ELASTIC || !limits.ratePolicy().algorithm().refundable()) continue;
-            giveBack(limits, t.key(), t.cost(), now);
+            giveBack(limits, t.key(), t.cost(), t.overLimit(), now);
             back.add(new GivenBack(limits, t.key(), t.cost(), t.at()));
         }
         return back;
     }
 
-    private void giveBack(Rule limits, String key, long cost, long now) {
-        RateRequest r = limits.ratePolicy().request(limits.name() + "|" + key, limits.rate().orElseThrow(), cost);
+    /**
+     * Permits back to what paid for them: within the nominal limit, that limit's count (a token bucket's own tokens),
+     * over it, the overage's.
+     */
+    private void giveBack(Rule limits, String key, long cost, boolean overLimit, long now) {
+        RateRequest r = paidFor(limits.ratePolicy().request(limits.name() + "|" + key, limits.rate().orElseThrow(), cost), overLimit);
         if (r.algorithm() == Algorithm.SLIDING_LOG) {
             SlidingLogModel log = logs.get(r.key() + "|" + r.period().toMillis());
             if (log != null) log.refund(cost);
@@ -303,7 +310,16 @@ public final class EngineModel {
         return concurrency(rule.name(), keyOf(rule, key));
     }
 
-    private record RateVerdict(boolean allowed, long remaining, Runnable giveBack) {
+    /** A rate rule's answer: admitted or not, Remaining, how to give back what it took, and whether the overage paid. */
+    private record RateVerdict(boolean allowed, long remaining, Runnable giveBack, boolean overLimit) {
+        RateVerdict(boolean allowed, long remaining, Runnable giveBack) {
+            this(allowed, remaining, giveBack, false);
+        }
+    }
+
+    /** The request as what paid for it: within the nominal limit, the request at that limit. */
+    private static RateRequest paidFor(RateRequest r, boolean overLimit) {
+        return overLimit ? r : r.withEffectiveLimit(r.limit());
     }
 
     private RateVerdict rate(Rule limits, String key, long cost, long now) {
@@ -377,8 +393,8 @@ public final class EngineModel {
         }
         RateModel m = buckets.computeIfAbsent(r.key() + "|" + r.algorithm(), k -> RateModel.of(r.algorithm()));
         RateOutcome o = m.consume(r, micros);
-        Runnable giveBack = o.allowed() && r.algorithm().refundable() ? () -> m.refund(r, micros) : null;
-        return new RateVerdict(o.allowed(), o.remaining(), giveBack);
+        Runnable giveBack = o.allowed() && r.algorithm().refundable() ? () -> m.refund(paidFor(r, o.overLimit()), micros) : null;
+        return new RateVerdict(o.allowed(), o.remaining(), giveBack, o.allowed() && o.overLimit());
     }
 
     /**
