@@ -18,9 +18,30 @@ import java.time.Duration;
  * @param outcome     why: the backend's answer, a backend failure, or a key that could not be resolved
  * @param cost        permits the request asked of a rate rule (1 for concurrency)
  * @param neverFits   rejected because the cost is above what the rule can ever admit: no wait would help
+ * @param overLimit   admitted over the rate's nominal limit ({@code soft} or {@code elastic} throttling's overage
+ *                    paid for it), so that what is given back goes back to the overage
  */
 public record Decision(Rule rule, Kind kind, boolean allowed, long limit, long remaining, Duration reset,
-                       Duration retryAfter, Outcome outcome, long cost, boolean neverFits) {
+                       Duration retryAfter, Outcome outcome, long cost, boolean neverFits, boolean overLimit) {
+
+    /**
+     * A decision within the nominal limit.
+     *
+     * @param rule       the rule
+     * @param kind       its rate or its concurrency
+     * @param allowed    whether this rule admits the request
+     * @param limit      the rate's permits per window, or the concurrency limit
+     * @param remaining  permits left after this request
+     * @param reset      until a permit frees again
+     * @param retryAfter when a rejected request may try again
+     * @param outcome    why
+     * @param cost       permits the request asked of a rate rule
+     * @param neverFits  rejected because the cost is above what the rule can ever admit
+     */
+    public Decision(Rule rule, Kind kind, boolean allowed, long limit, long remaining, Duration reset,
+                    Duration retryAfter, Outcome outcome, long cost, boolean neverFits) {
+        this(rule, kind, allowed, limit, remaining, reset, retryAfter, outcome, cost, neverFits, false);
+    }
 
     /** Which limit of the rule decided. */
     public enum Kind {
@@ -84,7 +105,17 @@ public record Decision(Rule rule, Kind kind, boolean allowed, long limit, long r
      * @return the same decision, carrying the cost
      */
     public Decision withCost(long cost) {
-        return new Decision(rule, kind, allowed, limit, remaining, reset, retryAfter, outcome, cost, neverFits);
+        return new Decision(rule, kind, allowed, limit, remaining, reset, retryAfter, outcome, cost, neverFits, overLimit);
+    }
+
+    /**
+     * This decision, admitted over the nominal limit or not.
+     *
+     * @param overLimit whether the overage paid for the request
+     * @return the same decision, saying so
+     */
+    public Decision withOverLimit(boolean overLimit) {
+        return new Decision(rule, kind, allowed, limit, remaining, reset, retryAfter, outcome, cost, neverFits, overLimit);
     }
 
     /**
@@ -94,7 +125,7 @@ public record Decision(Rule rule, Kind kind, boolean allowed, long limit, long r
      * @return the same decision, with {@code remaining}
      */
     public Decision withRemaining(long remaining) {
-        return new Decision(rule, kind, allowed, limit, remaining, reset, retryAfter, outcome, cost, neverFits);
+        return new Decision(rule, kind, allowed, limit, remaining, reset, retryAfter, outcome, cost, neverFits, overLimit);
     }
 
     /**

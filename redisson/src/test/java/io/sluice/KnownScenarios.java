@@ -32,6 +32,8 @@ final class KnownScenarios {
         all.put("prefetch and mixed costs: Remaining", prefetchMixedCosts());
         all.put("prefetch and plans: free and pro alternating", prefetchPlans());
         all.put("a rejection gives back what other rules took", rejectionGivesBack());
+        all.put("seed 476439900: a soft token bucket's permits given back to the bucket", softBucketGivesBack());
+        all.put("seed 3442931193: a prefetching token bucket beside plans and wait, a free request waiting", stockBesideAWaiter());
         all.put("seed 476439880: a prefetching rule's permit given back after its hold", givenBackAfterHold());
         all.put("seed 476439901: a plan's prefetched stock, then another limit an hour later", planStockThenDefault());
         all.put("seed 164380549: plans on a prefetching log, each limit's stock handed back for the next", plansTakeTurns());
@@ -220,6 +222,51 @@ final class KnownScenarios {
         rules.putAll(rule("b-hour", "rate", "2/1h"));
         List<Step> steps = new ArrayList<>();
         for (int i = 0; i < 6; i++) steps.add(new Request(i, 0, "alice", null, EngineScenario.PATH));
+        return scenario(rules, steps);
+    }
+
+    /**
+     * Seed 476439900 of EngineMatchesModelIT: a soft token bucket ({@code 5/1h}, overage 100%) beside an hourly rule of
+     * 2 that rejects alice's third request on: each rejection gives the bucket's token back into the bucket, which paid
+     * for it, not into the overage's, which was full (it took nothing back, and the key lost a token per rejection).
+     * Then bob's big requests, past the bucket: the overage pays, and a big rule of 7 rejects his eighth and ninth,
+     * whose tokens go back to the overage.
+     */
+    private static EngineScenario softBucketGivesBack() {
+        Map<String, String> rules = rule("a-bucket", "rate", "5/1h", "algorithm", "token-bucket", "throttling", "soft",
+                "overage", "100%");
+        rules.putAll(rule("b-hour", "rate", "2/1h", "paths", EngineScenario.PATH));
+        rules.putAll(rule("c-big", "rate", "7/1h", "paths", EngineScenario.BIG));
+        List<Step> steps = new ArrayList<>();
+        int id = 0;
+        for (int i = 0; i < 5; i++) steps.add(new Request(id++, 0, "alice", null, EngineScenario.PATH));
+        for (int i = 0; i < 9; i++) steps.add(new Request(id++, 0, "bob", null, EngineScenario.BIG));
+        for (int i = 0; i < 2; i++) steps.add(new Request(id++, 0, "bob", null, EngineScenario.PATH));
+        return scenario(rules, steps);
+    }
+
+    /**
+     * The shape IT seed 3442931193 once shrank to ({@code Remaining} 5 where the model said 4): a token bucket
+     * ({@code 5/10s}, burst 6, {@code prefetch=2}) beside a global concurrency rule of 4 with plans (free 1) and
+     * {@code wait}; two requests held, a free one waiting (its rate permit taken, from the stock), one more, then the
+     * two end and the waiter goes in, and two more.
+     */
+    private static EngineScenario stockBesideAWaiter() {
+        Map<String, String> rules = rule("r1", "rate", "5/10s", "algorithm", "token-bucket", "burst", "6", "prefetch", "2");
+        rules.putAll(rule("rc", "concurrency", "4", "wait", EngineScenario.WAIT, "lease", EngineScenario.LEASE,
+                "plan", "header:X-Plan", "plans.free.concurrency", "1", "plans.pro.concurrency", "6"));
+        rules.put("sluice.rules.rc.key", "global");
+        List<Step> steps = new ArrayList<>();
+        steps.add(new Request(0, 0, "alice", null, EngineScenario.PATH));
+        steps.add(new Request(1, 0, "alice", "pro", EngineScenario.PATH));
+        steps.add(new Request(2, 0, "alice", "free", EngineScenario.PATH));
+        steps.add(new Request(3, 0, "alice", null, EngineScenario.PATH));
+        steps.add(new Release(0));
+        steps.add(new Release(1));
+        steps.add(new Release(3));
+        steps.add(new Request(4, 0, "alice", null, EngineScenario.PATH));
+        steps.add(new Advance(1_000));
+        steps.add(new Request(5, 0, "alice", "pro", EngineScenario.PATH));
         return scenario(rules, steps);
     }
 

@@ -48,7 +48,7 @@ final class RequestCharges implements Admission.Charges {
         Rule limits = t.limits();
         long actual = Math.min(actualCost, Settle.mostOwed(limits));
         if (actual > t.cost()) return rates.charge(limits, t.raw(), actual - t.cost());
-        if (actual < t.cost()) return rates.giveBack(limits, t.raw(), t.cost() - actual);
+        if (actual < t.cost()) return rates.giveBack(limits, t.raw(), t.cost() - actual, t.overLimit());
         return CompletableFuture.completedFuture(null);
     }
 }

@@ -222,7 +222,11 @@ public final class TokenBucketModel implements RateModel {
         store(b, permit);
     }
 
-    /** Hands the cost back to the overage's bucket when there is one (what an elastic refund undoes), else to the bucket. */
+    /**
+     * {@code r.cost()} tokens back: to the overage's bucket under an overage (a request the overage paid for), else to
+     * the bucket; a request the bucket paid for comes at its nominal limit ({@code effectiveLimit == limit}), which
+     * leaves the overage's state as stored.
+     */
     @Override
     public void refund(RateRequest r, long nowMicros) {
         if (!stored) return;
@@ -266,9 +270,17 @@ public final class TokenBucketModel implements RateModel {
         stored = true;
         tat = absolute(b.tat, b.now);
         storedLimit = r.limit();
-        overageTat = absolute(b.overageTat, b.now);
-        storedOverageLimit = b.overageLimit > 0 ? b.overageLimit : 0;
-        double last = b.now + Math.max(b.tat, b.overageTat);
+        double overageUntil = b.overageTat;
+        if (b.overageLimit > 0) {
+            overageTat = absolute(b.overageTat, b.now);
+            storedOverageLimit = b.overageLimit;
+        } else if (storedOverageLimit > 0) {
+            // A call without an overage (a refund at the nominal limit) leaves the overage's state as stored.
+            overageUntil = relative(overageTat, b.now);
+        } else {
+            overageTat = absolute(0, b.now);
+        }
+        double last = b.now + Math.max(b.tat, overageUntil);
         for (Loan l : lent) last = Math.max(last, l.untilMicros());
         idleAt = (long) last;
     }

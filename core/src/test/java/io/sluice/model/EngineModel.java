@@ -108,7 +108,7 @@ public final class EngineModel {
                 return new Verdict(Outcome.REJECTED, rule.name(), verdicts);
             }
             if (v.giveBack != null) giveBack.add(v.giveBack);
-            took.add(new TakenRate(limits, keyOf(rule, key), cost, now, v.entry));
+            took.add(new TakenRate(limits, keyOf(rule, key), cost, now, v.entry, v.overLimit));
         }
         List<ConcurrencyModel> taken = new ArrayList<>();
         for (Rule rule : applicable) {
@@ -158,9 +158,10 @@ public final class EngineModel {
 
     /**
      * Rate permits of {@code cost} an admitted request took of {@code limits} for {@code key} at {@code at}; a log's in
-     * {@code entry} (else null), which a give-back removes.
+     * {@code entry} (else null), which a give-back removes; over the nominal limit or within it (what paid for them,
+     * and so where they go back).
      */
-    private record TakenRate(Rule limits, String key, long cost, long at, SlidingLogModel.Entry entry) {
+    private record TakenRate(Rule limits, String key, long cost, long at, SlidingLogModel.Entry entry, boolean overLimit) {
     }
 
     /** Permits given back to a rule's key after its request ended, and when that request was admitted. */
@@ -185,11 +186,11 @@ public final class EngineModel {
                 long actual = Math.min(reported, Settle.mostOwed(limits));
                 if (actual > t.cost()) charge(limits, t.key(), actual - t.cost(), now);
                 if (actual < t.cost()) {
-                    giveBack(limits, t.key(), t.cost() - actual, t.entry(), now);
+                    giveBack(limits, t.key(), t.cost() - actual, t.entry(), t.overLimit(), now);
                     back.add(new GivenBack(limits, t.key(), t.cost() - actual, t.at()));
                 }
             } else if (!limits.count().counts(ending)) {
-                giveBack(limits, t.key(), t.cost(), t.entry(), now);
+                giveBack(limits, t.key(), t.cost(), t.entry(), t.overLimit(), now);
                 back.add(new GivenBack(limits, t.key(), t.cost(), t.at()));
             }
         }
@@ -211,15 +212,18 @@ public final class EngineModel {
         for (TakenRate t : took) {
             Rule limits = t.limits();
             if (limits.ratePolicy().throttling() == Throttling.ELASTIC || !limits.ratePolicy().algorithm().refundable()) continue;
-            giveBack(limits, t.key(), t.cost(), t.entry(), now);
+            giveBack(limits, t.key(), t.cost(), t.entry(), t.overLimit(), now);
             back.add(new GivenBack(limits, t.key(), t.cost(), t.at()));
         }
         return back;
     }
 
-    /** Gives back {@code cost} permits of the key: a log its request's own {@code entry}, whatever came since. */
-    private void giveBack(Rule limits, String key, long cost, SlidingLogModel.Entry entry, long now) {
-        RateRequest r = limits.ratePolicy().request(limits.name() + "|" + key, limits.rate().orElseThrow(), cost);
+    /**
+     * Gives back {@code cost} permits of the key to what paid for them (within the nominal limit, that limit's count: a
+     * token bucket's own tokens; over it, the overage's): a log its request's own {@code entry}, whatever came since.
+     */
+    private void giveBack(Rule limits, String key, long cost, SlidingLogModel.Entry entry, boolean overLimit, long now) {
+        RateRequest r = paidFor(limits.ratePolicy().request(limits.name() + "|" + key, limits.rate().orElseThrow(), cost), overLimit);
         if (r.algorithm() == Algorithm.SLIDING_LOG) {
             SlidingLogModel log = logs.get(r.key() + "|" + r.period().toMillis());
             if (log != null && entry != null) log.refund(entry);
@@ -307,11 +311,16 @@ public final class EngineModel {
         return concurrency(rule.name(), keyOf(rule, key));
     }
 
-    /** A rate rule's verdict: admitted, what gives its permits back and (a log's) the entry they are in. */
-    private record RateVerdict(boolean allowed, long remaining, Runnable giveBack, SlidingLogModel.Entry entry) {
+    /** A rate rule's verdict: admitted, what gives its permits back, (a log's) the entry they are in, and whether the overage paid. */
+    private record RateVerdict(boolean allowed, long remaining, Runnable giveBack, SlidingLogModel.Entry entry, boolean overLimit) {
         RateVerdict(boolean allowed, long remaining, Runnable giveBack) {
-            this(allowed, remaining, giveBack, null);
+            this(allowed, remaining, giveBack, null, false);
         }
+    }
+
+    /** The request as what paid for it: within the nominal limit, the request at that limit. */
+    private static RateRequest paidFor(RateRequest r, boolean overLimit) {
+        return overLimit ? r : r.withEffectiveLimit(r.limit());
     }
 
     private RateVerdict rate(Rule limits, String key, long cost, long now) {
@@ -381,12 +390,12 @@ public final class EngineModel {
             long period = r.period().toMillis();
             SlidingLogModel.Entry entry = log.consume(r.cost(), r.effectiveLimit(), period, now);
             long remaining = Math.max(0, r.limit() - log.used(period, now));
-            return new RateVerdict(entry != null, remaining, entry != null ? () -> log.refund(entry) : null, entry);
+            return new RateVerdict(entry != null, remaining, entry != null ? () -> log.refund(entry) : null, entry, false);
         }
         RateModel m = buckets.computeIfAbsent(r.key() + "|" + r.algorithm(), k -> RateModel.of(r.algorithm()));
         RateOutcome o = m.consume(r, micros);
-        Runnable giveBack = o.allowed() && r.algorithm().refundable() ? () -> m.refund(r, micros) : null;
-        return new RateVerdict(o.allowed(), o.remaining(), giveBack);
+        Runnable giveBack = o.allowed() && r.algorithm().refundable() ? () -> m.refund(paidFor(r, o.overLimit()), micros) : null;
+        return new RateVerdict(o.allowed(), o.remaining(), giveBack, null, o.allowed() && o.overLimit());
     }
 
     /**

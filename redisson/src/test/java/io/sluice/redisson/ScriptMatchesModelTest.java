@@ -68,8 +68,10 @@ class ScriptMatchesModelTest {
                     String where = algorithm + " seed=" + seed + " sequence " + s + " step " + step + " " + call
                             + " at " + nowMicros;
                     if (algorithm.refundable() && random.nextInt(10) == 0) {
-                        backend.refund(call).toCompletableFuture().join();
-                        model.refund(call, nowMicros);
+                        // Half of them as what the nominal limit paid for (the engine's refund within that limit).
+                        RateRequest back = random.nextBoolean() ? call : call.withEffectiveLimit(call.limit());
+                        backend.refund(back).toCompletableFuture().join();
+                        model.refund(back, nowMicros);
                         continue;
                     }
                     RateOutcome fromRedis = backend.tryConsume(call).toCompletableFuture().join();
@@ -95,6 +97,57 @@ class ScriptMatchesModelTest {
                 + admitted + " admitted, " + delayed + " delayed, " + shielded + " shield periods checked)");
         assertThat(compared).isGreaterThan(SEQUENCES * STEPS / 2);
         assertThat(admitted).as("admitted").isBetween(compared / 10, compared - compared / 10);
+    }
+
+    /**
+     * A soft token bucket (5/1h, overage 100%: a bucket of 5 and the overage's of 5): a refund at the nominal limit,
+     * as the engine sends one for a request the bucket paid for, puts the token back into the bucket and leaves the
+     * overage's debt as it was; one under the overage goes to the overage's bucket. Script and model alike (seed
+     * 476439900 of EngineMatchesModelIT: the token went to the overage's full bucket, and the key had one less).
+     */
+    @org.junit.jupiter.api.Test
+    void aRefundAtTheNominalLimitGoesBackIntoTheBucketAndKeepsTheOveragesDebt() {
+        MutableClock clock = MutableClock.startingNow();
+        RedissonBackend backend = RedissonBackend.onCallerClock(redisson, clock, Duration.ofSeconds(5));
+        RateModel model = RateModel.of(Algorithm.TOKEN_BUCKET);
+        RateRequest soft = RateRequest.of(Algorithm.TOKEN_BUCKET, "model-" + UUID.randomUUID(), 5, Duration.ofHours(1))
+                .withEffectiveLimit(10);
+        RateRequest nominal = soft.withEffectiveLimit(soft.limit());
+        long now = clock.millis() * 1000;
+        try {
+            RateOutcome first = both(backend, model, soft, now);
+            assertThat(first.allowed()).isTrue();
+            assertThat(first.overLimit()).isFalse();
+            assertThat(first.remaining()).isEqualTo(4);
+            backend.refund(nominal).toCompletableFuture().join();
+            model.refund(nominal, now);
+            assertThat(both(backend, model, soft, now).remaining()).as("the token is back in the bucket").isEqualTo(4);
+            for (int i = 0; i < 4; i++) assertThat(both(backend, model, soft, now).overLimit()).isFalse();
+            RateOutcome over = both(backend, model, soft, now);
+            assertThat(over.allowed()).isTrue();
+            assertThat(over.overLimit()).isTrue();
+            // The bucket paid for one more: back at the nominal limit, the overage's one token of debt stays.
+            backend.refund(nominal).toCompletableFuture().join();
+            model.refund(nominal, now);
+            RateOutcome again = both(backend, model, soft, now);
+            assertThat(again.allowed()).isTrue();
+            assertThat(again.overLimit()).isFalse();
+            for (int i = 0; i < 4; i++) assertThat(both(backend, model, soft, now).overLimit()).as("overage " + i).isTrue();
+            assertThat(both(backend, model, soft, now).allowed()).as("the overage's 5, one used before").isFalse();
+            // Under the overage, a refund goes to the overage's bucket.
+            backend.refund(soft).toCompletableFuture().join();
+            model.refund(soft, now);
+            assertThat(both(backend, model, soft, now).overLimit()).isTrue();
+        } finally {
+            backend.close();
+        }
+    }
+
+    /** The script's answer, which must be the model's. */
+    private static RateOutcome both(RedissonBackend backend, RateModel model, RateRequest r, long nowMicros) {
+        RateOutcome fromRedis = backend.tryConsume(r).toCompletableFuture().join();
+        assertThat(fromRedis).isEqualTo(model.consume(r, nowMicros));
+        return fromRedis;
     }
 
     /**

@@ -79,7 +79,10 @@ final class BackendStep implements RateStep {
     /** The decision the backend's answer {@code o} makes. */
     static Decision decision(RateAsk ask, RateOutcome o) {
         Duration reset = Duration.ofMillis(o.resetMillis());
-        if (o.allowed()) return Decision.allowed(ask.rule(), Decision.Kind.RATE, ask.limit(), o.remaining(), reset).withCost(ask.cost());
+        if (o.allowed()) {
+            return Decision.allowed(ask.rule(), Decision.Kind.RATE, ask.limit(), o.remaining(), reset).withCost(ask.cost())
+                    .withOverLimit(o.overLimit());
+        }
         if (o.neverFits()) return Decision.neverFits(ask.rule(), ask.limit(), o.remaining(), reset, ask.cost());
         Duration retry = Duration.ofMillis(Math.max(o.retryAfterMillis(), o.resetMillis()));
         return Decision.rejected(ask.rule(), Decision.Kind.RATE, ask.limit(), o.remaining(), reset, retry).withCost(ask.cost());

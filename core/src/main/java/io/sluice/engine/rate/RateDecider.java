@@ -84,19 +84,20 @@ public final class RateDecider {
      * then rejected (the contract's Evaluation: a rejected request spends nothing of the other rules), and completes
      * once the backend has them back or the deadline has passed, so that the key's next decision counts them as free.
      * Only what {@link Refunds#refundable} allows. A prefetching rule puts them back into the key's stock when it can
-     * take them, else tells its prefetcher what the backend has back (the key's Remaining).
+     * take them, else tells its prefetcher what the backend has back (the key's Remaining). They go back to what paid
+     * for them: the overage when the decision was {@code overLimit}, else the nominal limit's count.
      */
-    public CompletionStage<Void> giveBack(Rule rule, String raw, long cost) {
-        return giveBack(rule, raw, cost, null);
+    public CompletionStage<Void> giveBack(Rule rule, String raw, long cost, boolean overLimit) {
+        return giveBack(rule, raw, cost, null, overLimit);
     }
 
     /**
-     * As {@link #giveBack(Rule, String, long)}, for the permits the backend keeps under {@code entry} (the {@link
-     * TakenEntry} of their decision; null when unknown): the request's own, whatever later requests took since.
+     * As {@link #giveBack(Rule, String, long, boolean)}, for the permits the backend keeps under {@code entry} (the
+     * {@link TakenEntry} of their decision; null when unknown): the request's own, whatever later requests took since.
      */
-    public CompletionStage<Void> giveBack(Rule rule, String raw, long cost, String entry) {
+    public CompletionStage<Void> giveBack(Rule rule, String raw, long cost, String entry, boolean overLimit) {
         if (!Refunds.refundable(rule)) return CompletableFuture.completedFuture(null);
-        RateRequest request = rule.ratePolicy().request(naming.rate(rule, raw), rule.rate().orElseThrow(), cost);
+        RateRequest request = Refunds.paidFor(rule.ratePolicy().request(naming.rate(rule, raw), rule.rate().orElseThrow(), cost), overLimit);
         if (prefetches(rule) && prefetcher.putBack(request)) {
             shield.forget(request.key());
             return CompletableFuture.completedFuture(null);

@@ -5,7 +5,6 @@ import io.sluice.engine.prefetch.Prefetcher;
 import io.sluice.Decision;
 import io.sluice.rule.Rule;
 import io.sluice.rule.Throttling;
-import io.sluice.spi.Algorithm;
 import io.sluice.spi.Refunding;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
@@ -69,14 +68,23 @@ final class Refunds {
      * denied meanwhile, gave back what it admitted (a permit the request never used); so does one decided meanwhile by
      * this server's share ({@code local}), which counted the request itself. Failed open, the request went on: its
      * permit is its own. Not undone where a rejection's are not either ({@link #refundable}), except an
-     * elastic decision the answer shows within the nominal limit (nothing borrowed) of a counting algorithm.
+     * elastic decision the answer shows within the nominal limit (nothing borrowed) of a counting algorithm. What
+     * the answer shows within the nominal limit goes back to the nominal limit's count ({@link #paidFor}).
      */
     void undoIfDenied(RateAsk ask, Decision failed, RateOutcome late) {
         boolean ours = failed.rejects() || failed.outcome() == Decision.Outcome.FAILED_LOCAL;
         if (!late.allowed() || !ours) return;
         Rule rule = ask.rule();
         boolean withinLimit = rule.ratePolicy().throttling() == Throttling.ELASTIC && !late.overLimit()
-                && rule.ratePolicy().algorithm().refundable() && ask.request().algorithm() != Algorithm.TOKEN_BUCKET;
-        if (refundable(rule) || withinLimit) refund(rule, ask.request(), late.entry());
+                && rule.ratePolicy().algorithm().refundable();
+        if (refundable(rule) || withinLimit) refund(rule, paidFor(ask.request(), late.overLimit()), late.entry());
+    }
+
+    /**
+     * {@code request} as what paid for it: within the nominal limit, the request at that limit, so that a token
+     * bucket with an overage gets the tokens back into the bucket, not into the overage's (which it did not touch).
+     */
+    static RateRequest paidFor(RateRequest request, boolean overLimit) {
+        return overLimit ? request : request.withEffectiveLimit(request.limit());
     }
 }

@@ -81,6 +81,23 @@ class RefundsTest {
         refunds.undoIfDenied(ask, denied, new RateOutcome(true, 0, 1_000, 0, 0, true));
         assertThat(refunded).isEmpty();
         refunds.undoIfDenied(ask, denied, new RateOutcome(true, 3, 1_000, 0, 0, false));
-        assertThat(refunded).containsExactly(ask.request());
+        // Within the nominal limit: back to that limit's count, not to the overage's.
+        assertThat(refunded).containsExactly(ask.request().withEffectiveLimit(5));
+    }
+
+    /**
+     * Seed 476439900 of EngineMatchesModelIT: a soft token bucket's permit admitted late for a request decided by this
+     * server's share went back to the overage's bucket, which had not paid for it (full, it took nothing), so the key
+     * kept one token less than the model. Within the nominal limit it goes back there; over it, to the overage's.
+     */
+    @Test
+    void aLatePermitGoesBackToWhatPaidForIt() {
+        RateAsk ask = f.ask(RateStepFixture.rule("rate=500/1h", "algorithm=token-bucket", "throttling=soft", "overage=50%",
+                "on-backend-failure=local"), "k", 1);
+        Decision local = Decision.failedLocal(ask.rule(), Decision.Kind.RATE, 500, true, Duration.ZERO, 1);
+        refunds.undoIfDenied(ask, local, new RateOutcome(true, 499, 7_200, 0, 0, false));
+        refunds.undoIfDenied(ask, local, new RateOutcome(true, 0, 7_200, 0, 0, true));
+        assertThat(refunded).containsExactly(ask.request().withEffectiveLimit(500), ask.request());
+        assertThat(ask.request().effectiveLimit()).isEqualTo(750);
     }
 }

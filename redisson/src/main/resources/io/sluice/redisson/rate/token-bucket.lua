@@ -7,7 +7,9 @@
 -- hand-back that came before its prefetch.
 -- ARGV[1] now in ms, or '' for Redis TIME (production always passes ''); ARGV[2] period (ms);
 -- ARGV[3] limit, ARGV[4] effective limit (soft/elastic), ARGV[5] burst, ARGV[6] effective burst, ARGV[7] cost,
--- ARGV[8] '1' to refund cost (an elastic request its capacity rule could not pay for: to the overage's bucket), '2'
+-- ARGV[8] '1' to refund cost: to the overage's bucket under an overage (an elastic request its capacity rule could
+-- not pay for, any request the overage paid for), else to the bucket (a request the bucket paid for comes at its
+-- nominal limit, ARGV[4] = ARGV[3]: the overage's state stays as stored), '2'
 -- to charge it whatever the bucket holds (a request settled past its estimate: the TAT may pass the burst, a debt
 -- the refill repays before the key is admitted again).
 -- Returns {allowed, remaining, reset ms, retry-after ms (-1: never fits), delay ms, over the nominal limit}.
@@ -59,6 +61,10 @@ local function absolute(r)
   return string.format('%.0f.%09d', now + whole, fraction)
 end
 local rescaled = false
+-- The overage's stored part, as written, when this call has no overage of its own (a refund at the nominal limit: a
+-- request the bucket itself paid for): kept as it is, so that its debt stays.
+local keptOverage = nil
+local keptOverageUntil = 0
 local lent = {}
 local lentTokens = 0
 -- A changed limit keeps the permits used, not the time owed; stored at once (even by a rejection, which takes
@@ -77,6 +83,10 @@ if state then
     tat = rescale(relative(t), tonumber(l), limit)
     local xt, xl = string.match(rest, '^:([%d%.]+):(%d+)')
     if xt and xLimit > 0 then xTat = rescale(relative(xt), tonumber(xl), xLimit) end
+    if xt and xLimit == 0 then
+      keptOverage = ':' .. xt .. ':' .. xl
+      keptOverageUntil = relative(xt)
+    end
     for id, tokens, untilAt in string.gmatch(rest, '|([^,|]+),(%d+),(%d+)') do
       if tonumber(untilAt) > now then
         lent[#lent + 1] = {id, tonumber(tokens), tonumber(untilAt)}
@@ -89,7 +99,8 @@ end
 local function store()
   local parts = {absolute(tat) .. string.format(':%.0f', limit)}
   if xLimit > 0 then parts[#parts + 1] = ':' .. absolute(xTat) .. string.format(':%.0f', xLimit) end
-  local last = now + math.max(tat, xTat)
+  if keptOverage then parts[#parts + 1] = keptOverage end
+  local last = now + math.max(tat, xTat, keptOverageUntil)
   for _, e in ipairs(lent) do
     parts[#parts + 1] = string.format('|%s,%.0f,%.0f', e[1], e[2], e[3])
     last = math.max(last, e[3])
