@@ -68,14 +68,24 @@ final class Refunds {
      * denied meanwhile, gave back what it admitted (a permit the request never used); so does one decided meanwhile by
      * this server's share ({@code local}), which counted the request itself. Failed open, the request went on: its
      * permit is its own. Not undone where a rejection's are not either ({@link #refundable}), except an
-     * elastic decision the answer shows within the nominal limit (nothing borrowed) of a counting algorithm.
+     * elastic decision of a counting algorithm: its late answer says whether it went over the nominal limit, and
+     * then its {@code capacity} rule paid (an answer over the limit that was not paid is a rejection), so that payment
+     * goes back too, where the capacity rule's algorithm can refund.
      */
-    void undoIfDenied(RateAsk ask, Decision failed, RateOutcome late) {
+    void undoIfDenied(RateAsk ask, Decision failed, RateOutcome late, RateCall.Payment capacity) {
         boolean ours = failed.rejects() || failed.outcome() == Decision.Outcome.FAILED_LOCAL;
         if (!late.allowed() || !ours) return;
         Rule rule = ask.rule();
-        boolean withinLimit = rule.ratePolicy().throttling() == Throttling.ELASTIC && !late.overLimit()
+        if (refundable(rule)) {
+            refund(rule, ask.request());
+            return;
+        }
+        boolean counting = rule.ratePolicy().throttling() == Throttling.ELASTIC
                 && rule.ratePolicy().algorithm().refundable() && ask.request().algorithm() != Algorithm.TOKEN_BUCKET;
-        if (refundable(rule) || withinLimit) refund(rule, ask.request());
+        if (!counting) return;
+        refund(rule, ask.request());
+        if (late.overLimit() && capacity != null && capacity.rule().ratePolicy().algorithm().refundable()) {
+            refund(capacity.rule(), capacity.request());
+        }
     }
 }
