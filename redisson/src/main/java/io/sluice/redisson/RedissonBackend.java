@@ -340,8 +340,12 @@ public final class RedissonBackend
         return sent;
     }
 
-    /** For tests: whether decision calls go with an expiry ({@link CallExpiry}): a sample of Redis's time has landed. */
+    /**
+     * For tests: whether decision calls go with an expiry ({@link CallExpiry}): a sample of Redis's time has landed.
+     * Asks for one when it is due, as a decision call would (a sample too slow to use is tried again a second later).
+     */
     boolean knowsRedisTime() {
+        expiry.argument();
         return expiry.known();
     }
 
