@@ -189,7 +189,9 @@ final class EngineScenarioRun implements AutoCloseable {
             stateLost = true;
             model.stateLost();
             bounds.newEpoch();
-            return null;
+            // Every permit is free, as after releases: the waiters' next polls take them, and the run takes those in
+            // before the next request, whose admission would otherwise seem to come first (476439885).
+            return collectWaiters(true);
         }
         if (s instanceof Release r) return release(r.id());
         if (s instanceof Ended e) return ended(e);
