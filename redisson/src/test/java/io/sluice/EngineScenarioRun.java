@@ -105,6 +105,8 @@ final class EngineScenarioRun implements AutoCloseable {
     private final FaultInjector faults;
     private int step;
     private boolean stateLost;
+    /** The clock's time at the last restart with empty state; waiters since before it may meet Redis down. */
+    private long restartedAt = Long.MIN_VALUE;
     /** Ids of the requests made during freezes (negative: no step names them). */
     private int frozenIds = -1;
     private int decisions;
@@ -182,11 +184,14 @@ final class EngineScenarioRun implements AutoCloseable {
         if (s instanceof Freeze f) return freeze(f);
         if (s instanceof Restart) {
             faults.restartEmpty();
+            restartedAt = clock.millis();
             // The contract promises no count across lost state: from here, peaks, waiters and free permits only.
             stateLost = true;
             model.stateLost();
             bounds.newEpoch();
-            return null;
+            // Every permit is free, as after releases: the waiters' next polls take them, and the run takes those in
+            // before the next request, whose admission would otherwise seem to come first (476439885).
+            return collectWaiters(true);
         }
         if (s instanceof Release r) return release(r.id());
         if (s instanceof Ended e) return ended(e);
@@ -440,6 +445,12 @@ final class EngineScenarioRun implements AutoCloseable {
         return EngineProbe.localDivisor(engines.get(0).engine());
     }
 
+    /** Whether a rule's on-backend-failure decided {@code a}'s concurrency (Redis did not answer). */
+    private static boolean decidedWithoutRedis(Admission a) {
+        return a.decisions().stream().anyMatch(d -> d.kind() == Decision.Kind.CONCURRENCY
+                && (d.outcome() == Decision.Outcome.FAILED_LOCAL || d.outcome() == Decision.Outcome.BACKEND_FAILURE));
+    }
+
     private static boolean decidedLocally(Admission a) {
         return a.decisions().stream().anyMatch(d -> d.outcome() == Decision.Outcome.FAILED_LOCAL);
     }
@@ -609,6 +620,12 @@ final class EngineScenarioRun implements AutoCloseable {
             return null;
         }
         admitted.put(r.id(), a);
+        // Admitted by the failure policy (a waiter whose poll met Redis restarting): Redis holds nothing of it, so it
+        // counts against no request Redis admits, as a freeze's requests decided by the share (withinShare).
+        if (c.isPresent() && stateLost && decidedWithoutRedis(a)) {
+            model.concurrency(c.get().rule().name(), c.get().key()).release(r.id());
+            return null;
+        }
         if (c.isPresent()) {
             ConcurrencyModel m = model.concurrency(c.get().rule().name(), c.get().key());
             if (!m.holds(r.id())) {
@@ -674,7 +691,10 @@ final class EngineScenarioRun implements AutoCloseable {
                 pending.remove(p.request().id());
                 Admission a = p.admission().join();
                 long waited = clock.millis() - p.at();
-                if (!a.allowed() && waited < WAIT_MILLIS && System.nanoTime() - p.since() < TimeUnit.MILLISECONDS.toNanos(WAIT_MILLIS) * 2 / 3) {
+                // A waiter whose poll met Redis restarting is decided by the failure policy, as any call then.
+                boolean byPolicyAtRestart = p.at() <= restartedAt && decidedWithoutRedis(a);
+                if (!a.allowed() && !byPolicyAtRestart && waited < WAIT_MILLIS
+                        && System.nanoTime() - p.since() < TimeUnit.MILLISECONDS.toNanos(WAIT_MILLIS) * 2 / 3) {
                     return new Failure("waiter", step, p.request() + " rejected while it waited (its wait is " + EngineScenario.WAIT + "): "
                             + a.rejection().orElseThrow());
                 }

@@ -56,6 +56,12 @@ public final class Deadlines {
     private static final long CREDIT_PER_SWEEP_NANOS = CREDIT_PER_SWEEP_MILLIS * 1_000_000L;
     /** The client's own timeout is the hard bound plus this share of the limit: Sluice's deadline always decides first. */
     private static final long CLIENT_TIMEOUT_MARGIN_DIVISOR = 2;
+    /**
+     * ... and at least this much past the hard bound: room for a store that refuses to act on a call reaching it
+     * after its caller gave up (the Redis backend's scripts, a little before the client's timeout) yet never before
+     * the hard bound, while Sluice may still take the answer.
+     */
+    public static final Duration CLIENT_TIMEOUT_MARGIN_MIN = Duration.ofMillis(200);
 
     /** A call not answered yet. {@link #credited} is written by the sweep only (which runs on one thread at a time). */
     private static final class Pending {
@@ -138,10 +144,11 @@ public final class Deadlines {
     /**
      * The timeout to give the store's client for calls of this limit: past the hard bound, so that the client never
      * fails a call (as Redisson does when its timer fires before its I/O thread has read an answer) that Sluice's
-     * deadline would still wait for.
+     * deadline would still wait for; {@link #CLIENT_TIMEOUT_MARGIN_MIN} at least past it.
      */
     public static Duration clientTimeout(Duration limit) {
-        return hardBound(limit).plus(limit.dividedBy(CLIENT_TIMEOUT_MARGIN_DIVISOR));
+        Duration margin = limit.dividedBy(CLIENT_TIMEOUT_MARGIN_DIVISOR);
+        return hardBound(limit).plus(margin.compareTo(CLIENT_TIMEOUT_MARGIN_MIN) < 0 ? CLIENT_TIMEOUT_MARGIN_MIN : margin);
     }
 
     /**

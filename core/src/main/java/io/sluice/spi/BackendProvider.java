@@ -27,7 +27,9 @@ public interface BackendProvider {
      * @param classLoader   where {@code classpath:} locations are looked up; null for the provider's own
      * @param clock         the wall clock of this server, the time base of whatever the store takes from the caller
      * @param clientTimeout how long the store's own client may wait for an answer: the engine's deadline decides
-     *                      when a call is late, this only backs it up
+     *                      when a call is late, this only backs it up; a store may refuse to act on a call that
+     *                      reaches it later than this less 100 ms (never before the engine's hard bound), its caller
+     *                      having given up on it
      * @return the backend; the engine closes it
      */
     LimiterBackend create(Settings settings, ClassLoader classLoader, Clock clock, Duration clientTimeout);

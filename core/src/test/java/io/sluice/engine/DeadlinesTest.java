@@ -132,7 +132,8 @@ class DeadlinesTest {
         assertThat(Deadlines.hardBound(LIMIT)).isEqualTo(Duration.ofSeconds(1));
         assertThat(Deadlines.hardBound(Duration.ofMillis(50))).isEqualTo(Duration.ofMillis(500));
         assertThat(Deadlines.hardBound(Duration.ofSeconds(30))).isEqualTo(Duration.ofSeconds(31));
-        assertThat(Deadlines.clientTimeout(LIMIT)).as("past the hard bound").isEqualTo(Duration.ofMillis(1_050));
+        assertThat(Deadlines.clientTimeout(LIMIT)).as("past the hard bound").isEqualTo(Duration.ofMillis(1_200));
+        assertThat(Deadlines.clientTimeout(Duration.ofSeconds(1))).as("half the limit past it").isEqualTo(Duration.ofMillis(2_500));
     }
 
     /** Issue 21: a sweep 200 ms late (the JVM had no CPU) found the call late, while its answer sat unread. */

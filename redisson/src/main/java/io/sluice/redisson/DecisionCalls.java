@@ -32,6 +32,8 @@ final class DecisionCalls {
 
     private final RScript scripts;
     private final Clock clock;
+    /** When a decision call's caller gives up on it, in Redis's time, for the script to take nothing after. */
+    private final CallExpiry expiry;
     /** Each algorithm's decision script, on the backend's time base. */
     private final Map<Algorithm, DecisionScript> deciders = new EnumMap<>(Algorithm.class);
     /** The same inside {@code block.lua}, for the requests of rules with a block. */
@@ -41,9 +43,10 @@ final class DecisionCalls {
      * @param clock      the caller's clock: a log's time, and every script's under a test ({@code callerTime})
      * @param callerTime whether the scripts on Redis time take {@code clock}'s instead (tests only)
      */
-    DecisionCalls(RScript scripts, Clock clock, boolean callerTime) {
+    DecisionCalls(RScript scripts, Clock clock, boolean callerTime, CallExpiry expiry) {
         this.scripts = scripts;
         this.clock = clock;
+        this.expiry = expiry;
         for (Algorithm a : Algorithm.values()) {
             deciders.put(a, DecisionScript.of(a, callerTime));
             blocking.put(a, new BlockScript(deciders.get(a), callerTime));
@@ -78,7 +81,8 @@ final class DecisionCalls {
      * One lane's decisions (one key's, or several keys' of one slot) in one script call. A lone request runs the
      * script as it is; more run it wrapped by {@code batch.lua}, which takes runs of identical requests (a hot key's
      * burst) as their arguments once and a count. Each unit gets its answers, or its failure alone when a decision
-     * of it failed inside Redis; the stage fails when the call itself did.
+     * of it failed inside Redis; the stage fails when the call itself did. A call that takes permits expires when its
+     * caller gives up on it ({@link CallExpiry}): run later, it takes nothing; hand-backs and settlements never expire.
      */
     CompletionStage<Void> send(List<DecisionLanes.Unit> units) {
         RateRequest first = units.get(0).first();
@@ -128,11 +132,20 @@ final class DecisionCalls {
             }
             argv = args.toArray();
         }
-        CompletionStage<List<Object>> result = scripts.evalAsync(first.key(), RScript.Mode.READ_WRITE,
-                alone ? decider.one() : decider.many(), RScript.ReturnType.LIST, keys, argv);
+        boolean expires = units.stream().allMatch(u -> u.mode().equals(DecisionScript.CONSUME));
+        String script = alone ? decider.one() : decider.many();
+        long sentNanos = System.nanoTime();
+        if (expires) {
+            script = alone ? decider.oneExpiring() : decider.manyExpiring();
+            argv = Arrays.copyOf(argv, argv.length + 1);
+            argv[argv.length - 1] = expiry.argument();
+        }
+        CompletionStage<List<Object>> result = scripts.evalAsync(first.key(), RScript.Mode.READ_WRITE, script,
+                RScript.ReturnType.LIST, keys, argv);
         CompletableFuture<Void> ended = new CompletableFuture<>();
         result.whenComplete((v, e) -> {
             if (e != null) {
+                if (expires && refusedAsLate(e)) expiry.refused(sentNanos);
                 Throwable failure = refusedRequest(first.key(), e);
                 for (DecisionLanes.Unit u : units) u.answers().completeExceptionally(failure);
                 // Redis answered a request it refused: the lane's next call goes as after any answer.
@@ -150,6 +163,13 @@ final class DecisionCalls {
             }
         });
         return ended;
+    }
+
+    /** Whether Redis ran the call after its expiry ({@code expiry.lua}), taking nothing. */
+    private static boolean refusedAsLate(Throwable e) {
+        Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+        String message = cause.getMessage();
+        return cause instanceof RedisException && message != null && message.startsWith(CallExpiry.REFUSED);
     }
 
     /**

@@ -24,6 +24,9 @@ abstract class DecisionScript {
 
     private final String one;
     private final String many;
+    /** The same, opened by {@code expiry.lua}: a decision call takes an expiry as its last argument. */
+    private final String oneExpiring;
+    private final String manyExpiring;
     private final int argumentsPerRequest;
     private final int keysPerRequest;
     private final int answerSize;
@@ -48,6 +51,8 @@ abstract class DecisionScript {
     DecisionScript(String text, int arguments, int keys, int answerSize, int uniqueArgument, boolean decidesRuns) {
         this.one = text;
         this.many = LuaScript.batchedText(text);
+        this.oneExpiring = LuaScript.expiring(one);
+        this.manyExpiring = LuaScript.expiring(many);
         this.argumentsPerRequest = arguments;
         this.keysPerRequest = keys;
         this.answerSize = answerSize;
@@ -91,6 +96,16 @@ abstract class DecisionScript {
     /** The script for several, run by {@code batch.lua}. */
     String many() {
         return many;
+    }
+
+    /** {@link #one}, taking as its last argument the Redis time after which it acts on nothing ({@link CallExpiry}). */
+    String oneExpiring() {
+        return oneExpiring;
+    }
+
+    /** {@link #many}, likewise. */
+    String manyExpiring() {
+        return manyExpiring;
     }
 
     /** Numbers in one answer. */

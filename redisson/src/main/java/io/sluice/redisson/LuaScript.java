@@ -7,7 +7,8 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * The text of a Lua script from its files next to this class: Lua scripts cannot include each other, so shared
- * openings ({@code redis-time.lua}: Redis TIME or a test's own time; {@code wake.lua}: waking waiters) are
+ * openings ({@code redis-time.lua}: Redis TIME or a test's own time; {@code wake.lua}: waking waiters;
+ * {@code expiry.lua}: a decision call's expiry) are
  * prepended, file after file.
  */
 final class LuaScript {
@@ -32,6 +33,14 @@ final class LuaScript {
     /** {@link #batched}, of a script's whole text. */
     static String batchedText(String text) {
         return "local function decide(KEYS, ARGV)\n" + text + "\nend\n" + file("shared/batch.lua");
+    }
+
+    /**
+     * A decision script (alone or batched) that takes one more argument, last: the Redis time after which it acts on
+     * nothing ({@code expiry.lua}, which takes the argument off before the script reads its own).
+     */
+    static String expiring(String text) {
+        return file("shared/expiry.lua") + text;
     }
 
     /** The text of one file. */

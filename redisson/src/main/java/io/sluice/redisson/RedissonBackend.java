@@ -106,6 +106,7 @@ public final class RedissonBackend
     private final CancelLogScript cancelLog;
     private final ForgetScript forget;
     private final ServerTimeScript serverTime;
+    private final CallExpiry expiry;
     private final OverridePutScript overridePut;
     private final OverrideRemoveScript overrideRemove;
     private final OverridesReadScript overridesRead;
@@ -137,7 +138,9 @@ public final class RedissonBackend
         this.timeout = timeout;
         this.scripts = redisson.getScript(OptionalOptions.defaults()
                 .codec(StringCodec.INSTANCE).timeout(timeout).retryAttempts(0));
-        this.calls = new DecisionCalls(scripts, clock, callerTime);
+        this.serverTime = new ServerTimeScript(scripts);
+        this.expiry = new CallExpiry(serverTime::call, timeout);
+        this.calls = new DecisionCalls(scripts, clock, callerTime, expiry);
         this.lanes = new DecisionLanes(slots(redisson), DecisionScript.REFUND, calls::send);
         this.waiters = new LeaseWaiters(this::subscribe, clock::millis);
         this.acquire = new AcquireScript(scripts);
@@ -148,7 +151,6 @@ public final class RedissonBackend
         this.returnLog = new ReturnLogScript(scripts);
         this.cancelLog = new CancelLogScript(scripts);
         this.forget = new ForgetScript(scripts);
-        this.serverTime = new ServerTimeScript(scripts);
         this.overridePut = new OverridePutScript(scripts);
         this.overrideRemove = new OverrideRemoveScript(scripts);
         this.overridesRead = new OverridesReadScript(scripts);
@@ -215,6 +217,7 @@ public final class RedissonBackend
     private void connect(CompletableFuture<Void> attempt) {
         try {
             scripts.eval(RScript.Mode.READ_ONLY, PING, RScript.ReturnType.LONG);
+            expiry.prime();
             connected = true;
             connectedOnce.complete(null);
             attempt.complete(null);
@@ -335,6 +338,15 @@ public final class RedissonBackend
             sent = CompletableFuture.failedFuture(e);
         }
         return sent;
+    }
+
+    /**
+     * For tests: whether decision calls go with an expiry ({@link CallExpiry}): a sample of Redis's time has landed.
+     * Asks for one when it is due, as a decision call would (a sample too slow to use is tried again a second later).
+     */
+    boolean knowsRedisTime() {
+        expiry.argument();
+        return expiry.known();
     }
 
     /** For tests: {@code r} and a prefetch under Sluice's id {@code id}, as {@link #tryConsumeAndPrefetch} sends them. */

@@ -48,7 +48,7 @@ final class BackendStep implements RateStep {
         return sent.answer().handle((RateAnswer a, Throwable e) -> {
             if (e != null) {
                 Decision d = failure(guard, ask, e);
-                sent.late().thenAccept(late -> refunds.undoIfDenied(ask, d, late));
+                sent.late().thenAccept(late -> refunds.undoIfDenied(ask, d, late, sent.capacity()));
                 return CompletableFuture.completedFuture(d);
             }
             if (a instanceof RateAnswer.Screened s) {

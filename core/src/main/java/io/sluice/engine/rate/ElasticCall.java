@@ -44,14 +44,14 @@ final class ElasticCall implements RateCall {
 
     @Override
     public Sent send(RateAsk ask) {
-        RateRequest capacity = rules == null ? null : capacityRequest(ask.rule(), ask.cost()).orElse(null);
+        Payment capacity = rules == null ? null : capacityPayment(ask.rule(), ask.cost()).orElse(null);
         CompletionStage<RateOutcome> answered;
         try {
-            answered = Elastic.consume(backend, refunding, ask.request(), capacity);
+            answered = Elastic.consume(backend, refunding, ask.request(), capacity == null ? null : capacity.request());
         } catch (RuntimeException e) {
             answered = CompletableFuture.failedFuture(e);
         }
-        return new Sent(guard.call(answered, guard.timeout()).thenApply(RateAnswer.Answered::new), answered);
+        return new Sent(guard.call(answered, guard.timeout()).thenApply(RateAnswer.Answered::new), answered, capacity);
     }
 
     /**
@@ -59,8 +59,8 @@ final class ElasticCall implements RateCall {
      * its own requests are (same algorithm and limits, so the state is never rescaled between the two). Empty when
      * the current rules have no such rule, which a validated rule set never allows.
      */
-    private Optional<RateRequest> capacityRequest(Rule rule, long cost) {
+    private Optional<Payment> capacityPayment(Rule rule, long cost) {
         return rule.ratePolicy().capacity().flatMap(name -> rules.get().get(name)).filter(Rule::limitsRate)
-                .map(c -> c.ratePolicy().request(naming.rate(c, KeyResolver.GLOBAL), c.rate().get(), cost));
+                .map(c -> new Payment(c, c.ratePolicy().request(naming.rate(c, KeyResolver.GLOBAL), c.rate().get(), cost)));
     }
 }

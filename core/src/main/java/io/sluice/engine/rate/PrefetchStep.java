@@ -77,7 +77,7 @@ final class PrefetchStep implements RateStep {
         return guard.call(call, guard.timeout()).handle((p, e) -> {
             if (e != null) {
                 Decision d = BackendStep.failure(guard, ask, e);
-                call.thenAccept(late -> refunds.undoIfDenied(ask, d, late.outcome()));
+                call.thenAccept(late -> refunds.undoIfDenied(ask, d, late.outcome(), null));
                 return d;
             }
             // Nothing taken ahead: the key is near its limit, which the shield keeps to itself as after any call.

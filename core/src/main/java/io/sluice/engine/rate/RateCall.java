@@ -1,6 +1,8 @@
 package io.sluice.engine.rate;
 
+import io.sluice.rule.Rule;
 import io.sluice.spi.RateOutcome;
+import io.sluice.spi.RateRequest;
 
 import java.util.concurrent.CompletionStage;
 
@@ -12,8 +14,16 @@ interface RateCall {
     /**
      * A request sent: its {@code answer} under the deadline (failed with what the failure policy decides), and
      * the backend's own answer, {@code late}, whenever it comes, after the deadline too; never, when the request
-     * was not sent (the shield screened it, or the call ahead of it failed).
+     * was not sent (the shield screened it, or the call ahead of it failed). {@code capacity}: what an elastic
+     * request over its nominal limit has its capacity rule pay, null for none.
      */
-    record Sent(CompletionStage<RateAnswer> answer, CompletionStage<RateOutcome> late) {
+    record Sent(CompletionStage<RateAnswer> answer, CompletionStage<RateOutcome> late, Payment capacity) {
+        Sent(CompletionStage<RateAnswer> answer, CompletionStage<RateOutcome> late) {
+            this(answer, late, null);
+        }
+    }
+
+    /** The capacity rule that pays for an elastic request over its nominal limit, and its request for the cost. */
+    record Payment(Rule rule, RateRequest request) {
     }
 }

@@ -5,6 +5,7 @@ import io.sluice.engine.prefetch.Prefetcher;
 import io.sluice.Decision;
 import io.sluice.rule.Rule;
 import io.sluice.rule.Throttling;
+import io.sluice.spi.Algorithm;
 import io.sluice.spi.Refunding;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
@@ -68,16 +69,30 @@ final class Refunds {
      * denied meanwhile, gave back what it admitted (a permit the request never used); so does one decided meanwhile by
      * this server's share ({@code local}), which counted the request itself. Failed open, the request went on: its
      * permit is its own. Not undone where a rejection's are not either ({@link #refundable}), except an
-     * elastic decision the answer shows within the nominal limit (nothing borrowed) of a counting algorithm. What
-     * the answer shows within the nominal limit goes back to the nominal limit's count ({@link #paidFor}).
+     * elastic decision of a counting algorithm: its late answer says whether it went over the nominal limit, and
+     * then its {@code capacity} rule paid (an answer over the limit that was not paid is a rejection), so that payment
+     * goes back too, where the capacity rule's algorithm can refund. What the answer shows within the nominal limit
+     * goes back to the nominal limit's count ({@link #paidFor}).
      */
-    void undoIfDenied(RateAsk ask, Decision failed, RateOutcome late) {
+    void undoIfDenied(RateAsk ask, Decision failed, RateOutcome late, RateCall.Payment capacity) {
         boolean ours = failed.rejects() || failed.outcome() == Decision.Outcome.FAILED_LOCAL;
         if (!late.allowed() || !ours) return;
         Rule rule = ask.rule();
-        boolean withinLimit = rule.ratePolicy().throttling() == Throttling.ELASTIC && !late.overLimit()
-                && rule.ratePolicy().algorithm().refundable();
-        if (refundable(rule) || withinLimit) refund(rule, paidFor(ask.request(), late.overLimit()), late.entry());
+        if (refundable(rule)) {
+            refund(rule, paidFor(ask.request(), late.overLimit()), late.entry());
+            return;
+        }
+        boolean counting = rule.ratePolicy().throttling() == Throttling.ELASTIC && rule.ratePolicy().algorithm().refundable();
+        if (!counting) return;
+        if (!late.overLimit()) {
+            refund(rule, paidFor(ask.request(), false), late.entry());
+            return;
+        }
+        if (ask.request().algorithm() == Algorithm.TOKEN_BUCKET) return;
+        refund(rule, ask.request(), late.entry());
+        if (capacity != null && capacity.rule().ratePolicy().algorithm().refundable()) {
+            refund(capacity.rule(), capacity.request(), null);
+        }
     }
 
     /**

@@ -65,24 +65,33 @@ class RefundsTest {
         RateAsk ask = f.ask(RateStepFixture.rule("rate=5/1m", "on-backend-failure=deny"), "k", 1);
         Decision denied = Decision.failedClosed(ask.rule(), Decision.Kind.RATE, 5, Duration.ofSeconds(1));
         Decision allowed = Decision.failedOpen(ask.rule(), Decision.Kind.RATE, 5);
-        refunds.undoIfDenied(ask, allowed, new RateOutcome(true, 4, 1_000, 0));
-        refunds.undoIfDenied(ask, denied, new RateOutcome(false, 0, 1_000, 1_000));
+        refunds.undoIfDenied(ask, allowed, new RateOutcome(true, 4, 1_000, 0), null);
+        refunds.undoIfDenied(ask, denied, new RateOutcome(false, 0, 1_000, 1_000), null);
         assertThat(refunded).isEmpty();
-        refunds.undoIfDenied(ask, denied, new RateOutcome(true, 4, 1_000, 0));
+        refunds.undoIfDenied(ask, denied, new RateOutcome(true, 4, 1_000, 0), null);
         assertThat(refunded).containsExactly(ask.request());
     }
 
+    /**
+     * Issue 21 (IT seed 1970461311): a late elastic permit over the nominal limit was kept, with the capacity rule's
+     * payment for it, though its request was denied; the model, which never saw the request, then admitted (borrowing)
+     * where the engine rejected. The late answer says it went over, and then the capacity rule paid: both go back.
+     */
     @Test
-    void anElasticPermitWithinTheNominalLimitIsUndoneOneOverItIsNot() {
-        var rule = RateStepFixture.rules("r.rate=5/1m", "r.throttling=elastic", "r.capacity=c", "r.on-backend-failure=deny",
-                "c.rate=50/1m", "c.key=global").get("r").orElseThrow();
+    void anElasticPermitAdmittedLateIsUndoneWithWhatItsCapacityRulePaid() {
+        var rules = RateStepFixture.rules("r.rate=5/1m", "r.throttling=elastic", "r.capacity=c", "r.on-backend-failure=deny",
+                "c.rate=50/1m", "c.key=global");
+        var rule = rules.get("r").orElseThrow();
+        var capacity = rules.get("c").orElseThrow();
         RateAsk ask = f.ask(rule, "k", 1);
+        RateCall.Payment paid = new RateCall.Payment(capacity, f.ask(capacity, "*", 1).request());
         Decision denied = Decision.failedClosed(rule, Decision.Kind.RATE, 5, Duration.ofSeconds(1));
-        refunds.undoIfDenied(ask, denied, new RateOutcome(true, 0, 1_000, 0, 0, true));
-        assertThat(refunded).isEmpty();
-        refunds.undoIfDenied(ask, denied, new RateOutcome(true, 3, 1_000, 0, 0, false));
-        // Within the nominal limit: back to that limit's count, not to the overage's.
-        assertThat(refunded).containsExactly(ask.request().withEffectiveLimit(5));
+        refunds.undoIfDenied(ask, denied, new RateOutcome(true, 3, 1_000, 0, 0, false), paid);
+        assertThat(refunded).as("within the nominal limit: nothing borrowed, back to that limit's count")
+                .containsExactly(ask.request().withEffectiveLimit(5));
+        refunded.clear();
+        refunds.undoIfDenied(ask, denied, new RateOutcome(true, 0, 1_000, 0, 0, true), paid);
+        assertThat(refunded).as("over it: the capacity rule paid").containsExactly(ask.request(), paid.request());
     }
 
     /**
@@ -95,8 +104,8 @@ class RefundsTest {
         RateAsk ask = f.ask(RateStepFixture.rule("rate=500/1h", "algorithm=token-bucket", "throttling=soft", "overage=50%",
                 "on-backend-failure=local"), "k", 1);
         Decision local = Decision.failedLocal(ask.rule(), Decision.Kind.RATE, 500, true, Duration.ZERO, 1);
-        refunds.undoIfDenied(ask, local, new RateOutcome(true, 499, 7_200, 0, 0, false));
-        refunds.undoIfDenied(ask, local, new RateOutcome(true, 0, 7_200, 0, 0, true));
+        refunds.undoIfDenied(ask, local, new RateOutcome(true, 499, 7_200, 0, 0, false), null);
+        refunds.undoIfDenied(ask, local, new RateOutcome(true, 0, 7_200, 0, 0, true), null);
         assertThat(refunded).containsExactly(ask.request().withEffectiveLimit(500), ask.request());
         assertThat(ask.request().effectiveLimit()).isEqualTo(750);
     }
