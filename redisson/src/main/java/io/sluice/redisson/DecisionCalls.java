@@ -30,7 +30,7 @@ final class DecisionCalls {
             "\\b(OOM|BUSY|READONLY|LOADING|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|NOPERM|NOSCRIPT|WRONGTYPE|CROSSSLOT|MOVED|ASK"
                     + "|EXECABORT|NOREPLICAS|MISCONF)\\b");
 
-    private final RScript scripts;
+    private final ScriptRunner scripts;
     private final Clock clock;
     /** Each algorithm's decision script, on the backend's time base. */
     private final Map<Algorithm, DecisionScript> deciders = new EnumMap<>(Algorithm.class);
@@ -42,7 +42,7 @@ final class DecisionCalls {
      * @param callerTime whether the scripts on Redis time take {@code clock}'s instead (tests only)
      */
     DecisionCalls(RScript scripts, Clock clock, boolean callerTime) {
-        this.scripts = scripts;
+        this.scripts = new ScriptRunner(scripts);
         this.clock = clock;
         for (Algorithm a : Algorithm.values()) {
             deciders.put(a, DecisionScript.of(a, callerTime));
@@ -69,8 +69,8 @@ final class DecisionCalls {
     CompletionStage<RateUsage> peek(RateRequest r) {
         BlockScript script = blocking(r.algorithm());
         String now = Long.toString(clock.millis());
-        CompletionStage<List<Object>> answer = scripts.evalAsync(r.key(), RScript.Mode.READ_WRITE, script.one(),
-                RScript.ReturnType.LIST, script.keys(r), (Object[]) script.peekArguments(r, now));
+        CompletionStage<List<Object>> answer = scripts.run(r.key(), script.one(), script.oneSha(), script.keys(r),
+                script.peekArguments(r, now));
         return answer.thenApply(v -> RateUsage.of(script.outcome(r, v, 0), script.blockedMillis(v, 0)));
     }
 
@@ -119,8 +119,9 @@ final class DecisionCalls {
             }
             argv = args.toArray();
         }
-        CompletionStage<List<Object>> result = scripts.evalAsync(first.key(), RScript.Mode.READ_WRITE,
-                alone ? decider.one() : decider.many(), RScript.ReturnType.LIST, keys, argv);
+        CompletionStage<List<Object>> result = alone
+                ? scripts.run(first.key(), decider.one(), decider.oneSha(), keys, argv)
+                : scripts.run(first.key(), decider.many(), decider.manySha(), keys, argv);
         CompletableFuture<Void> ended = new CompletableFuture<>();
         result.whenComplete((v, e) -> {
             if (e != null) {

@@ -24,6 +24,9 @@ abstract class DecisionScript {
 
     private final String one;
     private final String many;
+    /** Their SHA-1s, which Redis runs them by. */
+    private final String oneSha;
+    private final String manySha;
     private final int argumentsPerRequest;
     private final int keysPerRequest;
     private final int answerSize;
@@ -48,6 +51,8 @@ abstract class DecisionScript {
     DecisionScript(String text, int arguments, int keys, int answerSize, int uniqueArgument, boolean decidesRuns) {
         this.one = text;
         this.many = LuaScript.batchedText(text);
+        this.oneSha = ScriptRunner.sha1(one);
+        this.manySha = ScriptRunner.sha1(many);
         this.argumentsPerRequest = arguments;
         this.keysPerRequest = keys;
         this.answerSize = answerSize;
@@ -91,6 +96,16 @@ abstract class DecisionScript {
     /** The script for several, run by {@code batch.lua}. */
     String many() {
         return many;
+    }
+
+    /** The SHA-1 of {@link #one}. */
+    String oneSha() {
+        return oneSha;
+    }
+
+    /** The SHA-1 of {@link #many}. */
+    String manySha() {
+        return manySha;
     }
 
     /** Numbers in one answer. */
