@@ -30,7 +30,7 @@ final class DecisionCalls {
             "\\b(OOM|BUSY|READONLY|LOADING|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|NOPERM|NOSCRIPT|WRONGTYPE|CROSSSLOT|MOVED|ASK"
                     + "|EXECABORT|NOREPLICAS|MISCONF)\\b");
 
-    private final RScript scripts;
+    private final ScriptRunner scripts;
     private final Clock clock;
     /** When a decision call's caller gives up on it, in Redis's time, for the script to take nothing after. */
     private final CallExpiry expiry;
@@ -44,7 +44,7 @@ final class DecisionCalls {
      * @param callerTime whether the scripts on Redis time take {@code clock}'s instead (tests only)
      */
     DecisionCalls(RScript scripts, Clock clock, boolean callerTime, CallExpiry expiry) {
-        this.scripts = scripts;
+        this.scripts = new ScriptRunner(scripts);
         this.clock = clock;
         this.expiry = expiry;
         for (Algorithm a : Algorithm.values()) {
@@ -72,8 +72,8 @@ final class DecisionCalls {
     CompletionStage<RateUsage> peek(RateRequest r) {
         BlockScript script = blocking(r.algorithm());
         String now = Long.toString(clock.millis());
-        CompletionStage<List<Object>> answer = scripts.evalAsync(r.key(), RScript.Mode.READ_WRITE, script.one(),
-                RScript.ReturnType.LIST, script.keys(r), (Object[]) script.peekArguments(r, now));
+        CompletionStage<List<Object>> answer = scripts.run(r.key(), script.one(), script.oneSha(), script.keys(r),
+                script.peekArguments(r, now));
         return answer.thenApply(v -> RateUsage.of(script.outcome(r, v, 0), script.blockedMillis(v, 0)));
     }
 
@@ -134,14 +134,15 @@ final class DecisionCalls {
         }
         boolean expires = units.stream().allMatch(u -> u.mode().equals(DecisionScript.CONSUME));
         String script = alone ? decider.one() : decider.many();
+        String sha = alone ? decider.oneSha() : decider.manySha();
         long sentNanos = System.nanoTime();
         if (expires) {
             script = alone ? decider.oneExpiring() : decider.manyExpiring();
+            sha = alone ? decider.oneExpiringSha() : decider.manyExpiringSha();
             argv = Arrays.copyOf(argv, argv.length + 1);
             argv[argv.length - 1] = expiry.argument();
         }
-        CompletionStage<List<Object>> result = scripts.evalAsync(first.key(), RScript.Mode.READ_WRITE, script,
-                RScript.ReturnType.LIST, keys, argv);
+        CompletionStage<List<Object>> result = scripts.run(first.key(), script, sha, keys, argv);
         CompletableFuture<Void> ended = new CompletableFuture<>();
         result.whenComplete((v, e) -> {
             if (e != null) {

@@ -27,6 +27,11 @@ abstract class DecisionScript {
     /** The same, opened by {@code expiry.lua}: a decision call takes an expiry as its last argument. */
     private final String oneExpiring;
     private final String manyExpiring;
+    /** Their SHA-1s, which Redis runs them by. */
+    private final String oneSha;
+    private final String manySha;
+    private final String oneExpiringSha;
+    private final String manyExpiringSha;
     private final int argumentsPerRequest;
     private final int keysPerRequest;
     private final int answerSize;
@@ -53,6 +58,10 @@ abstract class DecisionScript {
         this.many = LuaScript.batchedText(text);
         this.oneExpiring = LuaScript.expiring(one);
         this.manyExpiring = LuaScript.expiring(many);
+        this.oneSha = ScriptRunner.sha1(one);
+        this.manySha = ScriptRunner.sha1(many);
+        this.oneExpiringSha = ScriptRunner.sha1(oneExpiring);
+        this.manyExpiringSha = ScriptRunner.sha1(manyExpiring);
         this.argumentsPerRequest = arguments;
         this.keysPerRequest = keys;
         this.answerSize = answerSize;
@@ -106,6 +115,26 @@ abstract class DecisionScript {
     /** {@link #many}, likewise. */
     String manyExpiring() {
         return manyExpiring;
+    }
+
+    /** The SHA-1 of {@link #one}. */
+    String oneSha() {
+        return oneSha;
+    }
+
+    /** The SHA-1 of {@link #many}. */
+    String manySha() {
+        return manySha;
+    }
+
+    /** The SHA-1 of {@link #oneExpiring}. */
+    String oneExpiringSha() {
+        return oneExpiringSha;
+    }
+
+    /** The SHA-1 of {@link #manyExpiring}. */
+    String manyExpiringSha() {
+        return manyExpiringSha;
     }
 
     /** Numbers in one answer. */

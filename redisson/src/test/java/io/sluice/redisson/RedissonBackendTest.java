@@ -92,6 +92,19 @@ class RedissonBackendTest extends BackendContract {
         assertThat(semaphore.availablePermits()).isEqualTo(2);
     }
 
+    /** Decisions run by SHA-1: a Redis that lost its scripts (restart, SCRIPT FLUSH) is sent their text once. */
+    @Test
+    void decidesOnAfterTheScriptCacheIsFlushed() {
+        RateRequest rate = new RateRequest(key("script-flush"), 3, Duration.ofMinutes(1), 1);
+        assertThat(consume(rate).remaining()).isEqualTo(2);
+        redisson.getScript().scriptFlush();
+        RateOutcome afterFlush = consume(rate);
+        assertThat(afterFlush.allowed()).isTrue();
+        assertThat(afterFlush.remaining()).isEqualTo(1);
+        assertThat(consume(rate).remaining()).isZero();
+        assertThat(consume(rate).allowed()).isFalse();
+    }
+
     @Test
     void healsAfterFlushAll() {
         RateRequest rate = new RateRequest(key("flush-rate"), 2, Duration.ofMinutes(1), 1);

@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
@@ -74,6 +75,17 @@ final class RatePath {
     private final Refunds refunds;
     private final LeakySlot slot;
     private final ConcurrentHashMap<Shape, RateStep> paths = new ConcurrentHashMap<>();
+    /**
+     * The path each recent rule took, by the rule's identity: rules are parsed once, so a decision finds its path
+     * without building and hashing the rule's {@link Shape} (a profile's share per quiet decision).
+     */
+    private final AtomicReferenceArray<Taken> recent = new AtomicReferenceArray<>(RECENT_RULES);
+    /** Slots of {@link #recent}: a power of two, above the rules a request usually has. */
+    private static final int RECENT_RULES = 16;
+
+    /** A rule's first step. */
+    private record Taken(Rule rule, RateStep first) {
+    }
 
     RatePath(LimiterBackend backend, Batching batching, Refunding refunding, BackendGuard guard, KeyNaming naming, Ticker ticker, EngineListener listener,
              Supplier<RuleSet> rules, Shield shield, Prefetcher prefetcher, Refunds refunds, LeakySlot slot) {
@@ -93,14 +105,20 @@ final class RatePath {
 
     /** The first step of {@code rule}'s path. */
     RateStep forRule(Rule rule) {
+        int slot = System.identityHashCode(rule) & (RECENT_RULES - 1);
+        Taken taken = recent.get(slot);
+        if (taken != null && taken.rule() == rule) return taken.first();
         Shape shape = Shape.of(rule, prefetcher != null);
         RateStep first = paths.get(shape);
-        return first != null ? first : paths.computeIfAbsent(shape, this::assemble);
+        if (first == null) first = paths.computeIfAbsent(shape, this::assemble);
+        recent.set(slot, new Taken(rule, first));
+        return first;
     }
 
     /** Drops the paths of shapes the rules may no longer have (after a reload); new ones are assembled on use. */
     void forget() {
         paths.clear();
+        for (int i = 0; i < RECENT_RULES; i++) recent.set(i, null);
     }
 
     /** The steps of a rule of {@code shape}, top to bottom. */
