@@ -1,6 +1,5 @@
 package io.sluice;
 
-import io.sluice.redisson.CallerClockBackend;
 import io.sluice.rule.Rule;
 import io.sluice.testing.MutableClock;
 import io.sluice.testing.TestRedisson;
@@ -10,9 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
 
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -40,12 +37,7 @@ class LateRefundOnRedisTest {
     }
 
     private Sluice sluice(String... props) {
-        Map<String, String> p = new HashMap<>();
-        p.put("sluice.key-prefix", prefix);
-        // A busy machine: no call may miss its deadline (a refund past it would still be in flight).
-        p.put("sluice.backend-timeout", "30s");
-        for (int i = 0; i < props.length; i += 2) p.put(props[i], props[i + 1]);
-        return Sluice.builder().properties(p).backend(CallerClockBackend.of(redisson, clock)).clock(clock).ticker(clock).build();
+        return CallerClockEngine.build(redisson, clock, prefix, props);
     }
 
     private static Admission admit(Sluice s, String key) {

@@ -33,7 +33,6 @@ final class DryKeys {
     }
 
     private static int stripe(String key) {
-        int h = key.hashCode();
-        return (h ^ (h >>> 16)) & (STRIPES - 1);
+        return KeyDemand.spread(key) & (STRIPES - 1);
     }
 }

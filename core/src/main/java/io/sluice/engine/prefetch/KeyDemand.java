@@ -62,7 +62,12 @@ final class KeyDemand {
     }
 
     private static int stripe(String key) {
+        return spread(key) & (STRIPES - 1);
+    }
+
+    /** The key's hash with its high bits folded into the low ones, which pick a stripe (here and in {@link DryKeys}). */
+    static int spread(String key) {
         int h = key.hashCode();
-        return (h ^ (h >>> 16)) & (STRIPES - 1);
+        return h ^ (h >>> 16);
     }
 }
