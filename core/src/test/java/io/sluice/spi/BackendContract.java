@@ -475,6 +475,31 @@ public abstract class BackendContract {
         assertThat(consume(r).allowed()).isFalse();
     }
 
+    /**
+     * A window counter's stock handed back once the window it was taken in counts no more (a fixed window's next window,
+     * a sliding window's two windows later) credits nothing: the window of the hand-back never counted it, and admits
+     * exactly its limit (3 of {@code 3/10s}).
+     */
+    @ParameterizedTest
+    @EnumSource(value = Algorithm.class, names = {"FIXED_WINDOW", "SLIDING_WINDOW"})
+    void aWindowsStockHandedBackAfterItsWindowCreditsNoLaterWindow(Algorithm algorithm) {
+        Assumptions.assumeTrue(backend instanceof Prefetching, "a backend that prefetches");
+        Prefetching prefetching = (Prefetching) backend;
+        Duration period = Duration.ofSeconds(10);
+        alignTo(period);
+        RateRequest r = request(algorithm, "late-stock", 3, period);
+        clock.advance(Duration.ofSeconds(9));
+        Prefetch stock = prefetching.prefetch(r, 2, Duration.ofSeconds(30)).toCompletableFuture().join();
+        assertThat(stock.taken()).isEqualTo(2);
+        clock.advance(algorithm == FIXED_WINDOW ? Duration.ofSeconds(1) : Duration.ofSeconds(11));
+        RateOutcome first = consume(r);
+        assertThat(first.allowed()).isTrue();
+        prefetching.returnPrefetched(stock, 2).toCompletableFuture().join();
+        assertThat(consume(r).remaining()).as("nothing credited to the window of the hand-back").isEqualTo(first.remaining() - 1);
+        assertThat(consume(r).remaining()).isZero();
+        assertThat(consume(r).allowed()).isFalse();
+    }
+
     @Test
     void aLeakyBucketCannotRefund() {
         assertThat(refunding().refund(request(LEAKY_BUCKET, "no-refund", 3, Duration.ofMinutes(1))).toCompletableFuture())
