@@ -42,7 +42,37 @@ final class KnownScenarios {
         all.put("seed 64: a cost above what a window's stock has left", costAboveTheStock("fixed-window"));
         all.put("a cost above what a log's stock has left", costAboveTheStock("sliding-log"));
         all.put("a log's permit given back after a later request's", lateLogGiveBack());
+        windowGiveBacks(all);
         return all;
+    }
+
+    /** Issue 21's late give-back of the window counters: never off a later window's counter. */
+    private static void windowGiveBacks(Map<String, EngineScenario> all) {
+        all.put("a fixed window's permit given back in the next window", lateWindowGiveBack("fixed-window", null, 10_000));
+        all.put("a sliding window's permit given back in the next window", lateWindowGiveBack("sliding-window", null, 10_000));
+        all.put("a sliding window's permit given back two windows later", lateWindowGiveBack("sliding-window", null, 20_000));
+        all.put("a prefetching fixed window's permit given back beside a later window's stock",
+                lateWindowGiveBack("fixed-window", "2", 10_000));
+    }
+
+    /**
+     * {@code 4/10s} counting failures (with {@code prefetch} when not null): A at 0 s, then {@code later} ms on (a
+     * window or two, wherever the run's clock starts in one) B and C, then A's success gives back A's permit: off the
+     * window that counted A while it still counts (a sliding window's previous one), never off B's and C's, whose
+     * window then admits exactly 2 more.
+     */
+    private static EngineScenario lateWindowGiveBack(String algorithm, String prefetch, long later) {
+        Map<String, String> rules = prefetch == null
+                ? rule("r1", "rate", "4/10s", "algorithm", algorithm, "count", "failure")
+                : rule("r1", "rate", "4/10s", "algorithm", algorithm, "count", "failure", "prefetch", prefetch);
+        List<Step> steps = new ArrayList<>();
+        steps.add(new Request(0, 0, "alice", null, EngineScenario.PATH));
+        steps.add(new Advance(later));
+        steps.add(new Request(1, 0, "alice", null, EngineScenario.PATH));
+        steps.add(new Request(2, 0, "alice", null, EngineScenario.PATH));
+        steps.add(new EngineScenario.Ended(0, 200, -1));
+        for (int id = 3; id <= 5; id++) steps.add(new Request(id, 0, "alice", null, EngineScenario.PATH));
+        return scenario(rules, steps);
     }
 
     /**

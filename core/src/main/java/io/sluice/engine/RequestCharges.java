@@ -48,7 +48,8 @@ final class RequestCharges implements Admission.Charges {
         Rule limits = t.limits();
         long actual = Math.min(actualCost, Settle.mostOwed(limits));
         if (actual > t.cost()) return rates.charge(limits, t.raw(), actual - t.cost());
-        if (actual < t.cost()) return rates.giveBack(limits, t.raw(), t.cost() - actual, t.overLimit());
+        // Back to where the permits were counted (a window counter's window), as any give-back of the request's.
+        if (actual < t.cost()) return rates.giveBack(limits, t.raw(), t.cost() - actual, t.entry(), t.overLimit());
         return CompletableFuture.completedFuture(null);
     }
 }

@@ -5,7 +5,8 @@ import io.sluice.spi.RateRequest;
 
 /**
  * Reference model of {@code fixed-window.lua}: a counter per window, windows aligned to multiples of the period; a
- * prefetch's stock is counted in the window of now and lent under its id until its window ends.
+ * prefetch's stock is counted in the window of now and lent under its id until its window ends. An admitted outcome's
+ * entry names its window, whose counter alone a refund by it lowers.
  */
 public final class FixedWindowModel implements RateModel {
     private final WindowStocks stocks = new WindowStocks();
@@ -39,16 +40,26 @@ public final class FixedWindowModel implements RateModel {
         double remaining = Math.max(0, limit - n);
         boolean over = allowed && n > limit;
         long reset = n > 0 ? RateModel.millis(finish - now) : 0;
-        return new RateOutcome(allowed, (long) remaining, reset, retry, 0, over);
+        RateOutcome o = new RateOutcome(allowed, (long) remaining, reset, retry, 0, over);
+        return allowed ? o.withEntry(RateModel.windowEntry(w)) : o;
     }
 
     @Override
     public void refund(RateRequest r, long nowMicros) {
+        refund(r, null, nowMicros);
+    }
+
+    /** Off the counter of the window {@code entry} names, only while it is the current one (null: the current one). */
+    @Override
+    public boolean refund(RateRequest r, String entry, long nowMicros) {
         double now = nowMicros;
         double period = r.period().toMillis() * 1000.0;
         double w = RateModel.window(now, period);
         double n = stored && window == w ? count : 0;
-        if (n > 0) store(w, Math.max(0, n - r.cost()), (w + 1) * period);
+        boolean counted = entry == null || RateModel.windowOf(entry) == w;
+        if (n <= 0 || !counted) return false;
+        store(w, Math.max(0, n - r.cost()), (w + 1) * period);
+        return true;
     }
 
     /** The counter goes up by the cost, past the limit if need be, as the script's charge does. */

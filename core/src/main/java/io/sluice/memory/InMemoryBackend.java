@@ -116,7 +116,7 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
     }
 
     private RateOutcome decide(RateRequest r, long now) {
-        if (r.algorithm() != Algorithm.SLIDING_LOG) return onModel(r, now, false);
+        if (r.algorithm() != Algorithm.SLIDING_LOG) return onModel(r, now);
         if (r.cost() > r.effectiveLimit()) {
             // Rejected, so it takes nothing: it only reads what the log holds.
             RateOutcome o = slidingLog(new RateRequest(r.key(), r.effectiveLimit(), r.period(), r.effectiveLimit() + 1), now);
@@ -173,7 +173,7 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
         long now = clock.millis();
         sweep(now);
         if (r.algorithm() != Algorithm.SLIDING_LOG) {
-            onModel(r, now, true);
+            refundOnModel(r, entry, now);
             return CompletableFuture.completedFuture(null);
         }
         SlidingLog log = logs.get(r.key() + "|" + r.period().toMillis());
@@ -374,15 +374,29 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
         }
     }
 
-    private RateOutcome onModel(RateRequest r, long nowMillis, boolean refund) {
+    /**
+     * A window counter's credit is the model's: nothing once the window its entry names counts no more; the other
+     * algorithms' the whole cost.
+     */
+    @Override
+    public CompletionStage<Long> refundCredited(RateRequest r, String entry) {
+        if (r.algorithm() != Algorithm.FIXED_WINDOW && r.algorithm() != Algorithm.SLIDING_WINDOW) {
+            return Refunding.super.refundCredited(r, entry);
+        }
+        long now = clock.millis();
+        sweep(now);
+        return CompletableFuture.completedFuture(refundOnModel(r, entry, now) ? r.cost() : 0L);
+    }
+
+    /** {@code r}'s permits back to its model, where {@code entry} says they are kept (a window counter's window). */
+    private boolean refundOnModel(RateRequest r, String entry, long nowMillis) {
         long nowMicros = Math.multiplyExact(nowMillis, 1000L);
-        return underModel(r, m -> {
-            if (refund) {
-                m.model.refund(r, nowMicros);
-                return null;
-            }
-            return m.model.consume(r, nowMicros);
-        });
+        return underModel(r, m -> m.model.refund(r, entry, nowMicros));
+    }
+
+    private RateOutcome onModel(RateRequest r, long nowMillis) {
+        long nowMicros = Math.multiplyExact(nowMillis, 1000L);
+        return underModel(r, m -> m.model.consume(r, nowMicros));
     }
 
     private RateOutcome slidingLog(RateRequest r, long now) {

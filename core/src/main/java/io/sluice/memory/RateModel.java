@@ -21,6 +21,17 @@ public interface RateModel {
     void refund(RateRequest r, long nowMicros);
 
     /**
+     * Hands back {@code r.cost()} permits an admitted outcome said it keeps under {@code entry} ({@link
+     * RateOutcome#entry()}; null: not known, as {@link #refund(RateRequest, long)}). Only a window counter names a place.
+     *
+     * @return whether a count got permits back (not when the place counts no more)
+     */
+    default boolean refund(RateRequest r, String entry, long nowMicros) {
+        refund(r, nowMicros);
+        return true;
+    }
+
+    /**
      * Takes {@code r.cost()} permits whatever is left, past the limit if need be (a request settled at more than its
      * estimate); only {@link Algorithm#settleable()} algorithms.
      */
@@ -45,6 +56,20 @@ public interface RateModel {
     /** Microseconds to whole milliseconds, rounded up as the scripts do (a wait is never announced short). */
     static long millis(double micros) {
         return (long) Math.ceil(micros / 1000);
+    }
+
+    /** A window counter's entry for window {@code w}: its index in digits, as the scripts answer it. */
+    static String windowEntry(double w) {
+        return Long.toString((long) w);
+    }
+
+    /** The window index a window counter's entry names; NaN (no window's) when it is not one. */
+    static double windowOf(String entry) {
+        try {
+            return Long.parseLong(entry);
+        } catch (NumberFormatException e) {
+            return Double.NaN;
+        }
     }
 
     /** The index of the fixed window of {@code period} that holds {@code now}, exactly, as the scripts compute it. */

@@ -8,7 +8,8 @@ import io.sluice.spi.RateRequest;
  * the estimate is {@code previous x (its overlap with the rolling window) + current} (Cloudflare's
  * approximation). The contract's example: 9 in the previous window, 5 in this one, a quarter into it:
  * 9 x 0.75 + 5 = 14.75 of 10, so the next request is rejected. A prefetch's stock is counted in the window of now
- * and lent under its id; its hand-back comes off that window's counter, the current or the previous one.
+ * and lent under its id; its hand-back comes off that window's counter, the current or the previous one, and so does a
+ * refund by the entry an admitted outcome carries (its window's index).
  */
 public final class SlidingWindowModel implements RateModel {
     private final WindowStocks stocks = new WindowStocks();
@@ -39,15 +40,36 @@ public final class SlidingWindowModel implements RateModel {
         double remaining = Math.max(0, Math.floor(limit - estimate));
         boolean over = allowed && estimate > limit;
         long reset = s.current > 0 || s.previous > 0 ? RateModel.millis(s.wait(remaining + 1, limit)) : 0;
-        return new RateOutcome(allowed, (long) remaining, reset, retry, 0, over);
+        RateOutcome o = new RateOutcome(allowed, (long) remaining, reset, retry, 0, over);
+        return allowed ? o.withEntry(RateModel.windowEntry(s.w)) : o;
     }
 
     @Override
     public void refund(RateRequest r, long nowMicros) {
-        if (!stored) return;
+        refund(r, null, nowMicros);
+    }
+
+    /**
+     * Off the counter of the window {@code entry} names: the current one (null: not known, the current one too), or the
+     * previous one, which still weighs in; an older one counts nothing any more.
+     */
+    @Override
+    public boolean refund(RateRequest r, String entry, long nowMicros) {
+        if (!stored) return false;
         Window s = load(r, nowMicros);
-        s.current = Math.max(0, s.current - r.cost());
+        double counted = entry == null ? s.w : RateModel.windowOf(entry);
+        boolean back;
+        if (counted == s.w) {
+            back = s.current > 0;
+            s.current = Math.max(0, s.current - r.cost());
+        } else if (counted == s.w - 1) {
+            back = s.previous > 0;
+            s.previous = Math.max(0, s.previous - r.cost());
+        } else {
+            return false;
+        }
         store(s);
+        return back;
     }
 
     /** The current window's counter goes up by the cost, past the limit if need be, as the script's charge does. */

@@ -11,10 +11,12 @@ package io.sluice.spi;
  * @param delayMillis      {@code leaky-bucket}: how long an admitted request waits for its slot (0 otherwise)
  * @param overLimit        admitted above the nominal limit (soft or elastic throttling): an elastic rule must now
  *                         pay for it from its capacity rule, or refund it
- * @param entry            where an admitted request's permits are kept, when the backend keeps them per request (a
- *                         {@code sliding-log}'s log entry): an opaque token that {@link Refunding#refund(RateRequest,
- *                         String)} takes back, so that a refund gives back this request's permits and no other's; null
- *                         when the backend keeps no such entry (the counting algorithms) or the request was rejected
+ * @param entry            where an admitted request's permits are kept, when the backend can tell (a
+ *                         {@code sliding-log}'s log entry, the window a {@code fixed-window} or {@code sliding-window}
+ *                         counted them in): an opaque token that {@link Refunding#refund(RateRequest, String)} takes
+ *                         back, so that a refund gives back this request's permits and no other's (a window counter's:
+ *                         never off a later window's counter); null when the backend keeps no such place (a bucket) or
+ *                         the request was rejected
  */
 public record RateOutcome(boolean allowed, long remaining, long resetMillis, long retryAfterMillis,
                           long delayMillis, boolean overLimit, String entry) {

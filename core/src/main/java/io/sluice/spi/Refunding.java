@@ -25,7 +25,10 @@ public interface Refunding {
     /**
      * Hands back the permits one admitted decision took, found by the {@link RateOutcome#entry()} its answer carried:
      * the request's own, even when later requests of the key took permits of the same cost since. An entry that is no
-     * longer kept (it left the window, the state was lost) gives back nothing: its permits are free already. A null
+     * longer kept (it left the window, the state was lost) gives back nothing: its permits are free already. A window
+     * counter's entry names the window that counted the request: the cost comes off that window's counter while it
+     * still counts (a {@code fixed-window}: while it is the current one; a {@code sliding-window}: the current or the
+     * previous one), never below zero, and never off a later window's, which did not count the request. A null
      * entry is {@link #refund(RateRequest)}, which a backend keeping no entries per request (and the default) does
      * anyway.
      *
@@ -35,5 +38,19 @@ public interface Refunding {
      */
     default CompletionStage<Void> refund(RateRequest request, String entry) {
         return refund(request);
+    }
+
+    /**
+     * As {@link #refund(RateRequest, String)}, completing with how many permits the key's count got back: fewer than
+     * the cost when the place {@code entry} names counts no more (a window counter's window that has ended, whose
+     * give-back lowers no counter), so that a server holding a stock of the key knows what the key has left besides
+     * it. The default says the whole cost.
+     *
+     * @param request the request whose permits to hand back
+     * @param entry   the entry its admitted outcome carried, or null when none is known
+     * @return completes once handed back, with the permits credited (0 to {@code request.cost()})
+     */
+    default CompletionStage<Long> refundCredited(RateRequest request, String entry) {
+        return refund(request, entry).thenApply(v -> request.cost());
     }
 }

@@ -108,7 +108,7 @@ public final class EngineModel {
                 return new Verdict(Outcome.REJECTED, rule.name(), verdicts);
             }
             if (v.giveBack != null) giveBack.add(v.giveBack);
-            took.add(new TakenRate(limits, keyOf(rule, key), cost, now, v.entry, v.overLimit));
+            took.add(new TakenRate(limits, keyOf(rule, key), cost, now, v.entry, v.overLimit, v.window));
         }
         List<ConcurrencyModel> taken = new ArrayList<>();
         for (Rule rule : applicable) {
@@ -159,9 +159,11 @@ public final class EngineModel {
     /**
      * Rate permits of {@code cost} an admitted request took of {@code limits} for {@code key} at {@code at}; a log's in
      * {@code entry} (else null), which a give-back removes; over the nominal limit or within it (what paid for them,
-     * and so where they go back).
+     * and so where they go back); a window counter's in {@code window} (its outcome's entry, else null), whose counter
+     * alone a give-back lowers.
      */
-    private record TakenRate(Rule limits, String key, long cost, long at, SlidingLogModel.Entry entry, boolean overLimit) {
+    private record TakenRate(Rule limits, String key, long cost, long at, SlidingLogModel.Entry entry, boolean overLimit,
+                             String window) {
     }
 
     /** Permits given back to a rule's key after its request ended, and when that request was admitted. */
@@ -186,11 +188,11 @@ public final class EngineModel {
                 long actual = Math.min(reported, Settle.mostOwed(limits));
                 if (actual > t.cost()) charge(limits, t.key(), actual - t.cost(), now);
                 if (actual < t.cost()) {
-                    giveBack(limits, t.key(), t.cost() - actual, t.entry(), t.overLimit(), now);
+                    giveBack(limits, t.key(), t.cost() - actual, t.entry(), t.overLimit(), t.window(), now);
                     back.add(new GivenBack(limits, t.key(), t.cost() - actual, t.at()));
                 }
             } else if (!limits.count().counts(ending)) {
-                giveBack(limits, t.key(), t.cost(), t.entry(), t.overLimit(), now);
+                giveBack(limits, t.key(), t.cost(), t.entry(), t.overLimit(), t.window(), now);
                 back.add(new GivenBack(limits, t.key(), t.cost(), t.at()));
             }
         }
@@ -212,7 +214,7 @@ public final class EngineModel {
         for (TakenRate t : took) {
             Rule limits = t.limits();
             if (limits.ratePolicy().throttling() == Throttling.ELASTIC || !limits.ratePolicy().algorithm().refundable()) continue;
-            giveBack(limits, t.key(), t.cost(), t.entry(), t.overLimit(), now);
+            giveBack(limits, t.key(), t.cost(), t.entry(), t.overLimit(), t.window(), now);
             back.add(new GivenBack(limits, t.key(), t.cost(), t.at()));
         }
         return back;
@@ -220,9 +222,11 @@ public final class EngineModel {
 
     /**
      * Gives back {@code cost} permits of the key to what paid for them (within the nominal limit, that limit's count: a
-     * token bucket's own tokens; over it, the overage's): a log its request's own {@code entry}, whatever came since.
+     * token bucket's own tokens; over it, the overage's): a log its request's own {@code entry}, whatever came since; a
+     * window counter off the counter of the {@code window} that counted the request, while it still counts.
      */
-    private void giveBack(Rule limits, String key, long cost, SlidingLogModel.Entry entry, boolean overLimit, long now) {
+    private void giveBack(Rule limits, String key, long cost, SlidingLogModel.Entry entry, boolean overLimit, String window,
+                          long now) {
         RateRequest r = paidFor(limits.ratePolicy().request(limits.name() + "|" + key, limits.rate().orElseThrow(), cost), overLimit);
         if (r.algorithm() == Algorithm.SLIDING_LOG) {
             SlidingLogModel log = logs.get(r.key() + "|" + r.period().toMillis());
@@ -230,7 +234,7 @@ public final class EngineModel {
             return;
         }
         RateModel m = buckets.get(r.key() + "|" + r.algorithm());
-        if (m != null) m.refund(r, now * 1000);
+        if (m != null) m.refund(r, window, now * 1000);
     }
 
     private void charge(Rule limits, String key, long cost, long now) {
@@ -311,10 +315,18 @@ public final class EngineModel {
         return concurrency(rule.name(), keyOf(rule, key));
     }
 
-    /** A rate rule's verdict: admitted, what gives its permits back, (a log's) the entry they are in, and whether the overage paid. */
-    private record RateVerdict(boolean allowed, long remaining, Runnable giveBack, SlidingLogModel.Entry entry, boolean overLimit) {
+    /**
+     * A rate rule's verdict: admitted, what gives its permits back, (a log's) the entry they are in, whether the overage
+     * paid, and (a window counter's) the window that counted them.
+     */
+    private record RateVerdict(boolean allowed, long remaining, Runnable giveBack, SlidingLogModel.Entry entry, boolean overLimit,
+                               String window) {
         RateVerdict(boolean allowed, long remaining, Runnable giveBack) {
             this(allowed, remaining, giveBack, null, false);
+        }
+
+        RateVerdict(boolean allowed, long remaining, Runnable giveBack, SlidingLogModel.Entry entry, boolean overLimit) {
+            this(allowed, remaining, giveBack, entry, overLimit, null);
         }
     }
 
@@ -395,7 +407,7 @@ public final class EngineModel {
         RateModel m = buckets.computeIfAbsent(r.key() + "|" + r.algorithm(), k -> RateModel.of(r.algorithm()));
         RateOutcome o = m.consume(r, micros);
         Runnable giveBack = o.allowed() && r.algorithm().refundable() ? () -> m.refund(paidFor(r, o.overLimit()), micros) : null;
-        return new RateVerdict(o.allowed(), o.remaining(), giveBack, null, o.allowed() && o.overLimit());
+        return new RateVerdict(o.allowed(), o.remaining(), giveBack, null, o.allowed() && o.overLimit(), o.entry());
     }
 
     /**

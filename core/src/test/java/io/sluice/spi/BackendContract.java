@@ -426,6 +426,80 @@ public abstract class BackendContract {
         assertThat(consume(r).allowed()).isFalse();
     }
 
+    /**
+     * Issue 21's late give-back of a window counter: 3/10s, A at 9 s (window 0), B at 10 s (window 1), then A's refund
+     * by the window its answer named. Window 0 is over: nothing comes off window 1's counter, which admits exactly 2
+     * more (the refund credits nothing); a refund by B's window frees B's permit.
+     */
+    @Test
+    void aFixedWindowsRefundByEntryComesOffItsOwnWindowOnly() {
+        Duration period = Duration.ofSeconds(10);
+        alignTo(period);
+        RateRequest r = request(FIXED_WINDOW, "window-refund", 3, period);
+        clock.advance(Duration.ofSeconds(9));
+        RateOutcome a = consume(r);
+        assertThat(a.entry()).as("an admitted window decision names its window").isNotNull();
+        clock.advance(Duration.ofSeconds(1));
+        RateOutcome b = consume(r);
+        assertThat(b.entry()).isNotNull().isNotEqualTo(a.entry());
+        assertThat(refunding().refundCredited(r, a.entry()).toCompletableFuture().join()).as("window 0 is over").isZero();
+        assertThat(consume(r).remaining()).isEqualTo(1);
+        assertThat(consume(r).remaining()).isZero();
+        assertThat(consume(r).allowed()).isFalse();
+        assertThat(refunding().refundCredited(r, b.entry()).toCompletableFuture().join()).isEqualTo(1);
+        assertThat(consume(r).remaining()).isZero();
+        assertThat(consume(r).allowed()).isFalse();
+    }
+
+    /**
+     * The same for a sliding window, 3/10s: A at 15 s (window 1), B, C and D at 20 s (window 2), then A's refund by its
+     * window comes off window 1's counter, which still weighs in; at 30 s window 2 is the
+     * previous window at full weight, its 3 untouched: rejected. Two windows late, a refund comes off nothing.
+     */
+    @Test
+    void aSlidingWindowsRefundByEntryComesOffThePreviousWindowItWasCountedIn() {
+        Duration period = Duration.ofSeconds(10);
+        alignTo(period);
+        RateRequest r = request(SLIDING_WINDOW, "sliding-refund", 3, period);
+        clock.advance(Duration.ofSeconds(15));
+        RateOutcome a = consume(r);
+        clock.advance(Duration.ofSeconds(5));
+        assertThat(consume(r).remaining()).isEqualTo(1);
+        assertThat(refunding().refundCredited(r, a.entry()).toCompletableFuture().join()).isEqualTo(1);
+        assertThat(consume(r).remaining()).as("A no longer weighs in").isEqualTo(1);
+        assertThat(consume(r).remaining()).isZero();
+        clock.advance(Duration.ofSeconds(10));
+        assertThat(consume(r).allowed()).as("B, C and D of the window before, at full weight").isFalse();
+        assertThat(refunding().refundCredited(r, a.entry()).toCompletableFuture().join()).as("window 1 no longer weighs in")
+                .isZero();
+        assertThat(consume(r).allowed()).isFalse();
+    }
+
+    /**
+     * A window counter's stock handed back once the window it was taken in counts no more (a fixed window's next window,
+     * a sliding window's two windows later) credits nothing: the window of the hand-back never counted it, and admits
+     * exactly its limit (3 of {@code 3/10s}).
+     */
+    @ParameterizedTest
+    @EnumSource(value = Algorithm.class, names = {"FIXED_WINDOW", "SLIDING_WINDOW"})
+    void aWindowsStockHandedBackAfterItsWindowCreditsNoLaterWindow(Algorithm algorithm) {
+        Assumptions.assumeTrue(backend instanceof Prefetching, "a backend that prefetches");
+        Prefetching prefetching = (Prefetching) backend;
+        Duration period = Duration.ofSeconds(10);
+        alignTo(period);
+        RateRequest r = request(algorithm, "late-stock", 3, period);
+        clock.advance(Duration.ofSeconds(9));
+        Prefetch stock = prefetching.prefetch(r, 2, Duration.ofSeconds(30)).toCompletableFuture().join();
+        assertThat(stock.taken()).isEqualTo(2);
+        clock.advance(algorithm == FIXED_WINDOW ? Duration.ofSeconds(1) : Duration.ofSeconds(11));
+        RateOutcome first = consume(r);
+        assertThat(first.allowed()).isTrue();
+        prefetching.returnPrefetched(stock, 2).toCompletableFuture().join();
+        assertThat(consume(r).remaining()).as("nothing credited to the window of the hand-back").isEqualTo(first.remaining() - 1);
+        assertThat(consume(r).remaining()).isZero();
+        assertThat(consume(r).allowed()).isFalse();
+    }
+
     @Test
     void aLeakyBucketCannotRefund() {
         assertThat(refunding().refund(request(LEAKY_BUCKET, "no-refund", 3, Duration.ofMinutes(1))).toCompletableFuture())
@@ -441,7 +515,7 @@ public abstract class BackendContract {
         for (int i = 0; i < 5; i++) assertThat(consume(r).resetMillis()).isEqualTo(1);
         assertThat(consume(r)).isEqualTo(outcome(false, 0, 1, 1));
         clock.advance(Duration.ofMillis(1));
-        for (int i = 4; i >= 0; i--) assertThat(consume(r)).isEqualTo(outcome(true, i, 60_000, 0));
+        for (int i = 4; i >= 0; i--) assertThat(Decided.of(consume(r))).isEqualTo(outcome(true, i, 60_000, 0));
     }
 
     @Test

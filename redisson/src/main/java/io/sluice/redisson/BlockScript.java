@@ -47,13 +47,23 @@ final class BlockScript extends DecisionScript {
         return arguments(r, mode, now, mode.equals(CONSUME) ? Long.toString(r.blockMillis()) : PASS);
     }
 
+    /** A refund passes the block by, to the permits' own place in the algorithm's state. */
+    @Override
+    String[] refundArguments(RateRequest r, String entry, String now) {
+        return withOwn(rate.refundArguments(r, entry, now), now, PASS);
+    }
+
     /** A peek's arguments: {@code r} as {@code RateUsage.peekOf} has it, reading the block when the rule has one. */
     String[] peekArguments(RateRequest r, String now) {
         return arguments(r, CONSUME, now, r.blocks() ? READ : PASS);
     }
 
     private String[] arguments(RateRequest r, String mode, String now, String block) {
-        String[] own = rate.arguments(r, mode, now);
+        return withOwn(rate.arguments(r, mode, now), now, block);
+    }
+
+    /** The algorithm's arguments {@code own}, then the block's. */
+    private String[] withOwn(String[] own, String now, String block) {
         String[] all = new String[own.length + OWN_ARGUMENTS];
         System.arraycopy(own, 0, all, 0, own.length);
         all[own.length] = time(callerTime, now);

@@ -95,7 +95,7 @@ final class DecisionCalls {
         int unique = decider.uniqueArgument();
         List<String[]> entries = unique == 0 ? null : new ArrayList<>(units.size());
         if (alone) {
-            String[] one = decider.arguments(first, units.get(0).mode(), now);
+            String[] one = units.get(0).arguments(decider, first, now);
             argv = one;
             keys = decider.keys(first);
             if (entries != null) entries.add(new String[] {one[unique - 1]});
@@ -115,7 +115,7 @@ final class DecisionCalls {
                     while (i + run < requests.size() && requests.get(i + run).equals(r)) run++;
                     args.add(Integer.toString(u + 1));
                     args.add(Integer.toString(run));
-                    String[] one = decider.arguments(r, unit.mode(), now);
+                    String[] one = unit.arguments(decider, r, now);
                     args.addAll(Arrays.asList(one));
                     if (ids != null) for (int k = 0; k < run; k++) ids[i + k] = entryId(one[unique - 1], run, k);
                 }

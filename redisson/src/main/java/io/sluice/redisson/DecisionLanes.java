@@ -33,11 +33,27 @@ final class DecisionLanes {
     /**
      * One key's decisions, in order, then (when {@code ahead} is not null) permits prefetched after them, and where
      * their answers go: one per request, then one for the prefetch (its last decision's; how many it took is in
-     * {@link Ahead#taken}).
+     * {@link Ahead#taken}). A refund's {@code entry} is where its admitted answer said the permits are kept
+     * ({@link RateOutcome#entry()}; null when not known).
      */
-    record Unit(List<RateRequest> requests, String mode, Ahead ahead, CompletableFuture<List<RateOutcome>> answers) {
+    record Unit(List<RateRequest> requests, String mode, Ahead ahead, CompletableFuture<List<RateOutcome>> answers,
+                String entry) {
+        Unit(List<RateRequest> requests, String mode, Ahead ahead, CompletableFuture<List<RateOutcome>> answers) {
+            this(requests, mode, ahead, answers, null);
+        }
+
         Unit(List<RateRequest> requests, String mode) {
             this(requests, mode, null, new CompletableFuture<>());
+        }
+
+        /** A refund of {@code request}'s permits, kept where {@code entry} says (null: not known). */
+        static Unit refund(RateRequest request, String refundMode, String entry) {
+            return new Unit(List.of(request), refundMode, null, new CompletableFuture<>(), entry);
+        }
+
+        /** The arguments of request {@code r} of the unit, for {@code decider}. */
+        String[] arguments(DecisionScript decider, RateRequest r, String now) {
+            return entry == null ? decider.arguments(r, mode, now) : decider.refundArguments(r, entry, now);
         }
 
         /** The unit's first request: a prefetch alone has only its permit's. */

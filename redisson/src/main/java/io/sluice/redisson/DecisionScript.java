@@ -127,6 +127,14 @@ abstract class DecisionScript {
     abstract String[] arguments(RateRequest r, String mode, String now);
 
     /**
+     * A refund's arguments: {@code r}'s permits back to where the admitted answer said they are kept ({@code entry},
+     * {@link RateOutcome#entry()}; null when not known). A script that keeps no such place gives back as any refund.
+     */
+    String[] refundArguments(RateRequest r, String entry, String now) {
+        return arguments(r, REFUND, now);
+    }
+
+    /**
      * A prefetch's arguments: up to {@code ahead.count()} permits of cost 1, under its id. The leaky bucket takes
      * nothing ahead.
      */

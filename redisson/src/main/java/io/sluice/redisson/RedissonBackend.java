@@ -415,16 +415,38 @@ public final class RedissonBackend
         return refund(r, null);
     }
 
-    /** A log gives back the entry its decision was logged under (rate.lua's id) when {@code entry} names it. */
+    /**
+     * A log gives back the entry its decision was logged under (rate.lua's id) when {@code entry} names it; a window
+     * counter, off the counter of the window its answer named, while that window still counts.
+     */
     @Override
     public CompletionStage<Void> refund(RateRequest r, String entry) {
         CompletionStage<?> done = switch (r.algorithm()) {
-            case TOKEN_BUCKET, FIXED_WINDOW, SLIDING_WINDOW -> whenConnected(() -> lanes.submit(List.of(r), DecisionScript.REFUND));
+            case TOKEN_BUCKET -> whenConnected(() -> lanes.submit(List.of(r), DecisionScript.REFUND));
+            case FIXED_WINDOW, SLIDING_WINDOW -> refundWindow(r, entry);
             case SLIDING_LOG -> whenConnected(() -> refundLog.call(r.key(), r.cost(), entry));
             case LEAKY_BUCKET -> null;
         };
         return done == null ? CompletableFuture.failedFuture(new UnsupportedOperationException(r.algorithm() + " cannot refund"))
                 : done.thenApply(ignored -> null);
+    }
+
+    /**
+     * A window counter says whether the counter of the window {@code entry} names got the permits back: not when that
+     * window counts no more (a counter below the cost, after lost state, gives back what it has and says the cost).
+     */
+    @Override
+    public CompletionStage<Long> refundCredited(RateRequest r, String entry) {
+        return switch (r.algorithm()) {
+            case FIXED_WINDOW, SLIDING_WINDOW -> refundWindow(r, entry).thenApply(back -> back.allowed() ? r.cost() : 0L);
+            default -> Refunding.super.refundCredited(r, entry);
+        };
+    }
+
+    /** A window counter's refund, off the counter of the window {@code entry} names (null: the current one): its answer. */
+    private CompletionStage<RateOutcome> refundWindow(RateRequest r, String entry) {
+        return whenConnected(() -> lanes.submit(DecisionLanes.Unit.refund(r, DecisionScript.REFUND, entry)))
+                .thenApply(answers -> answers.get(0));
     }
 
     /** The algorithm's own script in its charge mode: permits taken whatever is left. */

@@ -8,11 +8,20 @@ import java.util.List;
 /**
  * {@code fixed-window.lua} or {@code sliding-window.lua} (after {@code redis-time.lua} and {@code window-stocks.lua}):
  * a window's counter(s) on Redis time. The two scripts take the same arguments and answer alike; a prefetch is a stock
- * counted in the window of now and lent under its id, handed back by that id to the counter of its window.
+ * counted in the window of now and lent under its id, handed back by that id to the counter of its window. An admitted
+ * answer's entry is the index of the window that counted it, which a refund names so that it comes off that window.
  */
 final class WindowScript extends DecisionScript {
-    /** Arguments of one request, the last three a loan's ({@link LoanArguments}). */
-    private static final int ARGUMENTS = 9;
+    /** Arguments of one request: a loan's three ({@link LoanArguments}) from the 7th, then a refund's window. */
+    private static final int ARGUMENTS = 10;
+    /** Where (1-based) a refund names the window its permits were counted in. */
+    private static final int REFUND_WINDOW = 10;
+    /** Numbers of one answer: the six of every script on Redis time, then the window's index. */
+    private static final int ANSWER_SIZE = 7;
+    /** Where in an answer (after its first number) the script names the window it counted in. */
+    private static final int WINDOW = 6;
+    /** A refund's window argument when its window is not known: the current one's counter pays. */
+    private static final String UNKNOWN_WINDOW = "";
     /** The loan's three arguments: the prefetch, the stock's id, how long it is lent. */
     private static final LoanArguments LOAN = new LoanArguments(7);
     /** Where in a prefetch's answer (after its first number) the script says how long its stock may be handed out. */
@@ -22,14 +31,26 @@ final class WindowScript extends DecisionScript {
 
     /** @param file the window's script */
     WindowScript(boolean callerTime, String file) {
-        super(ARGUMENTS, 1, 6, 0, false, "shared/redis-time.lua", "shared/window-stocks.lua", file);
+        super(ARGUMENTS, 1, ANSWER_SIZE, 0, false, "shared/redis-time.lua", "shared/window-stocks.lua", file);
         this.callerTime = callerTime;
     }
 
     @Override
     String[] arguments(RateRequest r, String mode, String now) {
         return new String[] {time(callerTime, now), Long.toString(r.period().toMillis()), Long.toString(r.limit()),
-                Long.toString(r.effectiveLimit()), Long.toString(r.cost()), mode, NO_PREFETCH, LoanArguments.NO_STOCK, LoanArguments.NOT_LENT};
+                Long.toString(r.effectiveLimit()), Long.toString(r.cost()), mode, NO_PREFETCH, LoanArguments.NO_STOCK, LoanArguments.NOT_LENT,
+                UNKNOWN_WINDOW};
+    }
+
+    /**
+     * A refund of permits an admitted answer counted in the window {@code entry} names (its index): off that window's
+     * counter while it still counts, never off a later one's.
+     */
+    @Override
+    String[] refundArguments(RateRequest r, String entry, String now) {
+        String[] one = arguments(r, REFUND, now);
+        if (entry != null) one[REFUND_WINDOW - 1] = entry;
+        return one;
     }
 
     @Override
@@ -54,6 +75,7 @@ final class WindowScript extends DecisionScript {
 
     @Override
     RateOutcome outcome(RateRequest r, List<Object> v, int at) {
-        return sixNumbers(v, at);
+        RateOutcome o = sixNumbers(v, at);
+        return o.allowed() ? o.withEntry(Long.toString(number(v, at + WINDOW))) : o;
     }
 }

@@ -16,6 +16,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.redisson.api.RedissonClient;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.SplittableRandom;
 import java.util.UUID;
 
@@ -43,6 +45,17 @@ class ScriptMatchesModelTest {
         redisson.shutdown();
     }
 
+    /**
+     * A refund by an entry an admitted answer named (a window counter's window, maybe one that has ended since): the
+     * script and the model credit alike, and go on agreeing.
+     */
+    private static void refundByEntry(RedissonBackend backend, RateModel model, RateRequest back, String entry,
+                                      long nowMicros, String where) {
+        long credited = backend.refundCredited(back, entry).toCompletableFuture().join();
+        boolean modelled = model.refund(back, entry, nowMicros);
+        assertThat(credited > 0).as("credited by entry " + entry + ": " + where).isEqualTo(modelled);
+    }
+
     @ParameterizedTest
     @EnumSource(value = Algorithm.class, names = "SLIDING_LOG", mode = EnumSource.Mode.EXCLUDE)
     void scriptAndModelAgreeOnEveryAnswer(Algorithm algorithm) {
@@ -60,6 +73,8 @@ class ScriptMatchesModelTest {
                 String key = "model-" + UUID.randomUUID();
                 RateModel model = RateModel.of(algorithm);
                 RateRequest r = randomRequest(random, algorithm, key);
+                // The entries admitted answers named (a window counter's window), for refunds by entry.
+                List<String> entries = new ArrayList<>();
                 for (int step = 0; step < STEPS; step++) {
                     if (random.nextInt(20) == 0) r = rescaled(random, r);
                     RateRequest call = r.withCost(randomCost(random, r));
@@ -70,6 +85,10 @@ class ScriptMatchesModelTest {
                     if (algorithm.refundable() && random.nextInt(10) == 0) {
                         // Half of them as what the nominal limit paid for (the engine's refund within that limit).
                         RateRequest back = random.nextBoolean() ? call : call.withEffectiveLimit(call.limit());
+                        if (!entries.isEmpty() && random.nextBoolean()) {
+                            refundByEntry(backend, model, back, entries.get(random.nextInt(entries.size())), nowMicros, where);
+                            continue;
+                        }
                         backend.refund(back).toCompletableFuture().join();
                         model.refund(back, nowMicros);
                         continue;
@@ -77,6 +96,8 @@ class ScriptMatchesModelTest {
                     RateOutcome fromRedis = backend.tryConsume(call).toCompletableFuture().join();
                     RateOutcome fromModel = model.consume(call, nowMicros);
                     assertThat(Decided.of(fromRedis)).as(where).isEqualTo(Decided.of(fromModel));
+                    assertThat(fromRedis.entry()).as("the window named: " + where).isEqualTo(fromModel.entry());
+                    if (fromRedis.entry() != null) entries.add(fromRedis.entry());
                     compared++;
                     // The attack shield may only reject what the store would: a cost-1 request just before the
                     // shield lifts must be rejected (a rejection changes nothing, so the probe leaves no trace).

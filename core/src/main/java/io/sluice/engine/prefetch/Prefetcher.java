@@ -200,9 +200,10 @@ public final class Prefetcher {
         });
     }
 
-    /** {@code o} with {@code more} permits remaining. */
+    /** {@code o} with {@code more} permits remaining, its entry kept (where a give-back finds the request's permits). */
     private static RateOutcome plus(RateOutcome o, long more) {
-        return new RateOutcome(o.allowed(), o.remaining() + more, o.resetMillis(), o.retryAfterMillis(), o.delayMillis(), o.overLimit());
+        return new RateOutcome(o.allowed(), o.remaining() + more, o.resetMillis(), o.retryAfterMillis(), o.delayMillis(), o.overLimit(),
+                o.entry());
     }
 
     /**

@@ -9,6 +9,7 @@ import io.sluice.engine.prefetch.Prefetcher;
 import io.sluice.Decision;
 import io.sluice.rule.Rule;
 import io.sluice.rule.RuleSet;
+import io.sluice.spi.Algorithm;
 import io.sluice.spi.Batching;
 import io.sluice.spi.Charging;
 import io.sluice.spi.LimiterBackend;
@@ -98,11 +99,20 @@ public final class RateDecider {
     public CompletionStage<Void> giveBack(Rule rule, String raw, long cost, String entry, boolean overLimit) {
         if (!Refunds.refundable(rule)) return CompletableFuture.completedFuture(null);
         RateRequest request = Refunds.paidFor(rule.ratePolicy().request(naming.rate(rule, raw), rule.rate().orElseThrow(), cost), overLimit);
-        if (prefetches(rule) && prefetcher.putBack(request)) {
+        if (prefetches(rule) && !countedInItsWindow(request, entry) && prefetcher.putBack(request)) {
             shield.forget(request.key());
             return CompletableFuture.completedFuture(null);
         }
         return refunds.refund(rule, request, entry);
+    }
+
+    /**
+     * Whether the permits go back to the window counter's window their answer named ({@code entry}): the key's stock in
+     * use may be a later window's, which never counted them, so they go to the backend, which knows the windows.
+     */
+    private static boolean countedInItsWindow(RateRequest request, String entry) {
+        Algorithm a = request.algorithm();
+        return entry != null && (a == Algorithm.FIXED_WINDOW || a == Algorithm.SLIDING_WINDOW);
     }
 
     /** As {@link #giveBack}, for permits a local decision took of this server's share ({@code on-backend-failure=local}). */

@@ -50,9 +50,9 @@ final class Refunds {
         shield.forget(request.key());
         // A backend that cannot refund keeps the permits until its window frees them.
         if (refunding == null) return CompletableFuture.completedFuture(null);
-        CompletionStage<Void> refund;
+        CompletionStage<Long> refund;
         try {
-            refund = refunding.refund(request, entry);
+            refund = refunding.refundCredited(request, entry);
         } catch (RuntimeException e) {
             refund = CompletableFuture.failedFuture(e);
         }
@@ -60,7 +60,14 @@ final class Refunds {
         // connection) counted these permits, and the shield must neither keep nor learn it (a success of count=failure
         // was rejected beside 4 in flight of 5).
         refund = refund.whenComplete((v, e) -> shield.forget(request.key()));
-        if (prefetcher != null && rule.ratePolicy().prefetches()) refund = refund.thenRun(() -> prefetcher.refunded(request));
+        // The key has what its count got back besides this server's stocks: nothing when the window it was counted in
+        // has ended.
+        if (prefetcher != null && rule.ratePolicy().prefetches()) {
+            refund = refund.thenApply(credited -> {
+                if (credited > 0) prefetcher.refunded(request.withCost(Math.min(credited, request.cost())));
+                return credited;
+            });
+        }
         return guard.bounded(refund, guard.timeout()).handle((v, e) -> null);
     }
 

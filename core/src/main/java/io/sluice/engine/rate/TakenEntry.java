@@ -2,10 +2,10 @@ package io.sluice.engine.rate;
 
 /**
  * Where the backend keeps the permits one rate decision took, once it has admitted them: the entry token of its answer
- * ({@code RateOutcome.entry}, a sliding log's entry id), which a give-back passes back so that the backend frees this
- * request's permits and no later request's. Empty (null) when the backend keeps no entry per request, and for permits
- * paid from this server's stock or decided by the failure policy. Written once by the rate path before the decision
- * completes, read after it: thread-safe.
+ * ({@code RateOutcome.entry}: a sliding log's entry id, a window counter's window), which a give-back passes back so
+ * that the backend frees this request's permits and no later request's. Empty (null) when the backend keeps no entry
+ * per request, and for permits paid from this server's stock or decided by the failure policy. Written once by the rate
+ * path before the decision completes, read after it: thread-safe.
  */
 public final class TakenEntry {
     private volatile String token;

@@ -9,8 +9,11 @@
 -- ends, after which its permits would be used in a window that never counted them. With ARGV[6] '1' and an id in
 -- ARGV[8]: the hand-back of that stock, up to cost of its permits, off its window's counter while that window is the
 -- current one (a window gone counts nothing), once; ARGV[9] then how long (ms) the tombstone of a hand-back that finds
--- no stock lasts.
--- Returns {allowed, remaining, reset ms, retry-after ms (-1: never fits), 0, over the nominal limit}.
+-- no stock lasts. ARGV[10] a refund's window: the index its admitted answer named ('' unknown); the cost comes off
+-- the counter only while that window is the current one (a window gone counts nothing any more, and a later one never
+-- counted the request); its answer's first number is then 1 when a counter got permits back, else 0.
+-- Returns {allowed, remaining, reset ms, retry-after ms (-1: never fits), 0, over the nominal limit, the window's
+-- index} (the index names where an admitted request was counted, for its refund).
 -- io.sluice.memory.FixedWindowModel is the same computation in Java, operation for operation.
 -- (redis-time.lua and window-stocks.lua, prepended on load, have set now, SLACK_MS and the stocks' functions.)
 local period = tonumber(ARGV[2]) * 1000
@@ -20,6 +23,7 @@ local cost = tonumber(ARGV[5])
 local upTo = tonumber(ARGV[7]) or 0
 local stockId = ARGV[8] or ''
 local lentMs = tonumber(ARGV[9]) or 0
+local counted = tonumber(ARGV[10] or '')
 -- Exact integer window index: the division of two exact doubles, corrected by exact products.
 local w = math.floor(now / period)
 if w * period > now then w = w - 1 elseif (w + 1) * period <= now then w = w + 1 end
@@ -41,21 +45,23 @@ if ARGV[6] == '1' and stockId ~= '' then
   local s = handedBack(stockId, lentMs)
   if s and s[2] == w then n = math.max(0, n - math.min(cost, s[3])) end
   store()
-  return {1, 0, 0, 0, 0, 0}
+  return {1, 0, 0, 0, 0, 0, w}
 end
 
 if ARGV[6] == '1' then
-  if n > 0 then
+  local back = 0
+  if n > 0 and (counted == nil or counted == w) then
     n = math.max(0, n - cost)
+    back = 1
     store()
   end
-  return {1, 0, 0, 0, 0, 0}
+  return {back, 0, 0, 0, 0, 0, w}
 end
 
 if ARGV[6] == '2' then
   n = n + cost
   store()
-  return {1, 0, 0, 0, 0, 0}
+  return {1, 0, 0, 0, 0, 0, w}
 end
 
 if upTo > 0 then
@@ -74,7 +80,7 @@ if upTo > 0 then
   if taken < upTo then retry = math.ceil((finish - now) / 1000) end
   local reset = 0
   if n > 0 then reset = math.ceil((finish - now) / 1000) end
-  return {taken, math.max(0, limit - n), reset, retry, math.floor((finish - now) / 1000), 0}
+  return {taken, math.max(0, limit - n), reset, retry, math.floor((finish - now) / 1000), 0, w}
 end
 
 local allowed = 0
@@ -93,4 +99,4 @@ local over = 0
 if allowed == 1 and n > limit then over = 1 end
 local reset = 0
 if n > 0 then reset = math.ceil((finish - now) / 1000) end
-return {allowed, remaining, reset, retry, 0, over}
+return {allowed, remaining, reset, retry, 0, over, w}

@@ -14,8 +14,11 @@
 -- With ARGV[6] '1' and an id in ARGV[8]: the hand-back of that stock, up to cost of its permits, off the counter of
 -- its window, the current one or now the previous one (whose weight then lowers the estimate exactly as the stock
 -- raised it; an older window counts nothing), once; ARGV[9] then how long (ms) the tombstone of a hand-back that
--- finds no stock lasts.
--- Returns {allowed, remaining, reset ms, retry-after ms (-1: never fits), 0, over the nominal limit}.
+-- finds no stock lasts. ARGV[10] a refund's window: the index its admitted answer named ('' unknown); the cost comes
+-- off that window's counter, the current one or now the previous one (which still weighs in), an older one counting
+-- nothing any more; its answer's first number is then 1 when a counter got permits back, else 0.
+-- Returns {allowed, remaining, reset ms, retry-after ms (-1: never fits), 0, over the nominal limit, the current
+-- window's index} (the index names where an admitted request was counted, for its refund).
 -- io.sluice.memory.SlidingWindowModel is the same computation in Java, operation for operation.
 -- (redis-time.lua and window-stocks.lua, prepended on load, have set now, SLACK_MS and the stocks' functions.)
 local period = tonumber(ARGV[2]) * 1000
@@ -25,6 +28,7 @@ local cost = tonumber(ARGV[5])
 local upTo = tonumber(ARGV[7]) or 0
 local stockId = ARGV[8] or ''
 local lentMs = tonumber(ARGV[9]) or 0
+local counted = tonumber(ARGV[10] or '')
 local w = math.floor(now / period)
 if w * period > now then w = w - 1 elseif (w + 1) * period <= now then w = w + 1 end
 local e = now - w * period
@@ -59,21 +63,27 @@ if ARGV[6] == '1' and stockId ~= '' then
     prev = math.max(0, prev - math.min(cost, s[3]))
   end
   store()
-  return {1, 0, 0, 0, 0, 0}
+  return {1, 0, 0, 0, 0, 0, w}
 end
 
 if ARGV[6] == '1' then
-  if state then
+  local back = 0
+  if state and (counted == nil or counted == w) then
+    if cur > 0 then back = 1 end
     cur = math.max(0, cur - cost)
     store()
+  elseif state and counted == w - 1 then
+    if prev > 0 then back = 1 end
+    prev = math.max(0, prev - cost)
+    store()
   end
-  return {1, 0, 0, 0, 0, 0}
+  return {back, 0, 0, 0, 0, 0, w}
 end
 
 if ARGV[6] == '2' then
   cur = cur + cost
   store()
-  return {1, 0, 0, 0, 0, 0}
+  return {1, 0, 0, 0, 0, 0, w}
 end
 
 -- Microseconds until `need` more permits fit under `cap`, the previous window's weight sliding out.
@@ -107,7 +117,7 @@ if upTo > 0 then
   if cur > 0 or prev > 0 then reset = math.ceil(wait(remaining + 1, limit) / 1000) end
   local lasts = math.floor(((w + 1) * period - now) / 1000)
   if reset > 0 and reset < lasts then lasts = reset end
-  return {taken, remaining, reset, retry, lasts, 0}
+  return {taken, remaining, reset, retry, lasts, 0, w}
 end
 
 local allowed = 0
@@ -127,4 +137,4 @@ local over = 0
 if allowed == 1 and estimate > limit then over = 1 end
 local reset = 0
 if cur > 0 or prev > 0 then reset = math.ceil(wait(remaining + 1, limit) / 1000) end
-return {allowed, remaining, reset, retry, 0, over}
+return {allowed, remaining, reset, retry, 0, over, w}
