@@ -12,6 +12,7 @@ import io.sluice.rule.RuleSet;
 import io.sluice.spi.Batching;
 import io.sluice.spi.Charging;
 import io.sluice.spi.LimiterBackend;
+import io.sluice.spi.Prefetch;
 import io.sluice.spi.Prefetching;
 import io.sluice.spi.Refunding;
 import io.sluice.spi.RateRequest;
@@ -98,17 +99,30 @@ public final class RateDecider {
     public CompletionStage<Void> giveBack(Rule rule, String raw, long cost, String entry, boolean overLimit) {
         if (!Refunds.refundable(rule)) return CompletableFuture.completedFuture(null);
         RateRequest request = Refunds.paidFor(rule.ratePolicy().request(naming.rate(rule, raw), rule.rate().orElseThrow(), cost), overLimit);
-        if (prefetches(rule) && prefetcher.putBack(request)) {
-            shield.forget(request.key());
-            return CompletableFuture.completedFuture(null);
+        if (prefetches(rule)) {
+            if (prefetcher.putBack(request, entry)) {
+                shield.forget(request.key());
+                return CompletableFuture.completedFuture(null);
+            }
+            // A stock's use is in the backend's log once the stock's hand-back has landed: that first.
+            CompletableFuture<Void> back = Prefetch.Receipt.namesUse(entry) ? prefetcher.handBacksInFlight(request.key()) : null;
+            if (back != null) {
+                return guard.bounded(back, guard.timeout()).handle((v, e) -> e)
+                        .thenCompose(late -> late == null ? refunds.refund(rule, request, entry) : CompletableFuture.completedFuture(null));
+            }
         }
         return refunds.refund(rule, request, entry);
     }
 
     /** As {@link #giveBack}, for permits a local decision took of this server's share ({@code on-backend-failure=local}). */
     public CompletionStage<Void> giveBackLocal(Rule rule, String raw, long cost) {
+        return giveBackLocal(rule, raw, cost, null);
+    }
+
+    /** As {@link #giveBackLocal(Rule, String, long)}, for the permits the share keeps under {@code entry} (null: unknown). */
+    public CompletionStage<Void> giveBackLocal(Rule rule, String raw, long cost, String entry) {
         if (Refunds.refundable(rule)) {
-            guard.giveBackLocal(rule, rule.ratePolicy().request(naming.rate(rule, raw), rule.rate().orElseThrow(), cost));
+            guard.giveBackLocal(rule, rule.ratePolicy().request(naming.rate(rule, raw), rule.rate().orElseThrow(), cost), entry);
         }
         return CompletableFuture.completedFuture(null);
     }
