@@ -47,6 +47,11 @@ public final class LocalLimits {
         return divisor.getAsInt();
     }
 
+    /** As {@link #rate(Rule, RateRequest, long, Consumer)}, for a caller that gives nothing back. */
+    Decision rate(Rule rule, RateRequest request, long limit) {
+        return rate(rule, request, limit, entry -> { });
+    }
+
     /**
      * Decides {@code request} of {@code rule} (limited by the request's plan already) by this server's share: the
      * limit, burst and overage divided; an elastic rule cannot borrow (its capacity rule is in the backend), and a leaky
