@@ -23,6 +23,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.ListIterator;
 import java.util.Map;
@@ -348,12 +349,15 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
                 it.remove();
                 log.used -= e.permits();
                 long kept = e.permits() - unused;
+                // Uses at one time are one entry, named by that time (a give-back of a use finds it).
+                Map<Long, Long> usedAt = new LinkedHashMap<>();
                 for (PrefetchUse u : used) {
                     long n = Math.min(u.permits(), kept);
                     if (n <= 0 || u.beforeEndMillis() <= 0) continue;
-                    log.add(new Entry(e.at() - u.beforeEndMillis(), n, id + ":" + u.beforeEndMillis()));
+                    usedAt.merge(u.beforeEndMillis(), n, Long::sum);
                     kept -= n;
                 }
+                usedAt.forEach((before, n) -> log.add(new Entry(e.at() - before, n, id + ":" + before)));
                 if (kept > 0) log.add(new Entry(e.at(), kept, id));
                 break;
             }

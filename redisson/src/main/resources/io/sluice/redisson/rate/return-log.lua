@@ -18,17 +18,27 @@ if not at then return 0 end
 at = tonumber(at)
 redis.call('zrem', KEYS[2], entry)
 local kept = permits - unused
+-- Uses at one time are one entry, named by that time, so that a give-back of a permit used then (refund-log.lua)
+-- finds it.
+local usedAt = {}
+local times = {}
 local i = 4
 while ARGV[i + 1] ~= nil and kept > 0 do
   local used = math.min(tonumber(ARGV[i]), kept)
-  local before = tonumber(ARGV[i + 1])
-  if used > 0 and before > 0 then
-    -- Named by its time, so that a give-back of a permit used then (refund-log.lua) finds it.
-    local useId = id .. ':' .. ARGV[i + 1]
-    redis.call('zadd', KEYS[2], at - before, struct.pack('Bc0I', string.len(useId), useId, used))
+  local before = ARGV[i + 1]
+  if used > 0 and tonumber(before) > 0 then
+    if usedAt[before] == nil then
+      usedAt[before] = 0
+      times[#times + 1] = before
+    end
+    usedAt[before] = usedAt[before] + used
     kept = kept - used
   end
   i = i + 2
+end
+for _, before in ipairs(times) do
+  local useId = id .. ':' .. before
+  redis.call('zadd', KEYS[2], at - tonumber(before), struct.pack('Bc0I', string.len(useId), useId, usedAt[before]))
 end
 -- Used permits not told (or used at the hold's end) stay at the entry's time.
 if kept > 0 then
