@@ -27,7 +27,9 @@ public interface Refunding {
      * the request's own, even when later requests of the key took permits of the same cost since. An entry that is no
      * longer kept (it left the window, the state was lost) gives back nothing: its permits are free already. A null
      * entry is {@link #refund(RateRequest)}, which a backend keeping no entries per request (and the default) does
-     * anyway.
+     * anyway. An entry may also name permits a server paid from a {@link Prefetching} stock of this backend
+     * ({@link Prefetch.Receipt#useEntry}), given back after the stock was handed back with its uses: a log takes them
+     * off the use they were logged under.
      *
      * @param request the request whose permits to hand back
      * @param entry   the entry its admitted outcome carried, or null when none is known

@@ -94,7 +94,9 @@ public final class RateDecider {
 
     /**
      * As {@link #giveBack(Rule, String, long, boolean)}, for the permits the backend keeps under {@code entry} (the
-     * {@link TakenEntry} of their decision; null when unknown): the request's own, whatever later requests took since.
+     * {@link TakenEntry} of their decision; null when unknown): the request's own, whatever later requests took since. A
+     * log's permits paid from this server's stock go back into it off their own use while it is held here, else in the
+     * backend off that use once the stock's hand-back has landed.
      */
     public CompletionStage<Void> giveBack(Rule rule, String raw, long cost, String entry, boolean overLimit) {
         if (!Refunds.refundable(rule)) return CompletableFuture.completedFuture(null);
