@@ -137,8 +137,9 @@ class PlansThroughTheEngineTest {
             users.add(user);
             assertThat(admittedUntilRejected(s, user, plan, 20)).as(plan.length() > 40 ? "a 10 KB value" : plan).isEqualTo(3);
         }
-        List<String> keys = allKeys(prefix);
         for (String user : users) assertThat(keysOf(prefix, user)).as("the counter of " + user).isNotEmpty();
+        // A key's hashed parts are base64 and may spell "pro" by chance: look only at what is left around them.
+        List<String> keys = allKeys(prefix).stream().map(k -> withoutHashes(k, users)).toList();
         assertThat(keys).allSatisfy(k -> assertThat(k)
                 .doesNotContain("pro").doesNotContain("Pro").doesNotContain("enterprise").doesNotContain("vip")
                 .doesNotContain("\r").doesNotContain("\n").doesNotContain("日本").doesNotContain("プロ").doesNotContain("x".repeat(16)));
@@ -259,6 +260,11 @@ class PlansThroughTheEngineTest {
     private static RequestView request(String user, String plan) {
         FakeRequest r = FakeRequest.from("127.0.0.1").header("X-User", user);
         return plan == null ? r : r.header("X-Plan", plan);
+    }
+
+    private static String withoutHashes(String key, List<String> users) {
+        for (String user : users) key = key.replace(KeyResolver.hash(user), "<hash>");
+        return key;
     }
 
     private List<String> keysOf(String prefix, String user) {

@@ -32,7 +32,7 @@ final class BlockScript extends DecisionScript {
     private static String text(DecisionScript rate) {
         return "local RATE_KEYS = " + rate.keyCount() + "\nlocal RATE_ARGS = " + rate.argumentCount()
                 + "\nlocal UNIQUE = " + rate.uniqueArgument() + "\nlocal ANSWER = " + rate.answerSize()
-                + "\nlocal function rate(KEYS, ARGV)\n" + rate.one() + "\nend\n" + LuaScript.text("shared/block.lua");
+                + "\nlocal function rate(KEYS, ARGV)\n" + rate.one().text() + "\nend\n" + LuaScript.text("shared/block.lua");
     }
 
     @Override

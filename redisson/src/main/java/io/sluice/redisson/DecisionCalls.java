@@ -72,7 +72,7 @@ final class DecisionCalls {
     CompletionStage<RateUsage> peek(RateRequest r) {
         BlockScript script = blocking(r.algorithm());
         String now = Long.toString(clock.millis());
-        CompletionStage<List<Object>> answer = scripts.run(r.key(), script.one(), script.oneSha(), script.keys(r),
+        CompletionStage<List<Object>> answer = scripts.run(r.key(), script.one(), script.keys(r),
                 script.peekArguments(r, now));
         return answer.thenApply(v -> RateUsage.of(script.outcome(r, v, 0), script.blockedMillis(v, 0)));
     }
@@ -133,16 +133,12 @@ final class DecisionCalls {
             argv = args.toArray();
         }
         boolean expires = units.stream().allMatch(u -> u.mode().equals(DecisionScript.CONSUME));
-        String script = alone ? decider.one() : decider.many();
-        String sha = alone ? decider.oneSha() : decider.manySha();
         long sentNanos = System.nanoTime();
         if (expires) {
-            script = alone ? decider.oneExpiring() : decider.manyExpiring();
-            sha = alone ? decider.oneExpiringSha() : decider.manyExpiringSha();
             argv = Arrays.copyOf(argv, argv.length + 1);
             argv[argv.length - 1] = expiry.argument();
         }
-        CompletionStage<List<Object>> result = scripts.run(first.key(), script, sha, keys, argv);
+        CompletionStage<List<Object>> result = scripts.run(first.key(), decider.forCall(alone, expires), keys, argv);
         CompletableFuture<Void> ended = new CompletableFuture<>();
         result.whenComplete((v, e) -> {
             if (e != null) {

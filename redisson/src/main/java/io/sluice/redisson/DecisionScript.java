@@ -22,16 +22,11 @@ abstract class DecisionScript {
     /** The scripts' prefetch size of a decision that is none. */
     static final String NO_PREFETCH = "0";
 
-    private final String one;
-    private final String many;
+    private final ScriptText one;
+    private final ScriptText many;
     /** The same, opened by {@code expiry.lua}: a decision call takes an expiry as its last argument. */
-    private final String oneExpiring;
-    private final String manyExpiring;
-    /** Their SHA-1s, which Redis runs them by. */
-    private final String oneSha;
-    private final String manySha;
-    private final String oneExpiringSha;
-    private final String manyExpiringSha;
+    private final ScriptText oneExpiring;
+    private final ScriptText manyExpiring;
     private final int argumentsPerRequest;
     private final int keysPerRequest;
     private final int answerSize;
@@ -54,14 +49,10 @@ abstract class DecisionScript {
 
     /** A script of this whole {@code text}; the other parameters as above. */
     DecisionScript(String text, int arguments, int keys, int answerSize, int uniqueArgument, boolean decidesRuns) {
-        this.one = text;
-        this.many = LuaScript.batchedText(text);
-        this.oneExpiring = LuaScript.expiring(one);
-        this.manyExpiring = LuaScript.expiring(many);
-        this.oneSha = ScriptRunner.sha1(one);
-        this.manySha = ScriptRunner.sha1(many);
-        this.oneExpiringSha = ScriptRunner.sha1(oneExpiring);
-        this.manyExpiringSha = ScriptRunner.sha1(manyExpiring);
+        this.one = ScriptText.of(text);
+        this.many = ScriptText.of(LuaScript.batchedText(text));
+        this.oneExpiring = ScriptText.of(LuaScript.expiring(one.text()));
+        this.manyExpiring = ScriptText.of(LuaScript.expiring(many.text()));
         this.argumentsPerRequest = arguments;
         this.keysPerRequest = keys;
         this.answerSize = answerSize;
@@ -98,43 +89,18 @@ abstract class DecisionScript {
     }
 
     /** The script for one request. */
-    String one() {
+    ScriptText one() {
         return one;
     }
 
-    /** The script for several, run by {@code batch.lua}. */
-    String many() {
-        return many;
-    }
-
-    /** {@link #one}, taking as its last argument the Redis time after which it acts on nothing ({@link CallExpiry}). */
-    String oneExpiring() {
-        return oneExpiring;
-    }
-
-    /** {@link #many}, likewise. */
-    String manyExpiring() {
-        return manyExpiring;
-    }
-
-    /** The SHA-1 of {@link #one}. */
-    String oneSha() {
-        return oneSha;
-    }
-
-    /** The SHA-1 of {@link #many}. */
-    String manySha() {
-        return manySha;
-    }
-
-    /** The SHA-1 of {@link #oneExpiring}. */
-    String oneExpiringSha() {
-        return oneExpiringSha;
-    }
-
-    /** The SHA-1 of {@link #manyExpiring}. */
-    String manyExpiringSha() {
-        return manyExpiringSha;
+    /**
+     * The script of a call: {@link #one} for a lone request, else wrapped by {@code batch.lua}; when {@code expiring},
+     * opened by {@code expiry.lua}, taking as its last argument the Redis time after which it acts on nothing
+     * ({@link CallExpiry}).
+     */
+    ScriptText forCall(boolean alone, boolean expiring) {
+        if (expiring) return alone ? oneExpiring : manyExpiring;
+        return alone ? one : many;
     }
 
     /** Numbers in one answer. */

@@ -371,7 +371,7 @@ public final class RedissonBackend
         DecisionScript script = calls.script(r.algorithm());
         String now = Long.toString(clock.millis());
         Object[] argv = script.handBackArguments(r, id, now, TOMBSTONE_MILLIS);
-        return whenConnected(() -> scripts.<List<Object>>evalAsync(r.key(), RScript.Mode.READ_WRITE, script.one(),
+        return whenConnected(() -> scripts.<List<Object>>evalAsync(r.key(), RScript.Mode.READ_WRITE, script.one().text(),
                 RScript.ReturnType.LIST, script.keys(r), argv));
     }
 

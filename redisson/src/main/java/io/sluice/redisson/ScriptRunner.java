@@ -3,10 +3,6 @@ package io.sluice.redisson;
 import org.redisson.api.RScript;
 import org.redisson.client.RedisNoScriptException;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -26,12 +22,12 @@ final class ScriptRunner {
         this.scripts = scripts;
     }
 
-    /** {@code text}, whose SHA-1 is {@code sha} ({@link #sha1}), on {@code key}'s node, answering a list. */
-    CompletionStage<List<Object>> run(String key, String text, String sha, List<Object> keys, Object[] argv) {
-        CompletionStage<List<Object>> bySha = scripts.evalShaAsync(key, RScript.Mode.READ_WRITE, sha,
+    /** {@code script} on {@code key}'s node, answering a list. */
+    CompletionStage<List<Object>> run(String key, ScriptText script, List<Object> keys, Object[] argv) {
+        CompletionStage<List<Object>> bySha = scripts.evalShaAsync(key, RScript.Mode.READ_WRITE, script.sha(),
                 RScript.ReturnType.LIST, keys, argv);
         return bySha.exceptionallyCompose(e -> noScript(e)
-                ? scripts.<List<Object>>evalAsync(key, RScript.Mode.READ_WRITE, text, RScript.ReturnType.LIST, keys, argv)
+                ? scripts.<List<Object>>evalAsync(key, RScript.Mode.READ_WRITE, script.text(), RScript.ReturnType.LIST, keys, argv)
                 : CompletableFuture.failedFuture(e));
     }
 
@@ -40,14 +36,5 @@ final class ScriptRunner {
         Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
         return cause instanceof RedisNoScriptException
                 || (cause.getMessage() != null && cause.getMessage().startsWith("NOSCRIPT"));
-    }
-
-    /** The SHA-1 Redis names {@code text} by, in lower-case hexadecimal. */
-    static String sha1(String text) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-1 is required of every Java platform", e);
-        }
     }
 }

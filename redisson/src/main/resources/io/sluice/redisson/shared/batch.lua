@@ -37,6 +37,13 @@ local function run(keys, args, n)
   end
   return answers
 end
+-- What a request asks but for its unique argument, by key: requests asking the same get the same rejection.
+local function ask(key, args)
+  if unique == 0 then return nil end
+  local parts = { key }
+  for i = 1, size do if i ~= unique then parts[#parts + 1] = args[i] end end
+  return table.concat(parts, ':')
+end
 local p = 6
 while p <= #ARGV do
   local key = tonumber(ARGV[p])
@@ -46,13 +53,9 @@ while p <= #ARGV do
   local args = {}
   for i = 1, size do args[i] = ARGV[p + 1 + i] end
   p = p + 2 + size
-  local asked = nil
-  if unique > 0 then
-    local parts = { key }
-    for i = 1, size do if i ~= unique then parts[#parts + 1] = args[i] end end
-    asked = table.concat(parts, ':')
-  end
-  local memo = rejected and rejected[asked]
+  -- Named only when a rejection is remembered or to be (most calls admit all and need no name).
+  local asked = rejected and ask(key, args)
+  local memo = asked and rejected[asked]
   if memo then
     for _ = 1, n do append(memo) end
   else
@@ -62,7 +65,8 @@ while p <= #ARGV do
     else
       append(result)
       for i = 1, #result, answerSize do if result[i] == 1 then rejected = nil end end
-      if asked and result[#result - answerSize + 1] ~= 1 then
+      if unique > 0 and result[#result - answerSize + 1] ~= 1 then
+        asked = asked or ask(key, args)
         local last = {}
         for i = 1, answerSize do last[i] = result[#result - answerSize + i] end
         rejected = rejected or {}
