@@ -43,6 +43,8 @@ final class KnownScenarios {
         all.put("a cost above what a log's stock has left", costAboveTheStock("sliding-log"));
         all.put("a log's permit given back after a later request's", lateLogGiveBack());
         windowGiveBacks(all);
+        all.put("a log's stock-paid permit given back within the hold, after a later use", stockUseGivenBack(false));
+        all.put("a log's stock-paid permit given back after the hold, after a later use", stockUseGivenBack(true));
         return all;
     }
 
@@ -89,6 +91,32 @@ final class KnownScenarios {
         steps.add(new EngineScenario.Ended(0, 200, -1));
         steps.add(new Advance(5_500));
         for (int id = 2; id <= 4; id++) steps.add(new Request(id, 0, "alice", null, EngineScenario.PATH));
+        return scenario(rules, steps);
+    }
+
+    /**
+     * Issue 21's late give-back for permits paid from a stock: {@code 3/10s} counting failures, {@code prefetch=2}, hold
+     * 1 s. X at 0 s (failing) brings a stock of 2, which pays A at 0.1 s and B (failing) at 0.5 s; A succeeds at 0.5 s
+     * (into the stock, off A's use) or, {@code afterHold}, at 2 s once the stock is back (off A's use in Redis). At 10.2 s
+     * (10.05 s after the hold) X's has left and B's counts until 10.5 s: 2 admitted, the third rejected. Before, the
+     * stock put-back took B's use off (3 admitted), and the give-back after the hold X's entry, leaving A's use to count
+     * until 10.1 s (1 admitted).
+     */
+    private static EngineScenario stockUseGivenBack(boolean afterHold) {
+        Map<String, String> rules = rule("r1", "rate", "3/10s", "algorithm", "sliding-log", "count", "failure", "prefetch", "2",
+                "prefetch-hold", "1s");
+        List<Step> steps = new ArrayList<>();
+        steps.add(new Request(0, 0, "alice", null, EngineScenario.PATH));
+        steps.add(new EngineScenario.Ended(0, 401, -1));
+        steps.add(new Advance(100));
+        steps.add(new Request(1, 0, "alice", null, EngineScenario.PATH));
+        steps.add(new Advance(400));
+        steps.add(new Request(2, 0, "alice", null, EngineScenario.PATH));
+        steps.add(new EngineScenario.Ended(2, 401, -1));
+        if (afterHold) steps.add(new Advance(1_500));
+        steps.add(new EngineScenario.Ended(1, 200, -1));
+        steps.add(new Advance(afterHold ? 8_050 : 9_700));
+        for (int id = 3; id <= 5; id++) steps.add(new Request(id, 0, "alice", null, EngineScenario.PATH));
         return scenario(rules, steps);
     }
 

@@ -139,14 +139,14 @@ final class Admitter {
 
     /**
      * The rate permits a decision took: {@code cost} of {@code limits} (the rule as the request's plan limits it), in
-     * the backend under {@code entry} (null: not known, as for a stock's permits) or, {@code local}, of this server's
-     * share while the backend could not answer; {@code overLimit} when the overage paid for them (soft or elastic),
+     * the backend under {@code entry} (a log's; for permits paid from this server's stock, their use of it) or,
+     * {@code local}, of this server's share while the backend could not answer (the share's entry); {@code overLimit} when the overage paid for them (soft or elastic),
      * where they go back.
      */
     record Taken(Rule limits, String raw, long cost, boolean local, String entry, boolean overLimit) {
         /** Gives the permits back: to the share when decided locally, else to the backend (or the key's stock). */
         CompletionStage<Void> giveBack(RateDecider rates) {
-            return local ? rates.giveBackLocal(limits, raw, cost) : rates.giveBack(limits, raw, cost, entry, overLimit);
+            return local ? rates.giveBackLocal(limits, raw, cost, entry) : rates.giveBack(limits, raw, cost, entry, overLimit);
         }
     }
 
@@ -216,7 +216,7 @@ final class Admitter {
         if (d.rejects()) return true;
         boolean local = d.outcome() == Decision.Outcome.FAILED_LOCAL;
         if (step.kind() == Decision.Kind.RATE && d.allowed() && (d.hasCounts() || local)) {
-            p.taken.add(new Taken(step.limits(), raw, d.cost(), local, local ? null : entry.token(), d.overLimit()));
+            p.taken.add(new Taken(step.limits(), raw, d.cost(), local, entry.token(), d.overLimit()));
         }
         if (d.dryRunRejection()) {
             log.warn("dry-run:" + d.ruleName(), "Dry-run rule '" + d.ruleName() + "' would have rejected a request ("

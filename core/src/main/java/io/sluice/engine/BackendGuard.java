@@ -1,5 +1,6 @@
 package io.sluice.engine;
 
+import java.util.function.Consumer;
 import io.sluice.Decision;
 import io.sluice.internal.ThrottledLog;
 import io.sluice.rule.FailurePolicy;
@@ -163,7 +164,15 @@ public final class BackendGuard {
 
     /** The rule's {@code on-backend-failure} for a rate request whose call failed, was late or was skipped. */
     public Decision failure(Rule rule, RateRequest request, long limit, Throwable e) {
-        return failure(rule, Decision.Kind.RATE, limit, e, () -> local.rate(rule, request, limit));
+        return failure(rule, request, limit, e, entry -> { });
+    }
+
+    /**
+     * As {@link #failure(Rule, RateRequest, long, Throwable)}; admitted by this server's share, {@code localEntry} is
+     * told the entry of its permits there, which {@link #giveBackLocal(Rule, RateRequest, String)} gives back.
+     */
+    public Decision failure(Rule rule, RateRequest request, long limit, Throwable e, Consumer<String> localEntry) {
+        return failure(rule, Decision.Kind.RATE, limit, e, () -> local.rate(rule, request, limit, localEntry));
     }
 
     /**
@@ -179,7 +188,12 @@ public final class BackendGuard {
 
     /** Gives back rate permits a local decision took for a request another rule then rejected. */
     public void giveBackLocal(Rule rule, RateRequest request) {
-        local.giveBack(rule, request);
+        giveBackLocal(rule, request, null);
+    }
+
+    /** As {@link #giveBackLocal(Rule, RateRequest)}, for the permits kept under {@code entry} (null: unknown). */
+    public void giveBackLocal(Rule rule, RateRequest request, String entry) {
+        local.giveBack(rule, request, entry);
     }
 
     /** Returns a concurrency permit a local decision took ({@link #failure(Rule, LeaseRequest, Throwable)}). */
@@ -233,6 +247,11 @@ public final class BackendGuard {
     /** The rule's {@code on-backend-failure} for a rate request the open circuit skipped. */
     public Decision circuitOpen(Rule rule, RateRequest request, long limit) {
         return failure(rule, request, limit, CIRCUIT_OPEN);
+    }
+
+    /** As {@link #circuitOpen(Rule, RateRequest, long)}, telling {@code localEntry} as {@link #failure} does. */
+    public Decision circuitOpen(Rule rule, RateRequest request, long limit, Consumer<String> localEntry) {
+        return failure(rule, request, limit, CIRCUIT_OPEN, localEntry);
     }
 
     /** The rule's {@code on-backend-failure} for a concurrency request the open circuit skipped. */

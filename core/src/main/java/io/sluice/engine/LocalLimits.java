@@ -1,5 +1,6 @@
 package io.sluice.engine;
 
+import java.util.function.Consumer;
 import io.sluice.Decision;
 import io.sluice.memory.InMemoryBackend;
 import io.sluice.rule.Rule;
@@ -46,16 +47,23 @@ public final class LocalLimits {
         return divisor.getAsInt();
     }
 
+    /** As {@link #rate(Rule, RateRequest, long, Consumer)}, for a caller that gives nothing back. */
+    Decision rate(Rule rule, RateRequest request, long limit) {
+        return rate(rule, request, limit, entry -> { });
+    }
+
     /**
      * Decides {@code request} of {@code rule} (limited by the request's plan already) by this server's share: the
      * limit, burst and overage divided; an elastic rule cannot borrow (its capacity rule is in the backend), and a leaky
      * bucket queues nothing (a request is admitted on pace only).
      *
      * @param limit the rule's limit, which the decision reports
+     * @param entry told, when admitted, the entry of its permits in the share (a log's), which {@link #giveBack} takes
      */
-    Decision rate(Rule rule, RateRequest request, long limit) {
+    Decision rate(Rule rule, RateRequest request, long limit, Consumer<String> entry) {
         RateRequest mine = shareOf(rule, request, divisor());
         RateOutcome o = memory.tryConsume(mine).toCompletableFuture().join();
+        if (o.allowed()) entry.accept(o.entry());
         Duration retry = o.neverFits() ? rule.rate().orElseThrow().period()
                 : Duration.ofMillis(Math.max(o.retryAfterMillis(), o.resetMillis()));
         return Decision.failedLocal(rule, Decision.Kind.RATE, limit, o.allowed(), retry, request.cost());
@@ -87,9 +95,12 @@ public final class LocalLimits {
                 request.permitId());
     }
 
-    /** Gives back a rate permit a local decision took for a request another rule then rejected. */
-    void giveBack(Rule rule, RateRequest request) {
+    /**
+     * Gives back a rate permit a local decision took for a request another rule then rejected: a log's entry
+     * {@code entry} ({@link #rate}'s, the request's own; null: unknown, the newest of that cost).
+     */
+    void giveBack(Rule rule, RateRequest request, String entry) {
         if (!request.algorithm().refundable()) return;
-        memory.refund(shareOf(rule, request, divisor()));
+        memory.refund(shareOf(rule, request, divisor()), entry);
     }
 }

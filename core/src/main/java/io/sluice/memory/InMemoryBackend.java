@@ -23,6 +23,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.ListIterator;
 import java.util.Map;
@@ -179,6 +180,10 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
         SlidingLog log = logs.get(r.key() + "|" + r.period().toMillis());
         if (log == null) return CompletableFuture.completedFuture(null);
         synchronized (log) {
+            if (Prefetch.Receipt.namesUse(entry)) {
+                refundUse(log, r.cost(), entry);
+                return CompletableFuture.completedFuture(null);
+            }
             // As the script does: the entry of that id, or without one the newest request entry of exactly that many
             // permits, leaves the log.
             int scanned = 0;
@@ -194,6 +199,33 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
             }
         }
         return CompletableFuture.completedFuture(null);
+    }
+
+    /**
+     * A stock's use given back, as refund-log.lua does: {@code cost} permits off the stock's entry of the largest time
+     * before its hold's end up to the use's ({@code stockId:ms}, the stock's id itself being 0), which holds the use or
+     * the one it merged into.
+     */
+    private static void refundUse(SlidingLog log, long cost, String entry) {
+        int mark = entry.indexOf(Prefetch.USE_MARK);
+        String stock = entry.substring(0, mark);
+        long usedBefore = Long.parseLong(entry.substring(mark + 1));
+        int found = -1;
+        long foundBefore = -1;
+        for (int i = 0; i < log.entries.size(); i++) {
+            String id = log.entries.get(i).id();
+            long before = id.equals(stock) ? 0 : id.startsWith(stock + ":") ? Long.parseLong(id.substring(stock.length() + 1)) : -1;
+            if (before >= 0 && before <= usedBefore && before > foundBefore) {
+                found = i;
+                foundBefore = before;
+            }
+        }
+        if (found < 0) return;
+        Entry e = log.entries.get(found);
+        long off = Math.min(cost, e.permits());
+        if (e.permits() > off) log.entries.set(found, new Entry(e.at(), e.permits() - off, e.id()));
+        else log.entries.remove(found);
+        log.used -= off;
     }
 
     /**
@@ -317,13 +349,15 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
                 it.remove();
                 log.used -= e.permits();
                 long kept = e.permits() - unused;
-                int uses = 0;
+                // Uses at one time are one entry, named by that time (a give-back of a use finds it).
+                Map<Long, Long> usedAt = new LinkedHashMap<>();
                 for (PrefetchUse u : used) {
                     long n = Math.min(u.permits(), kept);
                     if (n <= 0 || u.beforeEndMillis() <= 0) continue;
-                    log.add(new Entry(e.at() - u.beforeEndMillis(), n, id + ":" + ++uses));
+                    usedAt.merge(u.beforeEndMillis(), n, Long::sum);
                     kept -= n;
                 }
+                usedAt.forEach((before, n) -> log.add(new Entry(e.at() - before, n, id + ":" + before)));
                 if (kept > 0) log.add(new Entry(e.at(), kept, id));
                 break;
             }

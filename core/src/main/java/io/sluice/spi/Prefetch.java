@@ -41,7 +41,53 @@ public record Prefetch(RateOutcome outcome, RateRequest request, long taken, lon
             Objects.requireNonNull(stockId, "stockId");
             if (permits < 1) throw new IllegalArgumentException("a receipt is for at least one permit: " + permits);
         }
+
+        /**
+         * The entry of permits this server paid from the stock {@code beforeEndMillis} before its hold ended, for their
+         * give-back ({@link Refunding#refund(RateRequest, String)}): once the stock is back, a log keeps them under the
+         * stock's id at the time of their use ({@link PrefetchUse}), and a give-back naming this entry takes them off
+         * that use, not off another request's.
+         *
+         * @param beforeEndMillis how long before the hold's end the permits were used, at least 0
+         * @return {@code <stockId>@<beforeEndMillis>}
+         */
+        public String useEntry(long beforeEndMillis) {
+            if (beforeEndMillis < 0) throw new IllegalArgumentException("a use is within the hold: " + beforeEndMillis);
+            return stockId + USE_MARK + beforeEndMillis;
+        }
+
+        /**
+         * How long before its stock's hold ended the use {@code entry} names was ({@link #useEntry}); -1 when the entry
+         * names no use of this stock.
+         *
+         * @param entry an entry token, or null
+         * @return the milliseconds before the hold's end, or -1
+         */
+        public long beforeEndOf(String entry) {
+            if (entry == null || entry.length() <= stockId.length() + 1 || !entry.startsWith(stockId)
+                    || entry.charAt(stockId.length()) != USE_MARK) {
+                return -1;
+            }
+            try {
+                return Long.parseLong(entry, stockId.length() + 1, entry.length(), 10);
+            } catch (NumberFormatException e) {
+                return -1;
+            }
+        }
+
+        /**
+         * Whether {@code entry} names a use of some stock ({@link #useEntry}) rather than a request's own entry.
+         *
+         * @param entry an entry token, or null
+         * @return whether it names a stock's use
+         */
+        public static boolean namesUse(String entry) {
+            return entry != null && entry.indexOf(USE_MARK) >= 0;
+        }
     }
+
+    /** What separates a stock's id from the time of a use in {@link Receipt#useEntry} (never in an id). */
+    public static final char USE_MARK = '@';
 
     /**
      * How long after its hold a token bucket's stock still counts as lent, for its hand-back to arrive: the bucket

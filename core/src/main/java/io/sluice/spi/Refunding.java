@@ -30,7 +30,9 @@ public interface Refunding {
      * still counts (a {@code fixed-window}: while it is the current one; a {@code sliding-window}: the current or the
      * previous one), never below zero, and never off a later window's, which did not count the request. A null
      * entry is {@link #refund(RateRequest)}, which a backend keeping no entries per request (and the default) does
-     * anyway.
+     * anyway. An entry may also name permits a server paid from a {@link Prefetching} stock of this backend
+     * ({@link Prefetch.Receipt#useEntry}), given back after the stock was handed back with its uses: a log takes them
+     * off the use they were logged under.
      *
      * @param request the request whose permits to hand back
      * @param entry   the entry its admitted outcome carried, or null when none is known

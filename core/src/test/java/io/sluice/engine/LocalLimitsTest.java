@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -112,6 +113,26 @@ class LocalLimitsTest {
         assertThat(d.retryAfter()).isEqualTo(Duration.ofMinutes(1));
         assertThat(d.cost()).isEqualTo(4);
         assertThat(local.rate(rule, request(rule, "k", 3), 10).allowed()).isTrue();
+    }
+
+    /**
+     * Issue 21 for the share: a log's share of {@code 9/10s} on 3 servers (3), A at 0 s, B at 5 s, A's permit given back
+     * at 5 s: A's own entry leaves, B's counts until 15 s, so at 10.5 s exactly 2 are admitted (before: the newest entry,
+     * B's, left, and 3 were).
+     */
+    @Test
+    void aLogShareGivesBackTheRequestsOwnEntry() {
+        Rule rule = rule("rate", "9/10s");
+        AtomicReference<String> a = new AtomicReference<>();
+        assertThat(local.rate(rule, request(rule, "k", 1), 9, a::set).allowed()).isTrue();
+        assertThat(a.get()).as("the share names A's entry").isNotNull();
+        clock.advance(Duration.ofSeconds(5));
+        assertThat(local.rate(rule, request(rule, "k", 1), 9, entry -> { }).allowed()).isTrue();
+        local.giveBack(rule, request(rule, "k", 1), a.get());
+        clock.advance(Duration.ofMillis(5_500));
+        assertThat(admittedAtOnce(rule, "k", 5)).as("B's permit counts until 15 s").isEqualTo(2);
+        clock.advance(Duration.ofMillis(4_500));
+        assertThat(admittedAtOnce(rule, "k", 5)).as("B's left at 15 s").isOne();
     }
 
     @Test

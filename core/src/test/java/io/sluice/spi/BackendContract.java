@@ -7,6 +7,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -391,6 +392,33 @@ public abstract class BackendContract {
         RateOutcome rejected = consume(r);
         assertThat(rejected.allowed()).isFalse();
         assertThat(rejected.retryAfterMillis()).as("B's permit frees at 15 s").isEqualTo(4500);
+    }
+
+    /**
+     * A log's stock of 3 taken at 0 s for a hold of 1 s, used at 0.1 s, 0.5 s and 0.8 s and handed back at 1 s with those
+     * uses; then the permit used at 0.1 s is given back by its use's entry ({@code Prefetch.Receipt.useEntry}). At
+     * 10.05 s the uses of 0.5 s and 0.8 s still count: exactly 1 admitted. With the first two uses merged at 0.5 s (as a
+     * stock keeping too many use times does), the give-back comes off the merged use: the same.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void aStockUseGivenBackAfterItsHandBackComesOffThatUse(boolean merged) {
+        Assumptions.assumeTrue(backend instanceof Prefetching, "the backend cannot prefetch");
+        RateRequest r = new RateRequest(key("use-refund-" + merged), 3, Duration.ofSeconds(10), 1);
+        Prefetch p = ((Prefetching) backend).prefetch(r, 3, Duration.ofSeconds(1)).toCompletableFuture().join();
+        assertThat(p.taken()).isEqualTo(3);
+        clock.advance(Duration.ofSeconds(1));
+        List<PrefetchUse> uses = merged ? List.of(new PrefetchUse(2, 500), new PrefetchUse(1, 200))
+                : List.of(new PrefetchUse(1, 900), new PrefetchUse(1, 500), new PrefetchUse(1, 200));
+        ((Prefetching) backend).returnPrefetched(p, 0, uses).toCompletableFuture().join();
+        refunding().refund(r, p.receipt().useEntry(900)).toCompletableFuture().join();
+        clock.advance(Duration.ofMillis(9_050));
+        RateOutcome first = consume(r);
+        assertThat(first.allowed()).as("the use of 0.1 s was given back").isTrue();
+        assertThat(first.remaining()).as("those of 0.5 s and 0.8 s count until 10.5 s and 10.8 s").isZero();
+        RateOutcome rejected = consume(r);
+        assertThat(rejected.allowed()).isFalse();
+        assertThat(rejected.retryAfterMillis()).isEqualTo(450);
     }
 
     /** A refund whose entry has left the window gives nothing back: its permits are free already, never twice. */

@@ -61,6 +61,7 @@ class PrefetchMatchesModelTest {
         int taken = 0;
         int returned = 0;
         int decisions = 0;
+        int usesGivenBack = 0;
         try {
             for (int s = 0; s < SEQUENCES; s++) {
                 long limit = 5 + random.nextInt(random.nextBoolean() ? 20 : 150);
@@ -106,6 +107,7 @@ class PrefetchMatchesModelTest {
                         redis.returnPrefetched(a, unused, used).toCompletableFuture().join();
                         memory.returnPrefetched(b, unused, used).toCompletableFuture().join();
                         returned += (int) unused;
+                        if (algorithm == Algorithm.SLIDING_LOG) usesGivenBack += giveBackUses(random, a, b, used, redis, memory);
                     } else {
                         RateOutcome a = redis.tryConsume(call).toCompletableFuture().join();
                         RateOutcome b = memory.tryConsume(call).toCompletableFuture().join();
@@ -122,6 +124,30 @@ class PrefetchMatchesModelTest {
                 + returned + " handed back) and " + decisions + " decisions identical");
         assertThat(taken).as("permits taken ahead").isGreaterThan(SEQUENCES * 10);
         assertThat(returned).as("permits handed back").isGreaterThan(SEQUENCES * 3);
+        if (algorithm == Algorithm.SLIDING_LOG) assertThat(usesGivenBack).as("uses given back").isGreaterThan(SEQUENCES);
+    }
+
+    /**
+     * Half the time, gives back some permits of a log stock's uses just handed back, by the use's entry
+     * ({@code Prefetch.Receipt.useEntry}), as a server does for a stock-paid request that ends after its stock went back:
+     * at a time a use was told, between two (a use merged into the next), or past them all, and of a cost up to 2 (more
+     * than a use holds, at times). The later answers compare what each left.
+     *
+     * @return the give-backs sent
+     */
+    private static int giveBackUses(SplittableRandom random, Prefetch a, Prefetch b, List<PrefetchUse> used,
+                                    RedissonBackend redis, InMemoryBackend memory) {
+        if (used.isEmpty() || random.nextBoolean()) return 0;
+        int sent = 0;
+        for (int k = random.nextInt(3); k >= 0; k--) {
+            PrefetchUse u = used.get(random.nextInt(used.size()));
+            long before = random.nextBoolean() ? u.beforeEndMillis() : u.beforeEndMillis() + random.nextLong(3);
+            RateRequest permit = a.request().withCost(1 + random.nextInt(2));
+            redis.refund(permit, a.receipt().useEntry(before)).toCompletableFuture().join();
+            memory.refund(permit, b.receipt().useEntry(before)).toCompletableFuture().join();
+            sent++;
+        }
+        return sent;
     }
 
     /** {@code permits} used in one to three uses, each up to a tenth of the period (the longest hold) before the hold's end. */

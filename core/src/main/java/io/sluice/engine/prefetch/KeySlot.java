@@ -1,6 +1,7 @@
 package io.sluice.engine.prefetch;
 
 import io.sluice.engine.Ticker;
+import io.sluice.spi.Algorithm;
 import io.sluice.spi.Prefetch;
 import io.sluice.spi.RateRequest;
 
@@ -17,8 +18,11 @@ final class KeySlot {
     /** How a swept stock whose hold has ended was met. */
     enum Swept { HANDED_BACK, DEFERRED, FORGOTTEN }
 
-    /** A request paid from the stock: the key's remaining permits and reset, and whether the caller sends a refill. */
-    record Paid(long remaining, long resetMillis, boolean refill) {
+    /**
+     * A request paid from the stock: the key's remaining permits and reset, whether the caller sends a refill, and the
+     * entry of its permits (null: the stock keeps no uses).
+     */
+    record Paid(long remaining, long resetMillis, boolean refill, String entry) {
     }
 
     /** A call's answer put in place: whether its stock was kept, and the permits held besides (the request's remaining). */
@@ -50,7 +54,7 @@ final class KeySlot {
             s = state.current;
         }
         if (s == null || !s.pays(request, now)) return null;
-        s.pay(request, now);
+        String entry = s.pay(request, now);
         Stock n = state.next;
         // The key's remaining permits as without prefetch: what the backend has, and what this server holds.
         if (spent != null) {
@@ -61,7 +65,7 @@ final class KeySlot {
         long reset = Math.max(0, s.prefetch.outcome().resetMillis() - (now - s.fetchedAt));
         boolean refill = false;
         if (n == null && s.low(now)) refill = startCall(state.refill());
-        return new Paid(remaining, reset, refill);
+        return new Paid(remaining, reset, refill, entry);
     }
 
     /** Tokens of this server's stocks, out of their bucket until handed back. */
@@ -199,6 +203,28 @@ final class KeySlot {
      * (it never holds more than it took, so its hand-back never returns more than the backend lent it).
      */
     synchronized boolean putBack(RateRequest request, long now) {
+        return putBack(request, now, null);
+    }
+
+    /**
+     * As {@link #putBack(RateRequest, long)}, for the permits kept under {@code entry} (null: unknown). Permits a stock
+     * still held here paid for go back into it, taken off their own use, even once its hold has ended (its hand-back,
+     * not yet sent, then returns them unused). Those of a stock handed back already, and a log's permits the backend
+     * keeps under an entry of their own, are not taken: the backend gives back that entry, so that a later request's
+     * use or entry keeps its time.
+     */
+    synchronized boolean putBack(RateRequest request, long now, String entry) {
+        if (entry != null && request.algorithm() == Algorithm.SLIDING_LOG) {
+            if (state.gone()) return false;
+            for (Stock held : stocks()) {
+                long usedAt = held.usedAt(entry);
+                if (usedAt >= 0) {
+                    held.putBack(request, usedAt);
+                    return true;
+                }
+            }
+            return false;
+        }
         Stock s = state.current;
         if (state.gone() || s == null || now >= s.until || !s.forLimitOf(request) || s.left + request.cost() > s.prefetch.taken()) {
             return false;

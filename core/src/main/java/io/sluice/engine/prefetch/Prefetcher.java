@@ -87,10 +87,20 @@ public final class Prefetcher {
      * @return the decision, or null when the stock cannot pay (none, ended, another limit, too few left)
      */
     public Decision take(Rule rule, RateRequest request) {
+        return take(rule, request, entry -> { });
+    }
+
+    /**
+     * As {@link #take(Rule, RateRequest)}; paid, {@code entry} is told the entry of the request's permits (a log's use
+     * of the stock, {@link Prefetch.Receipt#useEntry}; null for other algorithms), which their give-back
+     * names ({@link #putBack(RateRequest, String)}).
+     */
+    public Decision take(Rule rule, RateRequest request, Consumer<String> entry) {
         KeySlot slot = slots.get(request.key());
         if (slot == null) return null;
         KeySlot.Paid paid = slot.take(request, ticker.millis());
         if (paid == null) return null;
+        entry.accept(paid.entry());
         if (paid.refill()) refill(request, slot, rule);
         return Decision.allowed(rule, Decision.Kind.RATE, request.limit(), paid.remaining(), Duration.ofMillis(paid.resetMillis()))
                 .withCost(request.cost());
@@ -228,8 +238,17 @@ public final class Prefetcher {
      * @return whether the stock took them; if not, they go back to the backend ({@link #refunded})
      */
     public boolean putBack(RateRequest request) {
+        return putBack(request, null);
+    }
+
+    /**
+     * As {@link #putBack(RateRequest)}, for permits kept under {@code entry} (null: unknown): a log's permits go back
+     * into the stock that paid for them, off their own use, while this server holds it; otherwise the backend gives
+     * back that entry ({@link #handBacksInFlight} first, for a stock's use: its hand-back logs it).
+     */
+    public boolean putBack(RateRequest request, String entry) {
         KeySlot slot = slots.get(request.key());
-        return slot != null && slot.putBack(request, ticker.millis());
+        return slot != null && slot.putBack(request, ticker.millis(), entry);
     }
 
     /** Hands back the key's stocks on this server: the key was reset or settled into debt in the backend. */

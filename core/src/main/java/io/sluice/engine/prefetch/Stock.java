@@ -23,16 +23,40 @@ final class Stock {
         this.left = prefetch.taken();
     }
 
-    /** {@code r} is paid from it at {@code now}. */
-    void pay(RateRequest r, long now) {
+    /**
+     * {@code r} is paid from it at {@code now}.
+     *
+     * @return the entry of its permits, which their give-back names ({@link Prefetch.Receipt#useEntry}); null when the
+     *         stock keeps no uses (a bucket's, a window's) or has no receipt
+     */
+    String pay(RateRequest r, long now) {
         left -= r.cost();
-        if (countsUses()) uses.add(now, r.cost());
+        if (!countsUses()) return null;
+        uses.add(now, r.cost());
+        Prefetch.Receipt receipt = prefetch.receipt();
+        return receipt == null ? null : receipt.useEntry(Math.max(0, until - now));
     }
 
-    /** A paid request's permits come back (another rule rejected it). */
+    /** A paid request's permits come back (another rule rejected it), taken off the latest use. */
     void putBack(RateRequest r) {
         left += r.cost();
         if (countsUses()) uses.remove(r.cost());
+    }
+
+    /**
+     * When the permits {@code entry} names were used, as {@link #pay} answered it for this stock; -1 when the entry
+     * names no use of this stock.
+     */
+    long usedAt(String entry) {
+        Prefetch.Receipt receipt = prefetch.receipt();
+        long before = receipt == null ? -1 : receipt.beforeEndOf(entry);
+        return before < 0 ? -1 : until - before;
+    }
+
+    /** A paid request's permits come back, taken off their own use at {@code usedAt} ({@link #usedAt}). */
+    void putBack(RateRequest r, long usedAt) {
+        left += r.cost();
+        uses.remove(usedAt, r.cost());
     }
 
     /**

@@ -49,6 +49,30 @@ final class StockUses {
         }
     }
 
+    /**
+     * {@code n} permits used at {@code usedAt} put back (their request gave them back): taken off the use that holds
+     * them, the first kept at or after that instant (a merge moves a use later, never earlier), so that a later
+     * request's use keeps its own instant.
+     */
+    void remove(long usedAt, long n) {
+        int i = 0;
+        while (i < size && at[i] < usedAt) i++;
+        while (n > 0 && i < size) {
+            long off = Math.min(n, permits[i]);
+            permits[i] -= off;
+            n -= off;
+            if (permits[i] == 0) {
+                System.arraycopy(at, i + 1, at, i, size - i - 1);
+                System.arraycopy(permits, i + 1, permits, i, size - i - 1);
+                size--;
+            } else {
+                i++;
+            }
+        }
+        // Not found where it was used (never, while each use is put back once): off the latest, as it was one of them.
+        remove(n);
+    }
+
     /** Halves the instants: each pair becomes one at its later instant. */
     private void mergeNeighbours() {
         int kept = 0;

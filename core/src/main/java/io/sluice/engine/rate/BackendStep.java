@@ -73,7 +73,7 @@ final class BackendStep implements RateStep {
     /** A failed call's decision: the rule's rejection when the request itself was refused, else on-backend-failure. */
     static Decision failure(BackendGuard guard, RateAsk ask, Throwable e) {
         return BackendGuard.causedByRequest(e) ? guard.refused(ask.rule(), ask.limit(), ask.cost(), e)
-                : guard.failure(ask.rule(), ask.request(), ask.limit(), e);
+                : guard.failure(ask.rule(), ask.request(), ask.limit(), e, ask.entry()::set);
     }
 
     /** The decision the backend's answer {@code o} makes. */

@@ -18,6 +18,6 @@ final class BreakerStep implements RateStep {
     @Override
     public CompletionStage<Decision> decide(RateAsk ask) {
         if (guard.allows()) return next.decide(ask);
-        return CompletableFuture.completedFuture(guard.circuitOpen(ask.rule(), ask.request(), ask.limit()));
+        return CompletableFuture.completedFuture(guard.circuitOpen(ask.rule(), ask.request(), ask.limit(), ask.entry()::set));
     }
 }

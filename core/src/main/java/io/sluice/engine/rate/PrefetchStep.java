@@ -63,7 +63,7 @@ final class PrefetchStep implements RateStep {
 
     /** Pays from the stock the key's call brought, or asks below when it brought none that fits. */
     private CompletionStage<Decision> fromStockOrBelow(RateAsk ask) {
-        Decision local = prefetcher.take(ask.rule(), ask.request());
+        Decision local = prefetcher.take(ask.rule(), ask.request(), ask.entry()::set);
         if (local == null) return next.decide(ask);
         listener.decided(local, EngineListener.Source.PREFETCH);
         return CompletableFuture.completedFuture(local);

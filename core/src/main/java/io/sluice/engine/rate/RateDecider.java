@@ -13,6 +13,7 @@ import io.sluice.spi.Algorithm;
 import io.sluice.spi.Batching;
 import io.sluice.spi.Charging;
 import io.sluice.spi.LimiterBackend;
+import io.sluice.spi.Prefetch;
 import io.sluice.spi.Prefetching;
 import io.sluice.spi.Refunding;
 import io.sluice.spi.RateRequest;
@@ -94,14 +95,24 @@ public final class RateDecider {
 
     /**
      * As {@link #giveBack(Rule, String, long, boolean)}, for the permits the backend keeps under {@code entry} (the
-     * {@link TakenEntry} of their decision; null when unknown): the request's own, whatever later requests took since.
+     * {@link TakenEntry} of their decision; null when unknown): the request's own, whatever later requests took since. A
+     * log's permits paid from this server's stock go back into it off their own use while it is held here, else in the
+     * backend off that use once the stock's hand-back has landed.
      */
     public CompletionStage<Void> giveBack(Rule rule, String raw, long cost, String entry, boolean overLimit) {
         if (!Refunds.refundable(rule)) return CompletableFuture.completedFuture(null);
         RateRequest request = Refunds.paidFor(rule.ratePolicy().request(naming.rate(rule, raw), rule.rate().orElseThrow(), cost), overLimit);
-        if (prefetches(rule) && !countedInItsWindow(request, entry) && prefetcher.putBack(request)) {
-            shield.forget(request.key());
-            return CompletableFuture.completedFuture(null);
+        if (prefetches(rule) && !countedInItsWindow(request, entry)) {
+            if (prefetcher.putBack(request, entry)) {
+                shield.forget(request.key());
+                return CompletableFuture.completedFuture(null);
+            }
+            // A stock's use is in the backend's log once the stock's hand-back has landed: that first.
+            CompletableFuture<Void> back = Prefetch.Receipt.namesUse(entry) ? prefetcher.handBacksInFlight(request.key()) : null;
+            if (back != null) {
+                return guard.bounded(back, guard.timeout()).handle((v, e) -> e)
+                        .thenCompose(late -> late == null ? refunds.refund(rule, request, entry) : CompletableFuture.completedFuture(null));
+            }
         }
         return refunds.refund(rule, request, entry);
     }
@@ -117,8 +128,13 @@ public final class RateDecider {
 
     /** As {@link #giveBack}, for permits a local decision took of this server's share ({@code on-backend-failure=local}). */
     public CompletionStage<Void> giveBackLocal(Rule rule, String raw, long cost) {
+        return giveBackLocal(rule, raw, cost, null);
+    }
+
+    /** As {@link #giveBackLocal(Rule, String, long)}, for the permits the share keeps under {@code entry} (null: unknown). */
+    public CompletionStage<Void> giveBackLocal(Rule rule, String raw, long cost, String entry) {
         if (Refunds.refundable(rule)) {
-            guard.giveBackLocal(rule, rule.ratePolicy().request(naming.rate(rule, raw), rule.rate().orElseThrow(), cost));
+            guard.giveBackLocal(rule, rule.ratePolicy().request(naming.rate(rule, raw), rule.rate().orElseThrow(), cost), entry);
         }
         return CompletableFuture.completedFuture(null);
     }

@@ -40,7 +40,7 @@ final class StockStep implements RateStep {
     }
 
     private CompletionStage<Decision> decide(RateAsk ask, boolean mayWait) {
-        Decision local = prefetcher.take(ask.rule(), ask.request());
+        Decision local = prefetcher.take(ask.rule(), ask.request(), ask.entry()::set);
         if (local != null) {
             listener.decided(local, EngineListener.Source.PREFETCH);
             return CompletableFuture.completedFuture(local);

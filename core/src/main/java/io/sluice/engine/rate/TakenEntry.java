@@ -3,9 +3,11 @@ package io.sluice.engine.rate;
 /**
  * Where the backend keeps the permits one rate decision took, once it has admitted them: the entry token of its answer
  * ({@code RateOutcome.entry}: a sliding log's entry id, a window counter's window), which a give-back passes back so
- * that the backend frees this request's permits and no later request's. Empty (null) when the backend keeps no entry
- * per request, and for permits paid from this server's stock or decided by the failure policy. Written once by the rate
- * path before the decision completes, read after it: thread-safe.
+ * that the backend frees this request's permits and no later request's. For a log's permits paid from this server's
+ * stock, their use of it ({@code Prefetch.Receipt.useEntry}); decided by this server's share ({@code local}), the
+ * share's entry. Empty (null) when the backend keeps no entry per request, for a window's permits paid from a stock,
+ * and for a failure policy's allow or deny. Written once by the rate path before the decision completes, read after
+ * it: thread-safe.
  */
 public final class TakenEntry {
     private volatile String token;

@@ -19,6 +19,6 @@ final class Waits {
     static CompletionStage<Decision> then(BackendGuard guard, CompletableFuture<Void> wait, Duration within, RateAsk ask,
                                           Supplier<CompletionStage<Decision>> then) {
         return guard.bounded(wait, within).handle((v, e) -> e).thenCompose(late -> late == null ? then.get()
-                : CompletableFuture.completedFuture(guard.failure(ask.rule(), ask.request(), ask.limit(), late)));
+                : CompletableFuture.completedFuture(guard.failure(ask.rule(), ask.request(), ask.limit(), late, ask.entry()::set)));
     }
 }

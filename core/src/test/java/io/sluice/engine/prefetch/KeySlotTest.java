@@ -97,6 +97,25 @@ class KeySlotTest {
         assertThat(slot.take(REQUEST, 1000)).as("its hold has ended").isNull();
     }
 
+    /**
+     * Issue 21: a log's stock-paid permit names its use; given back, it comes off that use (A's at 100), not the latest
+     * (B's at 500), even once the hold has ended while the stock is still here; a permit the backend keeps under an
+     * entry of its own, and one whose stock went back, are the backend's to give back.
+     */
+    @Test
+    void aLogPermitGivenBackComesOffItsOwnUse() {
+        Stock s = stocked(stock(REQUEST, 10, 0));
+        String a = slot.take(REQUEST, 100).entry();
+        assertThat(a).isEqualTo("receipt@900");
+        assertThat(slot.take(REQUEST, 500).entry()).isEqualTo("receipt@500");
+        assertThat(slot.putBack(REQUEST, 600, "a-request-entry")).as("kept in the backend under its own entry").isFalse();
+        assertThat(slot.putBack(REQUEST, 1000, a)).as("its stock still here, its hold ended").isTrue();
+        assertThat(slot.held()).isEqualTo(9);
+        slot.holdEnded(s);
+        assertThat(backend.told).containsExactly(List.of(new PrefetchUse(1, 500)));
+        assertThat(slot.putBack(REQUEST, 1000, "receipt@500")).as("its stock went back").isFalse();
+    }
+
     @Test
     void aStockRunningLowRefillsOnceAndItsNextLandsBesideIt() {
         stocked(stock(REQUEST, 4, 0));
