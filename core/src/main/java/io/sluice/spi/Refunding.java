@@ -27,7 +27,9 @@ public interface Refunding {
      * the request's own, even when later requests of the key took permits of the same cost since. An entry that is no
      * longer kept (it left the window, the state was lost) gives back nothing: its permits are free already. A null
      * entry is {@link #refund(RateRequest)}, which a backend keeping no entries per request (and the default) does
-     * anyway.
+     * anyway. A {@code leaky-bucket}, which cannot refund otherwise, may give back a slot by its entry (the slot's end)
+     * while that slot is still the last one scheduled, and keeps it otherwise: the engine asks this only of a slot
+     * Redis gave a request after the engine stopped waiting for it.
      *
      * @param request the request whose permits to hand back
      * @param entry   the entry its admitted outcome carried, or null when none is known

@@ -102,6 +102,7 @@ public final class RedissonBackend
     private final ReleaseScript release;
     private final AvailableScript available;
     private final RefundLogScript refundLog;
+    private final UndoSlotScript undoSlot;
     private final ReturnLogScript returnLog;
     private final CancelLogScript cancelLog;
     private final ForgetScript forget;
@@ -148,6 +149,7 @@ public final class RedissonBackend
         this.release = new ReleaseScript(scripts);
         this.available = new AvailableScript(scripts);
         this.refundLog = new RefundLogScript(scripts);
+        this.undoSlot = new UndoSlotScript(scripts);
         this.returnLog = new ReturnLogScript(scripts);
         this.cancelLog = new CancelLogScript(scripts);
         this.forget = new ForgetScript(scripts);
@@ -415,13 +417,17 @@ public final class RedissonBackend
         return refund(r, null);
     }
 
-    /** A log gives back the entry its decision was logged under (rate.lua's id) when {@code entry} names it. */
+    /**
+     * A log gives back the entry its decision was logged under (rate.lua's id) when {@code entry} names it; a leaky
+     * bucket gives back the slot whose end {@code entry} names while it is still the last one scheduled.
+     */
     @Override
     public CompletionStage<Void> refund(RateRequest r, String entry) {
         CompletionStage<?> done = switch (r.algorithm()) {
             case TOKEN_BUCKET, FIXED_WINDOW, SLIDING_WINDOW -> whenConnected(() -> lanes.submit(List.of(r), DecisionScript.REFUND));
             case SLIDING_LOG -> whenConnected(() -> refundLog.call(r.key(), r.cost(), entry));
-            case LEAKY_BUCKET -> null;
+            // A slot only by its end, and only while it is the last one scheduled.
+            case LEAKY_BUCKET -> entry == null ? null : whenConnected(() -> undoSlot.call(r, entry));
         };
         return done == null ? CompletableFuture.failedFuture(new UnsupportedOperationException(r.algorithm() + " cannot refund"))
                 : done.thenApply(ignored -> null);
