@@ -25,7 +25,6 @@ final class LeakyBucketScript extends DecisionScript {
         RateOutcome o = sixNumbers(v, at);
         if (!o.allowed()) return o;
         // The end of the slot taken: the entry a late answer's slot is given back by (UndoSlotScript).
-        return new RateOutcome(true, o.remaining(), o.resetMillis(), o.retryAfterMillis(), o.delayMillis(), o.overLimit(),
-                Long.toString(number(v, at + 6)));
+        return o.withEntry(Long.toString(number(v, at + 6)));
     }
 }
