@@ -78,6 +78,57 @@ final class KnownScenarios {
     }
 
     /**
+     * The combinations found with Redis faults (a freeze, a restart), which only {@link EngineMatchesModelIT} can run:
+     * each needs a Redis process of its own to stop.
+     */
+    static Map<String, EngineScenario> withFaults() {
+        Map<String, EngineScenario> all = new TreeMap<>();
+        all.put("seed 859683050: a leaky bucket's slot Redis took late during a freeze", lateLeakySlot());
+        all.put("seed 859683046: waiters polling while Redis restarts empty", waitersAcrossARestart());
+        return all;
+    }
+
+    /**
+     * IT seed 859683046's shape: a concurrency rule of 3 with {@code wait} beside a prefetching {@code fixed-window};
+     * three of bob's requests hold the permits and two wait, polling, when Redis restarts with empty state: the two
+     * must be admitted at once (a poll sent as Redis went down used to hold its waiter up until the client's timeout),
+     * then a freeze during two requests, after which every permit the model does not hold is free.
+     */
+    private static EngineScenario waitersAcrossARestart() {
+        Map<String, String> rules = rule("r1", "rate", "8/1m", "algorithm", "fixed-window", "prefetch", "3");
+        rules.putAll(rule("rc", "concurrency", "3", "wait", EngineScenario.WAIT, "lease", EngineScenario.LEASE));
+        List<Step> steps = new ArrayList<>();
+        for (int id = 0; id < 5; id++) steps.add(new Request(id, 0, "bob", null, EngineScenario.PATH));
+        steps.add(new EngineScenario.Restart());
+        steps.add(new Request(5, 0, "alice", null, EngineScenario.PATH));
+        steps.add(new EngineScenario.Freeze(2));
+        steps.add(new Release(0));
+        steps.add(new Request(6, 0, "bob", null, EngineScenario.PATH));
+        return scenario(rules, steps);
+    }
+
+    /**
+     * IT seed 859683050, as it shrank (a {@code leaky-bucket} of {@code 6/1s}, {@code queue=2}, {@code local}), at a pace
+     * of {@code 6/1h} and no queue: at 6/1s the late slot mattered only when its call went after the clock had moved
+     * (queued in its lane behind the other key's frozen call), which a run does not control, and a queue would make the
+     * next request wait for its slot in real time. Redis frozen during a request of alice and one of bob, each decided by
+     * the share while its call waits in Redis, then run there late; bob's and alice's next requests must find their
+     * buckets as if the frozen ones had never come (each late slot is still the last one scheduled, so it goes back);
+     * before the fix bob's first was rejected.
+     */
+    private static EngineScenario lateLeakySlot() {
+        Map<String, String> rules = rule("r1", "rate", "6/1h", "algorithm", "leaky-bucket", "queue", "0",
+                "on-backend-failure", "local");
+        List<Step> steps = new ArrayList<>();
+        steps.add(new EngineScenario.Freeze(2));
+        steps.add(new Request(0, 0, "bob", null, EngineScenario.PATH));
+        steps.add(new Request(1, 0, "bob", null, EngineScenario.PATH));
+        steps.add(new Advance(1_000));
+        steps.add(new Request(2, 0, "alice", null, EngineScenario.PATH));
+        return scenario(rules, steps);
+    }
+
+    /**
      * Issue 21's late give-back: {@code 3/10s} counting failures, A at 0 s, B at 5 s failing, A's success at 5 s gives
      * back A's own entry; at 10.5 s B's still counts: 2 admitted (Remaining 1, then 0), the third rejected.
      */

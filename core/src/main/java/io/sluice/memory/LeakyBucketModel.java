@@ -61,7 +61,9 @@ public final class LeakyBucketModel implements RateModel {
         if (d <= 0) remaining = queue + 1;
         else if (d <= room) remaining = Math.floor((room - d) / interval) + 1;
         long reset = d > 0 ? RateModel.millis(d - room + remaining * interval) : 0;
-        return new RateOutcome(allowed, (long) remaining, reset, retry, delay, false);
+        RateOutcome outcome = new RateOutcome(allowed, (long) remaining, reset, retry, delay, false);
+        // The end of the slot taken, as leaky-bucket.lua names it (the entry a late answer's slot goes back by).
+        return allowed ? outcome.withEntry(Long.toString((long) tatF)) : outcome;
     }
 
     /** A leaky bucket's slots are not handed back: elastic throttling is refused for it at parse time. */

@@ -32,7 +32,9 @@ public interface Refunding {
      * entry is {@link #refund(RateRequest)}, which a backend keeping no entries per request (and the default) does
      * anyway. An entry may also name permits a server paid from a {@link Prefetching} stock of this backend
      * ({@link Prefetch.Receipt#useEntry}), given back after the stock was handed back with its uses: a log takes them
-     * off the use they were logged under.
+     * off the use they were logged under. A {@code leaky-bucket}, which cannot refund otherwise, may give back a slot
+     * by its entry (the slot's end) while that slot is still the last one scheduled, and keeps it otherwise: the
+     * engine asks this only of a slot Redis gave a request after the engine stopped waiting for it.
      *
      * @param request the request whose permits to hand back
      * @param entry   the entry its admitted outcome carried, or null when none is known

@@ -303,23 +303,23 @@ public abstract class BackendContract {
     @Test
     void aLeakyBucketWithoutQueueAdmitsOnlyOnPaceAndARejectionTakesNoSlot() {
         RateRequest r = request(LEAKY_BUCKET, "pace", 10, Duration.ofSeconds(1));
-        assertThat(consume(r)).isEqualTo(new RateOutcome(true, 0, 100, 0, 0, false));
+        assertThat(Decided.of(consume(r))).isEqualTo(new RateOutcome(true, 0, 100, 0, 0, false));
         clock.advance(Duration.ofMillis(40));
         assertThat(consume(r)).isEqualTo(new RateOutcome(false, 0, 60, 60, 0, false));
         clock.advance(Duration.ofMillis(59));
         assertThat(consume(r).allowed()).isFalse();
         clock.advance(Duration.ofMillis(1));
-        assertThat(consume(r)).isEqualTo(new RateOutcome(true, 0, 100, 0, 0, false));
+        assertThat(Decided.of(consume(r))).isEqualTo(new RateOutcome(true, 0, 100, 0, 0, false));
     }
 
     @Test
     void aLeakyBucketGivesACostlyRequestSeveralSlots() {
         RateRequest r = request(LEAKY_BUCKET, "pace-cost", 10, Duration.ofSeconds(1)).withQueue(2);
-        assertThat(consume(r, 3)).isEqualTo(new RateOutcome(true, 0, 100, 0, 0, false));
+        assertThat(Decided.of(consume(r, 3))).isEqualTo(new RateOutcome(true, 0, 100, 0, 0, false));
         // The next slot is 300 ms away, beyond a queue of 2 x 100 ms: the first free place opens in 100 ms.
         assertThat(consume(r)).isEqualTo(new RateOutcome(false, 0, 100, 100, 0, false));
         clock.advance(Duration.ofMillis(100));
-        assertThat(consume(r)).isEqualTo(new RateOutcome(true, 0, 100, 0, 200, false));
+        assertThat(Decided.of(consume(r))).isEqualTo(new RateOutcome(true, 0, 100, 0, 200, false));
     }
 
     @ParameterizedTest

@@ -10,7 +10,7 @@ final class LeakyBucketScript extends DecisionScript {
     private final boolean callerTime;
 
     LeakyBucketScript(boolean callerTime) {
-        super(5, 1, 6, 0, false, "shared/redis-time.lua", "rate/leaky-bucket.lua");
+        super(5, 1, 7, 0, false, "shared/redis-time.lua", "rate/leaky-bucket.lua");
         this.callerTime = callerTime;
     }
 
@@ -22,6 +22,9 @@ final class LeakyBucketScript extends DecisionScript {
 
     @Override
     RateOutcome outcome(RateRequest r, List<Object> v, int at) {
-        return sixNumbers(v, at);
+        RateOutcome o = sixNumbers(v, at);
+        if (!o.allowed()) return o;
+        // The end of the slot taken: the entry a late answer's slot is given back by (UndoSlotScript).
+        return o.withEntry(Long.toString(number(v, at + 6)));
     }
 }

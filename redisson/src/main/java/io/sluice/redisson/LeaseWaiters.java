@@ -22,7 +22,8 @@ import java.util.function.Supplier;
  * missed), whenever a release or a reclaimed lease tells how many leases are still held (the waiters in order whose
  * limit leaves room are woken, as many as the room of each allows), when the earliest lease expires, every
  * {@link #POLL_MILLIS} when nothing woke it (a lost wake-up, a Redis that lost its state), and once more when its wait
- * ends. Thread-safe.
+ * ends. A try still unanswered after {@link #POLL_MILLIS} (sent as Redis went down: the client answers it only at its
+ * own timeout) does not hold the waiter up: the next try goes anyway, under the same permit id. Thread-safe.
  */
 final class LeaseWaiters {
     /** One try of the acquire script under the waiter's own limit and permit id. */
@@ -100,6 +101,10 @@ final class LeaseWaiters {
         final long endNanos;
         final CompletableFuture<LeaseOutcome> result = new CompletableFuture<>();
         boolean trying;
+        /** The latest try's number: an answer of an earlier one, stuck past a poll, is late. */
+        long tries;
+        /** When (System.nanoTime) the latest try was sent. */
+        long triedAtNanos;
         boolean again;
         boolean lastTry;
         /** The lease expiry a retry is scheduled for (one timer per expiry, however many tries saw it). */
@@ -116,13 +121,18 @@ final class LeaseWaiters {
         }
 
         void tryNow() {
+            long number;
             synchronized (this) {
                 if (result.isDone()) return;
-                if (trying) {
+                // A try unanswered for a poll is stuck (sent as Redis went down, its connection lost under it): the
+                // next goes anyway, under the same permit id, which Redis holds once however many tries reach it.
+                if (trying && System.nanoTime() - triedAtNanos < TimeUnit.MILLISECONDS.toNanos(pollMillis)) {
                     again = true;
                     return;
                 }
                 trying = true;
+                number = ++tries;
+                triedAtNanos = System.nanoTime();
             }
             CompletionStage<Answer> tried;
             try {
@@ -130,17 +140,40 @@ final class LeaseWaiters {
             } catch (RuntimeException e) {
                 tried = CompletableFuture.failedFuture(e);
             }
-            tried.whenComplete(this::tried);
+            tried.whenComplete((a, failure) -> tried(number, a, failure));
+            unlessAnswered(number);
         }
 
-        private void tried(Answer a, Throwable failure) {
-            boolean retry;
-            boolean end;
+        /** Tries again if try {@code number} is still unanswered after a poll, before the wait ends (issue 21). */
+        private void unlessAnswered(long number) {
+            long left = TimeUnit.NANOSECONDS.toMillis(endNanos - System.nanoTime());
+            if (pollMillis >= left) return;
+            after(pollMillis, () -> {
+                synchronized (this) {
+                    if (!trying || tries != number) return;
+                }
+                tryNow();
+            });
+        }
+
+        private void tried(long number, Answer a, Throwable failure) {
+            boolean retry = false;
+            boolean end = false;
+            boolean late;
             synchronized (this) {
-                trying = false;
-                retry = again;
-                again = false;
-                end = lastTry && !retry;
+                late = number != tries;
+                if (!late) {
+                    trying = false;
+                    retry = again;
+                    again = false;
+                    end = lastTry && !retry;
+                }
+            }
+            if (late) {
+                // A stuck try answered after a later one was sent: a permit it took is the waiter's (the same id),
+                // anything else the later try answers.
+                if (failure == null && a.outcome().acquired()) finish(a.outcome(), null);
+                return;
             }
             if (failure != null) {
                 finish(null, failure);

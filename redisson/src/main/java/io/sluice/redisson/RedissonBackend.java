@@ -102,6 +102,7 @@ public final class RedissonBackend
     private final ReleaseScript release;
     private final AvailableScript available;
     private final RefundLogScript refundLog;
+    private final UndoSlotScript undoSlot;
     private final ReturnLogScript returnLog;
     private final CancelLogScript cancelLog;
     private final ForgetScript forget;
@@ -148,6 +149,7 @@ public final class RedissonBackend
         this.release = new ReleaseScript(scripts);
         this.available = new AvailableScript(scripts);
         this.refundLog = new RefundLogScript(scripts);
+        this.undoSlot = new UndoSlotScript(scripts);
         this.returnLog = new ReturnLogScript(scripts);
         this.cancelLog = new CancelLogScript(scripts);
         this.forget = new ForgetScript(scripts);
@@ -417,7 +419,8 @@ public final class RedissonBackend
 
     /**
      * A log gives back the entry its decision was logged under (rate.lua's id) when {@code entry} names it; a window
-     * counter, off the counter of the window its answer named, while that window still counts.
+     * counter, off the counter of the window its answer named, while that window still counts; a leaky bucket gives
+     * back the slot whose end {@code entry} names while it is still the last one scheduled.
      */
     @Override
     public CompletionStage<Void> refund(RateRequest r, String entry) {
@@ -425,7 +428,8 @@ public final class RedissonBackend
             case TOKEN_BUCKET -> whenConnected(() -> lanes.submit(List.of(r), DecisionScript.REFUND));
             case FIXED_WINDOW, SLIDING_WINDOW -> refundWindow(r, entry);
             case SLIDING_LOG -> whenConnected(() -> refundLog.call(r.key(), r.cost(), entry));
-            case LEAKY_BUCKET -> null;
+            // A slot only by its end, and only while it is the last one scheduled.
+            case LEAKY_BUCKET -> entry == null ? null : whenConnected(() -> undoSlot.call(r, entry));
         };
         return done == null ? CompletableFuture.failedFuture(new UnsupportedOperationException(r.algorithm() + " cannot refund"))
                 : done.thenApply(ignored -> null);

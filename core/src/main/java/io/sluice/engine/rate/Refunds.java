@@ -79,7 +79,8 @@ final class Refunds {
      * elastic decision of a counting algorithm: its late answer says whether it went over the nominal limit, and
      * then its {@code capacity} rule paid (an answer over the limit that was not paid is a rejection), so that payment
      * goes back too, where the capacity rule's algorithm can refund. What the answer shows within the nominal limit
-     * goes back to the nominal limit's count ({@link #paidFor}).
+     * goes back to the nominal limit's count ({@link #paidFor}). A leaky bucket's late slot goes back while it is still
+     * the last one scheduled ({@link #lateSlotUndoable}).
      */
     void undoIfDenied(RateAsk ask, Decision failed, RateOutcome late, RateCall.Payment capacity) {
         boolean ours = failed.rejects() || failed.outcome() == Decision.Outcome.FAILED_LOCAL;
@@ -87,6 +88,10 @@ final class Refunds {
         Rule rule = ask.rule();
         if (refundable(rule)) {
             refund(rule, paidFor(ask.request(), late.overLimit()), late.entry());
+            return;
+        }
+        if (lateSlotUndoable(rule, late)) {
+            refund(rule, ask.request(), late.entry());
             return;
         }
         boolean counting = rule.ratePolicy().throttling() == Throttling.ELASTIC && rule.ratePolicy().algorithm().refundable();
@@ -100,6 +105,16 @@ final class Refunds {
         if (capacity != null && capacity.rule().ratePolicy().algorithm().refundable()) {
             refund(capacity.rule(), capacity.request(), null);
         }
+    }
+
+    /**
+     * Whether a leaky bucket's slot taken late can go back: by the slot's end its answer carried, which the backend
+     * gives back only while no later slot is scheduled (issue 21, seed 859683050). The other give-backs (another rule's
+     * rejection, an ending {@code count} does not count) keep a slot, as docs/algorithms.md says ({@link #refundable}).
+     */
+    private static boolean lateSlotUndoable(Rule rule, RateOutcome late) {
+        return rule.ratePolicy().algorithm() == Algorithm.LEAKY_BUCKET && rule.ratePolicy().throttling() != Throttling.ELASTIC
+                && late.entry() != null;
     }
 
     /**

@@ -2,7 +2,8 @@
 -- KEYS[1] state "<next free slot, us>:<effective limit it was computed with>".
 -- ARGV[1] now in ms, or '' for Redis TIME (production always passes ''); ARGV[2] period (ms);
 -- ARGV[3] effective limit (the pace: one request every period / limit), ARGV[4] queue, ARGV[5] cost.
--- Returns {allowed, remaining, reset ms, retry-after ms (-1: never fits), delay ms until the slot, 0}.
+-- Returns {allowed, remaining, reset ms, retry-after ms (-1: never fits), delay ms until the slot, 0, the end of the
+-- slot taken (us; 0 when rejected)}: the entry undo-slot.lua gives the slot back by (a late answer's, issue 21).
 -- io.sluice.memory.LeakyBucketModel is the same computation in Java, operation for operation.
 -- (redis-time.lua, prepended on load, has set now and SLACK_MS.)
 local period = tonumber(ARGV[2]) * 1000
@@ -59,4 +60,6 @@ elseif d <= room then
 end
 local reset = 0
 if d > 0 then reset = math.ceil((d - room + remaining * interval) / 1000) end
-return {allowed, remaining, reset, retry, delay, 0}
+local slotEnd = 0
+if allowed == 1 then slotEnd = tatF end
+return {allowed, remaining, reset, retry, delay, 0, slotEnd}
