@@ -1,17 +1,13 @@
 package io.sluice;
 
 import io.sluice.rule.Rule;
-import io.sluice.testing.MutableClock;
-import io.sluice.testing.TestRedisson;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.redisson.api.RedissonClient;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
-import java.util.List;
-import java.util.UUID;
 
+import static io.sluice.CallerClockEngine.admit;
+import static io.sluice.CallerClockEngine.remaining;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -21,32 +17,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * one more than the limit.
  */
 class LateRefundOnRedisTest {
-    private static final long HOUR = 3_600_000L;
-    private static RedissonClient redisson;
-    private final MutableClock clock = new MutableClock(System.currentTimeMillis() / HOUR * HOUR + 1);
-    private final String prefix = "lr" + UUID.randomUUID().toString().substring(0, 8);
-
-    @BeforeAll
-    static void connect() {
-        redisson = TestRedisson.client();
-    }
-
-    @AfterAll
-    static void disconnect() {
-        redisson.shutdown();
-    }
+    @RegisterExtension
+    static final CallerClockEngine engines = new CallerClockEngine(1);
 
     private Sluice sluice(String... props) {
-        return CallerClockEngine.build(redisson, clock, prefix, props);
-    }
-
-    private static Admission admit(Sluice s, String key) {
-        Rule r = s.rules().get("login").orElseThrow();
-        return s.admit(List.of(r), KeySource.fixed(key)).toCompletableFuture().join();
-    }
-
-    private static long remaining(Admission a) {
-        return a.headline().orElseThrow().remaining();
+        return engines.build(props);
     }
 
     /**
@@ -58,28 +33,28 @@ class LateRefundOnRedisTest {
     void aSuccessGivenBackLateFreesItsOwnPermitNotALaterRequests() {
         try (Sluice s = sluice("sluice.rules.login.rate", "3/10s", "sluice.rules.login.algorithm", "sliding-log",
                 "sluice.rules.login.count", "failure")) {
-            Admission a = admit(s, "alice");
+            Admission a = admit(s, "login", "alice");
             assertThat(a.allowed()).isTrue();
             assertThat(remaining(a)).isEqualTo(2);
-            clock.advance(Duration.ofSeconds(5));
-            Admission b = admit(s, "alice");
+            engines.clock().advance(Duration.ofSeconds(5));
+            Admission b = admit(s, "login", "alice");
             assertThat(b.allowed()).isTrue();
             assertThat(remaining(b)).isEqualTo(1);
             b.end(Ending.status(401)).toCompletableFuture().join();
             a.end(Ending.status(200)).toCompletableFuture().join();
-            clock.advance(Duration.ofMillis(5500));
-            Admission first = admit(s, "alice");
+            engines.clock().advance(Duration.ofMillis(5500));
+            Admission first = admit(s, "login", "alice");
             assertThat(first.allowed()).isTrue();
             assertThat(remaining(first)).as("B's permit counts until 15 s").isEqualTo(1);
-            Admission second = admit(s, "alice");
+            Admission second = admit(s, "login", "alice");
             assertThat(second.allowed()).isTrue();
             assertThat(remaining(second)).isZero();
-            Admission third = admit(s, "alice");
+            Admission third = admit(s, "login", "alice");
             assertThat(third.allowed()).as("3 in the window from 5 s to 15 s").isFalse();
             assertThat(third.rejection().orElseThrow().remaining()).isZero();
             assertThat(third.rejection().orElseThrow().retryAfter()).isEqualTo(Duration.ofMillis(4500));
-            clock.advance(Duration.ofMillis(4500));
-            Admission after = admit(s, "alice");
+            engines.clock().advance(Duration.ofMillis(4500));
+            Admission after = admit(s, "login", "alice");
             assertThat(after.allowed()).as("B's permit left at 15 s").isTrue();
             assertThat(remaining(after)).isZero();
         }

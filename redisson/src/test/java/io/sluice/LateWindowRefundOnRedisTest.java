@@ -2,17 +2,13 @@ package io.sluice;
 
 import io.sluice.engine.EngineProbe;
 import io.sluice.rule.Rule;
-import io.sluice.testing.MutableClock;
-import io.sluice.testing.TestRedisson;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.redisson.api.RedissonClient;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
-import java.util.List;
-import java.util.UUID;
 
+import static io.sluice.CallerClockEngine.admitSettled;
+import static io.sluice.CallerClockEngine.remaining;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -22,56 +18,30 @@ import static org.assertj.core.api.Assertions.assertThat;
  * limit. Windows of 10 s, aligned to the hour the clock starts in.
  */
 class LateWindowRefundOnRedisTest {
-    private static final long HOUR = 3_600_000L;
-    private static RedissonClient redisson;
-    /** The start of an hour, so that every window of 10 s starts at a whole 10 s from here. */
-    private final long start = System.currentTimeMillis() / HOUR * HOUR + HOUR;
-    private final MutableClock clock = new MutableClock(start);
-    private final String prefix = "lw" + UUID.randomUUID().toString().substring(0, 8);
-
-    @BeforeAll
-    static void connect() {
-        redisson = TestRedisson.client();
-    }
-
-    @AfterAll
-    static void disconnect() {
-        redisson.shutdown();
-    }
+    @RegisterExtension
+    static final CallerClockEngine engines = new CallerClockEngine(0);
 
     private Sluice sluice(String... props) {
-        return CallerClockEngine.build(redisson, clock, prefix, props);
-    }
-
-    /** One request of {@code key}, after which a refill it started (a prefetching rule's) has landed. */
-    private static Admission admit(Sluice s, String key) {
-        Rule r = s.rules().get("login").orElseThrow();
-        Admission a = s.admit(List.of(r), KeySource.fixed(key)).toCompletableFuture().join();
-        EngineProbe.settled(s.engine(), r, key).join();
-        return a;
-    }
-
-    private static long remaining(Admission a) {
-        return a.allowed() ? a.headline().orElseThrow().remaining() : a.rejection().orElseThrow().remaining();
+        return engines.build(props);
     }
 
     /** The clock at {@code millis} after the hour, every stock whose hold ends on the way handed back by the sweep. */
     private void at(long millis, Sluice s) {
-        long target = start + millis;
+        long target = engines.hour() + millis;
         while (true) {
             long next = EngineProbe.nextHoldEnd(s.engine());
             if (next > target) break;
-            if (next > clock.millis()) clock.advance(Duration.ofMillis(next - clock.millis()));
+            if (next > engines.clock().millis()) engines.clock().advance(Duration.ofMillis(next - engines.clock().millis()));
             EngineProbe.sweep(s.engine()).join();
         }
-        clock.advance(Duration.ofMillis(target - clock.millis()));
+        engines.clock().advance(Duration.ofMillis(target - engines.clock().millis()));
     }
 
     /** {@code n} requests in a row: the Remaining of each admitted one, then -1 for each rejected one. */
     private static long[] burst(Sluice s, int n) {
         long[] out = new long[n];
         for (int i = 0; i < n; i++) {
-            Admission a = admit(s, "alice");
+            Admission a = admitSettled(s, "login", "alice");
             out[i] = a.allowed() ? remaining(a) : -1;
         }
         return out;
@@ -87,10 +57,10 @@ class LateWindowRefundOnRedisTest {
         try (Sluice s = sluice("sluice.rules.login.rate", "3/10s", "sluice.rules.login.algorithm", "fixed-window",
                 "sluice.rules.login.count", "failure")) {
             at(9_000, s);
-            Admission a = admit(s, "alice");
+            Admission a = admitSettled(s, "login", "alice");
             assertThat(remaining(a)).isEqualTo(2);
             at(10_000, s);
-            Admission b = admit(s, "alice");
+            Admission b = admitSettled(s, "login", "alice");
             assertThat(remaining(b)).isEqualTo(2);
             a.end(Ending.status(200)).toCompletableFuture().join();
             assertThat(burst(s, 3)).as("window 1 counted B alone; A's give-back is not its").containsExactly(1, 0, -1);
@@ -106,7 +76,7 @@ class LateWindowRefundOnRedisTest {
         try (Sluice s = sluice("sluice.rules.login.rate", "3/10s", "sluice.rules.login.algorithm", "fixed-window",
                 "sluice.rules.login.count", "failure")) {
             at(11_000, s);
-            Admission a = admit(s, "alice");
+            Admission a = admitSettled(s, "login", "alice");
             assertThat(remaining(a)).isEqualTo(2);
             at(12_000, s);
             a.end(Ending.status(200)).toCompletableFuture().join();
@@ -125,15 +95,15 @@ class LateWindowRefundOnRedisTest {
         try (Sluice s = sluice("sluice.rules.login.rate", "3/10s", "sluice.rules.login.algorithm", "sliding-window",
                 "sluice.rules.login.count", "failure")) {
             at(15_000, s);
-            Admission a = admit(s, "alice");
+            Admission a = admitSettled(s, "login", "alice");
             assertThat(remaining(a)).isEqualTo(2);
             at(20_000, s);
-            Admission b = admit(s, "alice");
+            Admission b = admitSettled(s, "login", "alice");
             assertThat(remaining(b)).as("A weighs in whole at the window's start").isEqualTo(1);
             a.end(Ending.status(200)).toCompletableFuture().join();
             assertThat(burst(s, 3)).containsExactly(1, 0, -1);
             at(30_000, s);
-            Admission late = admit(s, "alice");
+            Admission late = admitSettled(s, "login", "alice");
             assertThat(late.allowed()).as("B, C and D of the window before, at full weight").isFalse();
             assertThat(remaining(late)).isZero();
         }
@@ -148,9 +118,9 @@ class LateWindowRefundOnRedisTest {
         try (Sluice s = sluice("sluice.rules.login.rate", "3/10s", "sluice.rules.login.algorithm", "sliding-window",
                 "sluice.rules.login.count", "failure")) {
             at(5_000, s);
-            Admission a = admit(s, "alice");
+            Admission a = admitSettled(s, "login", "alice");
             at(20_000, s);
-            Admission b = admit(s, "alice");
+            Admission b = admitSettled(s, "login", "alice");
             assertThat(remaining(b)).isEqualTo(2);
             a.end(Ending.status(200)).toCompletableFuture().join();
             assertThat(burst(s, 3)).containsExactly(1, 0, -1);
@@ -169,12 +139,12 @@ class LateWindowRefundOnRedisTest {
         try (Sluice s = sluice("sluice.rules.login.rate", "4/10s", "sluice.rules.login.algorithm", "fixed-window",
                 "sluice.rules.login.prefetch", "2", "sluice.rules.login.count", "failure")) {
             at(9_000, s);
-            Admission a = admit(s, "alice");
+            Admission a = admitSettled(s, "login", "alice");
             assertThat(remaining(a)).isEqualTo(3);
             at(10_000, s);
-            Admission b = admit(s, "alice");
+            Admission b = admitSettled(s, "login", "alice");
             assertThat(remaining(b)).isEqualTo(3);
-            Admission c = admit(s, "alice");
+            Admission c = admitSettled(s, "login", "alice");
             assertThat(remaining(c)).isEqualTo(2);
             a.end(Ending.status(200)).toCompletableFuture().join();
             assertThat(burst(s, 3)).as("B and C counted in window 1; A's give-back is window 0's").containsExactly(1, 0, -1);

@@ -1,18 +1,13 @@
 package io.sluice;
 
 import io.sluice.rule.Rule;
-import io.sluice.testing.MutableClock;
-import io.sluice.testing.TestRedisson;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.redisson.api.RedissonClient;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.redisson.client.codec.StringCodec;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
@@ -20,6 +15,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import static io.sluice.CallerClockEngine.admit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -28,28 +24,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Redis), and parallel failures never pass a count=failure limit while successes never use it up.
  */
 class OutcomeOnRedisTest {
-    private static final long HOUR = 3_600_000L;
-    private static RedissonClient redisson;
-    private final MutableClock clock = new MutableClock(System.currentTimeMillis() / HOUR * HOUR + 1);
-    private final String prefix = "o" + UUID.randomUUID().toString().substring(0, 8);
-
-    @BeforeAll
-    static void connect() {
-        redisson = TestRedisson.client();
-    }
-
-    @AfterAll
-    static void disconnect() {
-        redisson.shutdown();
-    }
+    @RegisterExtension
+    static final CallerClockEngine engines = new CallerClockEngine(1);
 
     private Sluice sluice(String... props) {
-        return CallerClockEngine.build(redisson, clock, prefix, props);
-    }
-
-    private static Admission admit(Sluice s, String rule, String key) {
-        Rule r = s.rules().get(rule).orElseThrow();
-        return s.admit(List.of(r), KeySource.fixed(key)).toCompletableFuture().join();
+        return engines.build(props);
     }
 
     /** Issue 24's example on Redis: 7 admitted, settled to 21 000 of 20 000; the 8th waits 360 s for 2 000 tokens. */
@@ -68,7 +47,7 @@ class OutcomeOnRedisTest {
             assertThat(eighth.allowed()).isFalse();
             assertThat(eighth.rejection().orElseThrow().retryAfter()).isEqualTo(Duration.ofSeconds(360));
             assertThat(eighth.rejection().orElseThrow().retryAfterSeconds()).isEqualTo(360);
-            clock.advance(Duration.ofSeconds(360));
+            engines.clock().advance(Duration.ofSeconds(360));
             Admission ninth = admit(s, "llm", "acme");
             assertThat(ninth.allowed()).isTrue();
             assertThat(ninth.headline().orElseThrow().remaining()).isZero();
@@ -85,15 +64,15 @@ class OutcomeOnRedisTest {
             a.settle("rows", 250).toCompletableFuture().join();
             Admission next = admit(s, "rows", "k");
             assertThat(next.allowed()).isFalse();
-            assertThat(next.rejection().orElseThrow().retryAfter()).isEqualTo(Duration.ofMillis(HOUR - 1));
+            assertThat(next.rejection().orElseThrow().retryAfter()).isEqualTo(Duration.ofMillis(CallerClockEngine.HOUR - 1));
             Admission b = admit(s, "slide", "k");
             b.settle("slide", 150).toCompletableFuture().join();
             assertThat(admit(s, "slide", "k").allowed()).isFalse();
-            clock.advance(Duration.ofMillis(HOUR - 1));
+            engines.clock().advance(Duration.ofMillis(CallerClockEngine.HOUR - 1));
             assertThat(admit(s, "rows", "k").allowed()).as("a new window").isTrue();
             // 150 of the last window, weighted by the overlap: 150 x 1.0 at its end, then less as it slides.
             assertThat(admit(s, "slide", "k").allowed()).isFalse();
-            clock.advance(Duration.ofMinutes(30));
+            engines.clock().advance(Duration.ofMinutes(30));
             // 150 x 0.5 = 75, + 10 fits 100.
             assertThat(admit(s, "slide", "k").allowed()).isTrue();
         }
@@ -125,7 +104,7 @@ class OutcomeOnRedisTest {
                 }
                 long sum = 0;
                 for (Future<Long> f : charged) sum += f.get();
-                String state = redisson.<String>getBucket(onlyKey(), StringCodec.INSTANCE).get();
+                String state = engines.redisson().<String>getBucket(onlyKey(), StringCodec.INSTANCE).get();
                 assertThat(state).endsWith(":" + sum);
                 System.out.println("OutcomeOnRedisTest: " + callers + " settlements, reported " + sum + ", Redis holds " + state);
             } finally {
@@ -137,7 +116,7 @@ class OutcomeOnRedisTest {
     private String onlyKey() {
         List<String> keys = new ArrayList<>();
         // The servers' announcements (prefetch=auto divides a limit's share among them) are not a key's state.
-        redisson.getKeys().getKeysByPattern(prefix + "*").forEach(k -> {
+        engines.redisson().getKeys().getKeysByPattern(engines.prefix() + "*").forEach(k -> {
             if (!k.endsWith(":servers")) keys.add(k);
         });
         assertThat(keys).hasSize(1);

@@ -2,17 +2,13 @@ package io.sluice;
 
 import io.sluice.engine.EngineProbe;
 import io.sluice.rule.Rule;
-import io.sluice.testing.MutableClock;
-import io.sluice.testing.TestRedisson;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.redisson.api.RedissonClient;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
-import java.util.List;
-import java.util.UUID;
 
+import static io.sluice.CallerClockEngine.admitSettled;
+import static io.sluice.CallerClockEngine.remaining;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -23,50 +19,26 @@ import static org.assertj.core.api.Assertions.assertThat;
  * 0 s is decided in Redis (its failure counts) and brings a stock of 2, which pays A and then B; A succeeds.
  */
 class StockGiveBackOnRedisTest {
-    private static final long HOUR = 3_600_000L;
-    private static RedissonClient redisson;
-    private final MutableClock clock = new MutableClock(System.currentTimeMillis() / HOUR * HOUR + 1);
-    private final String prefix = "sg" + UUID.randomUUID().toString().substring(0, 8);
-
-    @BeforeAll
-    static void connect() {
-        redisson = TestRedisson.client();
-    }
-
-    @AfterAll
-    static void disconnect() {
-        redisson.shutdown();
-    }
+    @RegisterExtension
+    static final CallerClockEngine engines = new CallerClockEngine(1);
 
     private Sluice sluice() {
-        return CallerClockEngine.build(redisson, clock, prefix, "sluice.rules.login.rate", "3/10s",
+        return engines.build("sluice.rules.login.rate", "3/10s",
                 "sluice.rules.login.algorithm", "sliding-log", "sluice.rules.login.count", "failure",
                 "sluice.rules.login.prefetch", "2", "sluice.rules.login.prefetch-hold", "1s");
     }
 
-    /** One request of alice, once the key's calls and hand-backs have landed. */
-    private static Admission admit(Sluice s) {
-        Rule r = s.rules().get("login").orElseThrow();
-        Admission a = s.admit(List.of(r), KeySource.fixed("alice")).toCompletableFuture().join();
-        EngineProbe.settled(s.engine(), r, "alice").join();
-        return a;
-    }
-
-    private static long remaining(Admission a) {
-        return a.headline().orElseThrow().remaining();
-    }
-
     /** X at 0 s (kept), A at {@code aAt}, B at 0.5 s, both from the stock. */
     private Admission[] xThenAAndBFromTheStock(Sluice s, long aAt) {
-        Admission x = admit(s);
+        Admission x = admitSettled(s, "login", "alice");
         assertThat(x.allowed()).isTrue();
         assertThat(EngineProbe.held(s.engine())).as("X brought a stock of 2").isEqualTo(2);
         x.end(Ending.status(401)).toCompletableFuture().join();
-        clock.advance(Duration.ofMillis(aAt));
-        Admission a = admit(s);
+        engines.clock().advance(Duration.ofMillis(aAt));
+        Admission a = admitSettled(s, "login", "alice");
         assertThat(a.allowed()).isTrue();
-        clock.advance(Duration.ofMillis(500 - aAt));
-        Admission b = admit(s);
+        engines.clock().advance(Duration.ofMillis(500 - aAt));
+        Admission b = admitSettled(s, "login", "alice");
         assertThat(b.allowed()).isTrue();
         assertThat(EngineProbe.held(s.engine())).as("A and B were paid from the stock").isZero();
         b.end(Ending.status(401)).toCompletableFuture().join();
@@ -85,10 +57,10 @@ class StockGiveBackOnRedisTest {
             Admission a = xThenAAndBFromTheStock(s, 0)[1];
             a.end(Ending.status(200)).toCompletableFuture().join();
             assertThat(EngineProbe.held(s.engine())).as("A's permit is back in the stock").isEqualTo(1);
-            clock.advance(Duration.ofMillis(500));
+            engines.clock().advance(Duration.ofMillis(500));
             EngineProbe.sweep(s.engine()).join();
             assertThat(EngineProbe.held(s.engine())).as("the stock went back at its hold's end").isZero();
-            clock.advance(Duration.ofMillis(9_200));
+            engines.clock().advance(Duration.ofMillis(9_200));
             assertTwoAdmittedThenRejectedFor(s, 300);
         }
     }
@@ -103,29 +75,29 @@ class StockGiveBackOnRedisTest {
     void aStockPaidPermitGivenBackAfterTheHoldTakesItsOwnUseOffInRedis() {
         try (Sluice s = sluice()) {
             Admission a = xThenAAndBFromTheStock(s, 100)[1];
-            clock.advance(Duration.ofMillis(500));
+            engines.clock().advance(Duration.ofMillis(500));
             EngineProbe.sweep(s.engine()).join();
-            clock.advance(Duration.ofMillis(1_000));
+            engines.clock().advance(Duration.ofMillis(1_000));
             a.end(Ending.status(200)).toCompletableFuture().join();
-            clock.advance(Duration.ofMillis(8_050));
+            engines.clock().advance(Duration.ofMillis(8_050));
             assertTwoAdmittedThenRejectedFor(s, 450);
         }
     }
 
     private void assertTwoAdmittedThenRejectedFor(Sluice s, long retryMillis) {
-        Admission first = admit(s);
+        Admission first = admitSettled(s, "login", "alice");
         assertThat(first.allowed()).as("B's permit still counts, A's does not").isTrue();
         assertThat(remaining(first)).isEqualTo(1);
-        Admission second = admit(s);
+        Admission second = admitSettled(s, "login", "alice");
         assertThat(second.allowed()).isTrue();
         assertThat(remaining(second)).isZero();
-        Admission third = admit(s);
+        Admission third = admitSettled(s, "login", "alice");
         assertThat(third.allowed()).as("3 in the window holding B's use").isFalse();
         assertThat(third.rejection().orElseThrow().remaining()).isZero();
         assertThat(third.rejection().orElseThrow().retryAfter()).isEqualTo(Duration.ofMillis(retryMillis));
-        clock.advance(Duration.ofMillis(retryMillis));
+        engines.clock().advance(Duration.ofMillis(retryMillis));
         EngineProbe.sweep(s.engine()).join();
-        Admission after = admit(s);
+        Admission after = admitSettled(s, "login", "alice");
         assertThat(after.allowed()).as("B's use left the window").isTrue();
     }
 }
