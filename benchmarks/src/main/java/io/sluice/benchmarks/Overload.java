@@ -24,11 +24,12 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>{@code --servers 3} runs three engines (servers) in this process on the one Redis, the callers taken in turn by
  * each, after they have counted each other (a heartbeat, 5 s): the limit is then shared as across three machines.
- * {@code --prefetch} sets the rule's {@code prefetch} ({@code auto}, the default, {@code off} or a number).
+ * {@code --prefetch} sets the rule's {@code prefetch} ({@code auto}, the default, {@code off} or a number); a comma-separated
+ * list runs each, algorithm by algorithm, so that {@code --prefetch auto,off} compares the two in one run.
  *
  * <pre>java -cp benchmarks/target/benchmarks.jar io.sluice.benchmarks.Overload [--callers 32] [--seconds 6]
  *     [--rate 20000/1s] [--timeout 10s] [--algorithm sliding-log,token-bucket,fixed-window,sliding-window]
- *     [--servers 1] [--prefetch auto]</pre>
+ *     [--servers 1] [--prefetch auto,off]</pre>
  */
 public final class Overload {
     private static final long SETTLE_NANOS = 2_000_000_000L;
@@ -45,12 +46,14 @@ public final class Overload {
         // which measures the machine, not the shield (the last column counts them).
         String timeout = a.getOrDefault("timeout", "10s");
         int servers = Integer.parseInt(a.getOrDefault("servers", "1"));
-        String prefetch = a.getOrDefault("prefetch", "auto");
+        String[] prefetches = a.getOrDefault("prefetch", "auto").split(",");
         long limit = Long.parseLong(rate.substring(0, rate.indexOf('/')));
         System.out.println("| algorithm | servers | prefetch | callers | decisions/s | admitted/s (steady) | share of the limit | most in a rolling second | by the failure policy |");
         System.out.println("|---|---|---|---|---|---|---|---|---|");
         for (String algorithm : a.getOrDefault("algorithm", "sliding-log").split(",")) {
-            System.out.println(run(algorithm, servers, prefetch, callers, seconds, rate, limit, timeout));
+            for (String prefetch : prefetches) {
+                System.out.println(run(algorithm, servers, prefetch, callers, seconds, rate, limit, timeout));
+            }
         }
         System.exit(0);
     }
