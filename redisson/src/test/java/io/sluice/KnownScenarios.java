@@ -55,6 +55,34 @@ final class KnownScenarios {
         all.put("a sliding window's permit given back two windows later", lateWindowGiveBack("sliding-window", null, 20_000));
         all.put("a prefetching fixed window's permit given back beside a later window's stock",
                 lateWindowGiveBack("fixed-window", "2", 10_000));
+        stockPaidWindowGiveBacks(all);
+    }
+
+    /** Issue 21's loose end: a window permit paid from a stock goes back by its stock's window (helper "finish21"). */
+    private static void stockPaidWindowGiveBacks(Map<String, EngineScenario> all) {
+        all.put("a fixed window's stock-paid permit given back beside a later window's stock", stockPaidWindowGiveBack("fixed-window"));
+        all.put("a sliding window's stock-paid permit given back beside a later window's stock",
+                stockPaidWindowGiveBack("sliding-window"));
+    }
+
+    /**
+     * {@code 4/10s} counting failures, {@code prefetch=2}: X at 0 s brings a stock, which pays P 0.1 s later (unless the
+     * run's clock ended X's window in between); a window later B and C (a stock of the new window), then P's success
+     * gives back P's permit: off the window that counted P's stock, never into the new window's stock, whose window
+     * then admits no more than the limit.
+     */
+    private static EngineScenario stockPaidWindowGiveBack(String algorithm) {
+        Map<String, String> rules = rule("r1", "rate", "4/10s", "algorithm", algorithm, "count", "failure", "prefetch", "2");
+        List<Step> steps = new ArrayList<>();
+        steps.add(new Request(0, 0, "alice", null, EngineScenario.PATH));
+        steps.add(new Advance(100));
+        steps.add(new Request(1, 0, "alice", null, EngineScenario.PATH));
+        steps.add(new Advance(10_000));
+        steps.add(new Request(2, 0, "alice", null, EngineScenario.PATH));
+        steps.add(new Request(3, 0, "alice", null, EngineScenario.PATH));
+        steps.add(new EngineScenario.Ended(1, 200, -1));
+        for (int id = 4; id <= 6; id++) steps.add(new Request(id, 0, "alice", null, EngineScenario.PATH));
+        return scenario(rules, steps);
     }
 
     /**

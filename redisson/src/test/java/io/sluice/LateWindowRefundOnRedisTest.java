@@ -150,4 +150,50 @@ class LateWindowRefundOnRedisTest {
             assertThat(burst(s, 3)).as("B and C counted in window 1; A's give-back is window 0's").containsExactly(1, 0, -1);
         }
     }
+
+    /**
+     * fixed-window 4/10s with prefetch=2, counting failures only: X at 9 s is decided in Redis (window 0) with a stock of
+     * 2, which pays P at 9.5 s. At 10 s the stock is handed back (its window over: 1 unused, off window 0), Q is decided
+     * in Redis with a stock of window 1, which pays R; then P's success gives P's permit back. It was counted in window
+     * 0, with P's stock: it goes off window 0 (over, so nothing), not into window 1's stock, which has room for it. Window
+     * 1 admits exactly 2 more (Q, R, then 2: 4). Before, the stock-paid permit went into the stock in use: 3 more, 5 in
+     * a window of 4.
+     */
+    @Test
+    void aStockPaidPermitGoesBackByTheWindowOfItsStock() {
+        try (Sluice s = sluice("sluice.rules.login.rate", "4/10s", "sluice.rules.login.algorithm", "fixed-window",
+                "sluice.rules.login.prefetch", "2", "sluice.rules.login.count", "failure")) {
+            at(9_000, s);
+            assertThat(remaining(admitSettled(s, "login", "alice"))).isEqualTo(3);
+            at(9_500, s);
+            Admission p = admitSettled(s, "login", "alice");
+            assertThat(remaining(p)).as("paid from the stock").isEqualTo(2);
+            at(10_000, s);
+            assertThat(remaining(admitSettled(s, "login", "alice"))).isEqualTo(3);
+            assertThat(remaining(admitSettled(s, "login", "alice"))).isEqualTo(2);
+            p.end(Ending.status(200)).toCompletableFuture().join();
+            assertThat(burst(s, 3)).as("Q and R counted in window 1; P's give-back is window 0's").containsExactly(1, 0, -1);
+        }
+    }
+
+    /**
+     * fixed-window 4/10s with prefetch=2 and a hold of 1 s, counting failures only, all in window 1: X at 11 s with a
+     * stock of 2, which pays P at 11.5 s; at 12 s the stock's hold ends and it hands back its 1 unused; then P's success
+     * gives P's permit back, off window 1 in Redis. Counted once each, window 1 has X alone: 3 more admitted. Were the
+     * used permit given back twice (into the stock and by its window), 4 would be.
+     */
+    @Test
+    void aStockPaidPermitGivenBackAfterItsStockIsBackCountsOnce() {
+        try (Sluice s = sluice("sluice.rules.login.rate", "4/10s", "sluice.rules.login.algorithm", "fixed-window",
+                "sluice.rules.login.prefetch", "2", "sluice.rules.login.prefetch-hold", "1s", "sluice.rules.login.count", "failure")) {
+            at(11_000, s);
+            assertThat(remaining(admitSettled(s, "login", "alice"))).isEqualTo(3);
+            at(11_500, s);
+            Admission p = admitSettled(s, "login", "alice");
+            assertThat(remaining(p)).as("paid from the stock").isEqualTo(2);
+            at(12_000, s);
+            p.end(Ending.status(200)).toCompletableFuture().join();
+            assertThat(burst(s, 4)).as("X alone counted in window 1").containsExactly(2, 1, 0, -1);
+        }
+    }
 }

@@ -2,14 +2,10 @@ package io.sluice;
 
 import io.sluice.engine.EngineProbe;
 import io.sluice.rule.Rule;
-import io.sluice.testing.MutableClock;
-import io.sluice.testing.TestRedisson;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Timeout;
-import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 
 import java.time.Duration;
@@ -33,22 +29,11 @@ class WindowStockEntriesTest {
     private static final int LIMIT = 10_000;
     /** Stock entries a key's state may hold at once: a few per server, those still out. */
     private static final int FEW_ENTRIES = 12;
-    private static RedissonClient redis;
-    private final MutableClock clock = new MutableClock(Math.floorDiv(System.currentTimeMillis(), PERIOD_MS) * PERIOD_MS + PERIOD_MS);
-    private final String prefix = "window-stock-entries-" + System.nanoTime();
-
-    @BeforeAll
-    static void connect() {
-        redis = TestRedisson.client();
-    }
-
-    @AfterAll
-    static void disconnect() {
-        redis.shutdown();
-    }
+    @RegisterExtension
+    static final CallerClockEngine engines = new CallerClockEngine(0);
 
     private Sluice server() {
-        return CallerClockEngine.build(redis, clock, prefix, "sluice.rules.r.rate", LIMIT + "/1s", "sluice.rules.r.key", "global",
+        return engines.build("sluice.rules.r.rate", LIMIT + "/1s", "sluice.rules.r.key", "global",
                 "sluice.rules.r.algorithm", "fixed-window");
     }
 
@@ -61,15 +46,15 @@ class WindowStockEntriesTest {
 
     /** Moves the clock as it passes on a running server: every hold that ends on the way is swept. */
     private void advance(long millis, List<Sluice> servers) {
-        long target = clock.millis() + millis;
+        long target = engines.clock().millis() + millis;
         while (true) {
             long next = Long.MAX_VALUE;
             for (Sluice s : servers) next = Math.min(next, EngineProbe.nextHoldEnd(s.engine()));
             if (next > target) break;
-            if (next > clock.millis()) clock.advance(Duration.ofMillis(next - clock.millis()));
+            if (next > engines.clock().millis()) engines.clock().advance(Duration.ofMillis(next - engines.clock().millis()));
             for (Sluice s : servers) EngineProbe.sweep(s.engine()).join();
         }
-        clock.advance(Duration.ofMillis(target - clock.millis()));
+        engines.clock().advance(Duration.ofMillis(target - engines.clock().millis()));
     }
 
     @Test
@@ -96,8 +81,8 @@ class WindowStockEntriesTest {
     /** The stocks recorded in the key's state now ("|id,window,permits,until" each). */
     private int stockEntries() {
         int entries = 0;
-        for (String k : redis.getKeys().getKeysByPattern(prefix + "*fixed-window*")) {
-            String state = redis.<String>getBucket(k, StringCodec.INSTANCE).get();
+        for (String k : engines.redisson().getKeys().getKeysByPattern(engines.prefix() + "*fixed-window*")) {
+            String state = engines.redisson().<String>getBucket(k, StringCodec.INSTANCE).get();
             if (state != null) entries += state.chars().filter(c -> c == '|').count();
         }
         return entries;

@@ -97,6 +97,8 @@ public final class FixedWindowModel implements RateModel {
         long retry = taken < upTo ? RateModel.millis(finish - now) : 0;
         long reset = n > 0 ? RateModel.millis(finish - now) : 0;
         RateOutcome last = new RateOutcome(taken > 0, (long) Math.max(0, permit.limit() - n), reset, retry);
+        // As the script answers: the window that counted the stock, for a stock-paid permit's give-back.
+        if (taken > 0) last = last.withEntry(RateModel.windowEntry(w));
         return new WindowStocks.Taken((long) taken, last, (long) Math.floor((finish - now) / 1000));
     }
 

@@ -295,7 +295,7 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
             RateOutcome last = t.last();
             RateOutcome outcome = own != null ? own : last;
             return new Prefetch(outcome, permit, taken, last.remaining(), taken == 0 ? null : new Prefetch.Receipt(id, taken),
-                    t.endsInMillis());
+                    t.endsInMillis(), taken == 0 ? null : last.entry());
         });
     }
 

@@ -107,7 +107,9 @@ public final class SlidingWindowModel implements RateModel {
         long reset = s.current > 0 || s.previous > 0 ? RateModel.millis(s.wait(remaining + 1, limit)) : 0;
         long lasts = (long) Math.floor(((s.w + 1) * s.period - s.now) / 1000);
         if (reset > 0 && reset < lasts) lasts = reset;
-        return new WindowStocks.Taken((long) taken, new RateOutcome(taken > 0, (long) remaining, reset, retry), lasts);
+        RateOutcome last = new RateOutcome(taken > 0, (long) remaining, reset, retry);
+        // As the script answers: the window that counted the stock, for a stock-paid permit's give-back.
+        return new WindowStocks.Taken((long) taken, taken > 0 ? last.withEntry(RateModel.windowEntry(s.w)) : last, lasts);
     }
 
     /**

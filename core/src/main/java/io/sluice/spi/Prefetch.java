@@ -17,9 +17,12 @@ import java.util.Objects;
  *                  (the server hands them out until the earlier of the two ends): a window counter's stock ends with
  *                  the window it was counted in, since a permit used in the next window would be admitted past that
  *                  window's limit; {@link #NO_END} when only the hold ends it
+ * @param stockEntry where the backend counted the permits taken ahead, as {@link RateOutcome#entry()} names a request's:
+ *                  a window counter's window (its index), so that a permit paid from the stock and given back comes
+ *                  off that window; null when the backend keeps none (a log's stock, a bucket's) or took nothing
  */
 public record Prefetch(RateOutcome outcome, RateRequest request, long taken, long remaining, Receipt receipt,
-                       long endsInMillis) {
+                       long endsInMillis, String stockEntry) {
     /** {@link #endsInMillis()} of a stock that only its hold ends (a sliding log's, a token bucket's). */
     public static final long NO_END = Long.MAX_VALUE;
 
@@ -105,11 +108,26 @@ public record Prefetch(RateOutcome outcome, RateRequest request, long taken, lon
      * @param remaining permits left after them
      * @param receipt   the backend's note for handing permits back
      * @param endsInMillis how long after the backend took them they may be handed out at most
+     * @param stockEntry where the backend counted them (null: not kept)
      */
     public Prefetch {
         if (taken < 0) throw new IllegalArgumentException("taken must not be negative: " + taken);
         if (request.cost() != 1) throw new IllegalArgumentException("a prefetched permit costs 1: " + request.cost());
         if (endsInMillis < 0) throw new IllegalArgumentException("endsInMillis must not be negative: " + endsInMillis);
+    }
+
+    /**
+     * Permits the backend counts under no entry of their own.
+     *
+     * @param outcome   the request's own decision
+     * @param request   a request for one prefetched permit
+     * @param taken     permits taken ahead
+     * @param remaining permits left after them
+     * @param receipt   the backend's note for handing permits back
+     * @param endsInMillis how long after the backend took them they may be handed out at most
+     */
+    public Prefetch(RateOutcome outcome, RateRequest request, long taken, long remaining, Receipt receipt, long endsInMillis) {
+        this(outcome, request, taken, remaining, receipt, endsInMillis, null);
     }
 
     /**

@@ -72,6 +72,17 @@ public class ForwardingBackend implements LimiterBackend, Batching, Prefetching,
                 : CompletableFuture.failedFuture(new UnsupportedOperationException("cannot refund"));
     }
 
+    /**
+     * The delegate's own credit (a window that has ended credits nothing), not the default's whole cost. A subclass
+     * that watches give-backs by overriding {@link #refund(RateRequest, String)} overrides this too: the engine asks
+     * this one.
+     */
+    @Override
+    public CompletionStage<Long> refundCredited(RateRequest request, String entry) {
+        return delegate instanceof Refunding r ? r.refundCredited(request, entry)
+                : CompletableFuture.failedFuture(new UnsupportedOperationException("cannot refund"));
+    }
+
     @Override
     public CompletionStage<LeaseOutcome> tryAcquire(LeaseRequest request) {
         return delegate.tryAcquire(request);

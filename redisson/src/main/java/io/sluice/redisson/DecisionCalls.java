@@ -199,7 +199,8 @@ final class DecisionCalls {
                     // A prefetch answers how many it took where a decision answers whether it was allowed.
                     u.ahead().taken().set(DecisionScript.taken(v, at));
                     u.ahead().endsIn().set(decider.stockEndsIn(v, at));
-                    answers.add(DecisionScript.prefetched(v, at));
+                    RateOutcome taken = DecisionScript.prefetched(v, at);
+                    answers.add(taken.allowed() ? taken.withEntry(decider.stockEntry(v, at)) : taken);
                 } else if (failure == null) {
                     RateOutcome o = decider.outcome(r, v, at);
                     answers.add(ids != null && o.allowed() ? o.withEntry(ids[i]) : o);

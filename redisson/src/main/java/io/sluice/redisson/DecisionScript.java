@@ -162,6 +162,14 @@ abstract class DecisionScript {
         return Prefetch.NO_END;
     }
 
+    /**
+     * Where the stock of the prefetch answered at {@code at} is counted, for a give-back of a permit it paid: null but
+     * for a window counter, the window (its index) that counted it.
+     */
+    String stockEntry(List<Object> answers, int at) {
+        return null;
+    }
+
     /** A prefetch's answer, at {@code at}: how many it took, then what was left, the reset and the retry-after. */
     static long taken(List<Object> answers, int at) {
         return number(answers, at);

@@ -304,7 +304,9 @@ public final class RedissonBackend
             RateOutcome prefetch = answers.get(answers.size() - 1);
             // The receipt: the stock's id (a log's entry, a bucket's loan) and its permits.
             Prefetch.Receipt receipt = taken == 0 ? null : new Prefetch.Receipt(run.id(), taken);
-            return new Prefetch(answers.get(0), permit, taken, prefetch.remaining(), receipt, run.endsIn().get());
+            // A window counter's prefetch answer names the window that counted the stock (a log's, a bucket's none).
+            String counted = taken == 0 ? null : prefetch.entry();
+            return new Prefetch(answers.get(0), permit, taken, prefetch.remaining(), receipt, run.endsIn().get(), counted);
         });
         // No answer (a timeout, a lost connection) does not mean Redis took nothing: it may run the call later.
         answered.whenComplete((p, e) -> {

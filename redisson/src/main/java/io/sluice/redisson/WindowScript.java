@@ -73,6 +73,12 @@ final class WindowScript extends DecisionScript {
         return number(answers, at + STOCK_ENDS);
     }
 
+    /** A window's stock is counted in the window of its prefetch: the answer's 7th number, as a request's. */
+    @Override
+    String stockEntry(List<Object> answers, int at) {
+        return Long.toString(number(answers, at + WINDOW));
+    }
+
     @Override
     RateOutcome outcome(RateRequest r, List<Object> v, int at) {
         RateOutcome o = sixNumbers(v, at);

@@ -207,11 +207,14 @@ final class KeySlot {
     }
 
     /**
-     * As {@link #putBack(RateRequest, long)}, for the permits kept under {@code entry} (null: unknown). Permits a stock
-     * still held here paid for go back into it, taken off their own use, even once its hold has ended (its hand-back,
-     * not yet sent, then returns them unused). Those of a stock handed back already, and a log's permits the backend
-     * keeps under an entry of their own, are not taken: the backend gives back that entry, so that a later request's
-     * use or entry keeps its time.
+     * As {@link #putBack(RateRequest, long)}, for the permits kept under {@code entry} (null: unknown). A log's permits
+     * a stock still held here paid for go back into it, taken off their own use, even once its hold has ended (its
+     * hand-back, not yet sent, then returns them unused). Those of a stock handed back already, and a log's permits the
+     * backend keeps under an entry of their own, are not taken: the backend gives back that entry, so that a later
+     * request's use or entry keeps its time. A window counter's permits (paid from a stock or not) go into the stock in
+     * use only when it was counted in the window {@code entry} names: a later window's stock never counted them, and
+     * its hand-back would credit its own window with them. Not taken, they come off their window in the backend, and
+     * the stock that paid them (if any) still hands back only what it has left: never counted twice.
      */
     synchronized boolean putBack(RateRequest request, long now, String entry) {
         if (entry != null && request.algorithm() == Algorithm.SLIDING_LOG) {
@@ -229,8 +232,14 @@ final class KeySlot {
         if (state.gone() || s == null || now >= s.until || !s.forLimitOf(request) || s.left + request.cost() > s.prefetch.taken()) {
             return false;
         }
+        // A window's permits go into a stock of the window that counted them, else off that window in the backend.
+        if (entry != null && countsByWindow(request) && !s.countedWith(entry)) return false;
         s.putBack(request);
         return true;
+    }
+
+    private static boolean countsByWindow(RateRequest request) {
+        return request.algorithm() == Algorithm.FIXED_WINDOW || request.algorithm() == Algorithm.SLIDING_WINDOW;
     }
 
     /** The backend took back a request's permits: the key has that many more besides this server's stocks. */

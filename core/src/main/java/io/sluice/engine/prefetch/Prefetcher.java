@@ -92,7 +92,8 @@ public final class Prefetcher {
 
     /**
      * As {@link #take(Rule, RateRequest)}; paid, {@code entry} is told the entry of the request's permits (a log's use
-     * of the stock, {@link Prefetch.Receipt#useEntry}; null for other algorithms), which their give-back
+     * of the stock, {@link Prefetch.Receipt#useEntry}; a window counter's, the stock's window, {@link Prefetch#stockEntry};
+     * null for a bucket), which their give-back
      * names ({@link #putBack(RateRequest, String)}).
      */
     public Decision take(Rule rule, RateRequest request, Consumer<String> entry) {
@@ -203,7 +204,7 @@ public final class Prefetcher {
             landed(request.key(), slot, landing.kept() ? arrived : null);
             long besides = landing.besides();
             return besides == 0 ? p : new Prefetch(plus(p.outcome(), besides), p.request(), p.taken(), p.remaining(), p.receipt(),
-                    p.endsInMillis());
+                    p.endsInMillis(), p.stockEntry());
         }).whenComplete((p, e) -> {
             // No answer: no stock, and the key's waiters go on without one.
             if (e != null) landed(request.key(), slot, null);

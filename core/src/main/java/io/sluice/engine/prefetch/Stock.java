@@ -2,6 +2,7 @@ package io.sluice.engine.prefetch;
 
 import io.sluice.spi.Algorithm;
 import io.sluice.spi.Prefetch;
+import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 
 /** Prefetched permits of one key, taken at {@code fetchedAt} and good until {@code until}; {@code left} is what is unused. */
@@ -26,15 +27,24 @@ final class Stock {
     /**
      * {@code r} is paid from it at {@code now}.
      *
-     * @return the entry of its permits, which their give-back names ({@link Prefetch.Receipt#useEntry}); null when the
-     *         stock keeps no uses (a bucket's, a window's) or has no receipt
+     * @return the entry of its permits, which their give-back names: a log's use of it ({@link Prefetch.Receipt#useEntry}),
+     *         a window counter's window that counted the stock ({@link Prefetch#stockEntry}); null for a bucket's, and
+     *         when the backend named none
      */
     String pay(RateRequest r, long now) {
         left -= r.cost();
-        if (!countsUses()) return null;
+        if (!countsUses()) return prefetch.stockEntry();
         uses.add(now, r.cost());
         Prefetch.Receipt receipt = prefetch.receipt();
         return receipt == null ? null : receipt.useEntry(Math.max(0, until - now));
+    }
+
+    /**
+     * Whether permits kept under {@code entry} (a window counter's window, {@link RateOutcome#entry()}) were counted
+     * in the window this stock was: only then may they go back into it, whose hand-back lowers that window's counter.
+     */
+    boolean countedWith(String entry) {
+        return entry != null && entry.equals(prefetch.stockEntry());
     }
 
     /** A paid request's permits come back (another rule rejected it), taken off the latest use. */

@@ -7,6 +7,7 @@ import io.sluice.spi.Refunding;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
 
 /**
  * Elastic throttling over two keys: the rule's own key and its {@code capacity} rule's {@code global} key, which
@@ -37,6 +38,17 @@ public final class Elastic {
      */
     public static CompletionStage<RateOutcome> consume(LimiterBackend backend, Refunding refunding, RateRequest own,
                                                    RateRequest capacity) {
+        return consume(backend, refunding, own, capacity, paidEntry -> { });
+    }
+
+    /**
+     * As {@link #consume(LimiterBackend, Refunding, RateRequest, RateRequest)}; paid, {@code paidEntry} is told where the
+     * capacity rule's backend keeps the payment ({@link RateOutcome#entry()}; null: none) before the answer completes.
+     *
+     * @param paidEntry told the payment's entry when the capacity rule paid
+     */
+    public static CompletionStage<RateOutcome> consume(LimiterBackend backend, Refunding refunding, RateRequest own,
+                                                   RateRequest capacity, Consumer<String> paidEntry) {
         return backend.tryConsume(own).thenCompose(o -> {
             if (!o.allowed() || !o.overLimit()) return CompletableFuture.completedFuture(o);
             RateRequest pay = capacity == null ? null : capacity.withCost(own.cost());
@@ -47,8 +59,11 @@ public final class Elastic {
                     : backend.tryConsume(pay);
             return payment.handle((paid, failure) -> {
                 // Paid: admitted, at the capacity rule's pace when it is a leaky bucket (it lends as it admits).
-                if (failure == null && paid.allowed()) return CompletableFuture.completedFuture(paid.delayMillis() == 0 ? o
-                        : new RateOutcome(true, o.remaining(), o.resetMillis(), 0, paid.delayMillis(), true, o.entry()));
+                if (failure == null && paid.allowed()) {
+                    paidEntry.accept(paid.entry());
+                    return CompletableFuture.completedFuture(paid.delayMillis() == 0 ? o
+                            : new RateOutcome(true, o.remaining(), o.resetMillis(), 0, paid.delayMillis(), true, o.entry()));
+                }
                 // Not paid for: hand the permits back whatever happens to the refund itself.
                 CompletionStage<Void> refunded = refunding == null ? CompletableFuture.completedFuture(null)
                         : refunding.refund(own, o.entry()).exceptionally(e -> null);

@@ -47,7 +47,8 @@ final class ElasticCall implements RateCall {
         Payment capacity = rules == null ? null : capacityPayment(ask.rule(), ask.cost()).orElse(null);
         CompletionStage<RateOutcome> answered;
         try {
-            answered = Elastic.consume(backend, refunding, ask.request(), capacity == null ? null : capacity.request());
+            answered = capacity == null ? Elastic.consume(backend, refunding, ask.request(), null)
+                    : Elastic.consume(backend, refunding, ask.request(), capacity.request(), capacity.entry()::set);
         } catch (RuntimeException e) {
             answered = CompletableFuture.failedFuture(e);
         }

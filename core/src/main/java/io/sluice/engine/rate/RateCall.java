@@ -23,7 +23,14 @@ interface RateCall {
         }
     }
 
-    /** The capacity rule that pays for an elastic request over its nominal limit, and its request for the cost. */
-    record Payment(Rule rule, RateRequest request) {
+    /**
+     * The capacity rule that pays for an elastic request over its nominal limit, its request for the cost, and where
+     * the capacity's backend keeps what it paid once it has ({@code entry}: a log's entry, a window's index), so that
+     * undoing the payment gives back its own permits, not a later request's.
+     */
+    record Payment(Rule rule, RateRequest request, TakenEntry entry) {
+        Payment(Rule rule, RateRequest request) {
+            this(rule, request, new TakenEntry());
+        }
     }
 }

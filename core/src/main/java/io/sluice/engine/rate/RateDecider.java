@@ -9,7 +9,6 @@ import io.sluice.engine.prefetch.Prefetcher;
 import io.sluice.Decision;
 import io.sluice.rule.Rule;
 import io.sluice.rule.RuleSet;
-import io.sluice.spi.Algorithm;
 import io.sluice.spi.Batching;
 import io.sluice.spi.Charging;
 import io.sluice.spi.LimiterBackend;
@@ -97,12 +96,14 @@ public final class RateDecider {
      * As {@link #giveBack(Rule, String, long, boolean)}, for the permits the backend keeps under {@code entry} (the
      * {@link TakenEntry} of their decision; null when unknown): the request's own, whatever later requests took since. A
      * log's permits paid from this server's stock go back into it off their own use while it is held here, else in the
-     * backend off that use once the stock's hand-back has landed.
+     * backend off that use once the stock's hand-back has landed. A window counter's (paid from a stock or not) go
+     * into the key's stock in use only when that stock was counted in the same window, else off that window in the
+     * backend ({@link Prefetcher#putBack(RateRequest, String)}).
      */
     public CompletionStage<Void> giveBack(Rule rule, String raw, long cost, String entry, boolean overLimit) {
         if (!Refunds.refundable(rule)) return CompletableFuture.completedFuture(null);
         RateRequest request = Refunds.paidFor(rule.ratePolicy().request(naming.rate(rule, raw), rule.rate().orElseThrow(), cost), overLimit);
-        if (prefetches(rule) && !countedInItsWindow(request, entry)) {
+        if (prefetches(rule)) {
             if (prefetcher.putBack(request, entry)) {
                 shield.forget(request.key());
                 return CompletableFuture.completedFuture(null);
@@ -115,15 +116,6 @@ public final class RateDecider {
             }
         }
         return refunds.refund(rule, request, entry);
-    }
-
-    /**
-     * Whether the permits go back to the window counter's window their answer named ({@code entry}): the key's stock in
-     * use may be a later window's, which never counted them, so they go to the backend, which knows the windows.
-     */
-    private static boolean countedInItsWindow(RateRequest request, String entry) {
-        Algorithm a = request.algorithm();
-        return entry != null && (a == Algorithm.FIXED_WINDOW || a == Algorithm.SLIDING_WINDOW);
     }
 
     /** As {@link #giveBack}, for permits a local decision took of this server's share ({@code on-backend-failure=local}). */

@@ -78,9 +78,10 @@ final class Refunds {
      * permit is its own. Not undone where a rejection's are not either ({@link #refundable}), except an
      * elastic decision of a counting algorithm: its late answer says whether it went over the nominal limit, and
      * then its {@code capacity} rule paid (an answer over the limit that was not paid is a rejection), so that payment
-     * goes back too, where the capacity rule's algorithm can refund. What the answer shows within the nominal limit
-     * goes back to the nominal limit's count ({@link #paidFor}). A leaky bucket's late slot goes back while it is still
-     * the last one scheduled ({@link #lateSlotUndoable}).
+     * goes back too, where the capacity rule's algorithm can refund, by the entry its answer named ({@link RateCall.Payment}:
+     * a log's own entry, not the newest of that cost). What the answer shows within the nominal limit goes back to the
+     * nominal limit's count ({@link #paidFor}). A leaky bucket's late slot goes back while it is still the last one
+     * scheduled ({@link #lateSlotUndoable}).
      */
     void undoIfDenied(RateAsk ask, Decision failed, RateOutcome late, RateCall.Payment capacity) {
         boolean ours = failed.rejects() || failed.outcome() == Decision.Outcome.FAILED_LOCAL;
@@ -103,7 +104,7 @@ final class Refunds {
         if (ask.request().algorithm() == Algorithm.TOKEN_BUCKET) return;
         refund(rule, ask.request(), late.entry());
         if (capacity != null && capacity.rule().ratePolicy().algorithm().refundable()) {
-            refund(capacity.rule(), capacity.request(), null);
+            refund(capacity.rule(), capacity.request(), capacity.entry().token());
         }
     }
 

@@ -29,6 +29,11 @@ class BackendStepTest {
         }
 
         @Override
+        public CompletionStage<Long> refundCredited(RateRequest request, String entry) {
+            return refund(request, entry).thenApply(v -> request.cost());
+        }
+
+        @Override
         public CompletionStage<Void> refund(RateRequest request, String entry) {
             refunded.add(request);
             refundedEntries.add(String.valueOf(entry));

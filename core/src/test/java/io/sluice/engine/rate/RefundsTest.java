@@ -28,6 +28,11 @@ class RefundsTest {
         }
 
         @Override
+        public CompletionStage<Long> refundCredited(RateRequest request, String entry) {
+            return refund(request, entry).thenApply(v -> request.cost());
+        }
+
+        @Override
         public CompletionStage<Void> refund(RateRequest request, String entry) {
             refunded.add(request);
             return CompletableFuture.completedFuture(null);
