@@ -18,6 +18,7 @@ import io.sluice.model.ConcurrencyModel;
 import io.sluice.model.EngineModel;
 import io.sluice.model.WindowBounds;
 import io.sluice.redisson.CallerClockBackends;
+import io.sluice.redisson.RedissonBackend;
 import io.sluice.rule.Durations;
 import io.sluice.rule.PlanLimits;
 import io.sluice.rule.Rate;
@@ -62,8 +63,8 @@ final class EngineScenarioRun implements AutoCloseable {
 
     /** A real-time bound on an answer that has no reason to wait (a leaky bucket's slot is at most about a second). */
     private static final long ANSWER_SECONDS = 10;
-    /** How long a waiter that the model says must wait is watched before the run goes on with it pending. */
-    private static final long WAITING_MILLIS = 300;
+    /** How often the run looks whether a request the model says waits is answered or waiting in its engine. */
+    private static final long WAITER_LOOK_MILLIS = 10;
     /** How long a waiter may take to be admitted once a permit it may take is free (its wait is 30 s). */
     private static final long WAKE_SECONDS = 5;
     /**
@@ -90,8 +91,12 @@ final class EngineScenarioRun implements AutoCloseable {
 
     private final EngineScenario scenario;
     private final MutableClock clock = MutableClock.startingNow();
+    /** The scripts' time: the clock, standing still through a freeze and the undoing of what it queued. */
+    private final RedisClock redisClock = new RedisClock(clock);
     private final String prefix = "model-" + UUID.randomUUID().toString().substring(0, 8);
     private final List<Sluice> engines = new ArrayList<>();
+    /** Each engine's backend, by the engine's index. */
+    private final List<RedissonBackend> backends = new ArrayList<>();
     private final EngineModel model;
     private final WindowBounds bounds = new WindowBounds();
     private final Map<Integer, Admission> admitted = new LinkedHashMap<>();
@@ -131,9 +136,9 @@ final class EngineScenarioRun implements AutoCloseable {
         Map<String, String> props = withSettings(scenario.rules());
         model = new EngineModel(RuleParser.parse(props));
         for (int i = 0; i < scenario.engines(); i++) {
-            engines.add(Sluice.builder().properties(props)
-                    .backend(CallerClockBackends.on(redis, clock, Duration.ofSeconds(ANSWER_SECONDS)))
-                    .clock(clock).ticker(clock).build());
+            RedissonBackend backend = CallerClockBackends.on(redis, redisClock, Duration.ofSeconds(ANSWER_SECONDS));
+            backends.add(backend);
+            engines.add(Sluice.builder().properties(props).backend(backend).clock(clock).ticker(clock).build());
         }
     }
 
@@ -217,7 +222,7 @@ final class EngineScenarioRun implements AutoCloseable {
         Admission a;
         try {
             a = expected.outcome() == EngineModel.Outcome.WAITING
-                    ? future.get(WAITING_MILLIS, TimeUnit.MILLISECONDS) : future.get(ANSWER_SECONDS, TimeUnit.SECONDS);
+                    ? answerOrWaiting(r.engine(), future) : future.get(ANSWER_SECONDS, TimeUnit.SECONDS);
         } catch (TimeoutException waiting) {
             a = null;
         }
@@ -241,6 +246,28 @@ final class EngineScenarioRun implements AutoCloseable {
             return null;
         }
         return settle(r, now, a);
+    }
+
+    /**
+     * The answer of a request the model says waits, or null once its engine's backend holds it as a waiter: its rate
+     * calls answered and its acquire's first try found no permit, so its acquire's deadline started at this clock time,
+     * which {@link #waitEnd} counts from. A clock step while a call of it is still in flight (a loaded machine) would
+     * start that deadline later, or pass a rate call's (476439885, 1970461317). A backend's waiters not answered yet
+     * are the requests pending on its engine and this one; neither after {@link #ANSWER_SECONDS}: taken as waiting
+     * (an engine waiting for a release of its key to land, say), as the pending requests are.
+     */
+    private Admission answerOrWaiting(int engine, CompletableFuture<Admission> future) throws Exception {
+        long unanswered = pending.values().stream()
+                .filter(p -> p.request().engine() == engine && !p.admission().isDone()).count();
+        long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(ANSWER_SECONDS);
+        while (true) {
+            try {
+                return future.get(WAITER_LOOK_MILLIS, TimeUnit.MILLISECONDS);
+            } catch (TimeoutException notYet) {
+                if (CallerClockBackends.waiting(backends.get(engine)) > unanswered) return null;
+                if (System.nanoTime() - giveUp > 0) throw notYet;
+            }
+        }
     }
 
     /**
@@ -364,7 +391,8 @@ final class EngineScenarioRun implements AutoCloseable {
      * in bounded time, by {@code on-backend-failure=deny} (taking nothing), or from a prefetched stock as the model
      * decides. Redis then runs what it had queued;
      * within {@link #RECOVERY_MILLIS} the engines have undone it (a permit granted late is released, a stock taken
-     * late handed back), so the run goes on comparing with the model, which saw none of these requests.
+     * late handed back), so the run goes on comparing with the model, which saw none of these requests. Redis's time
+     * stands still meanwhile ({@link RedisClock}): the clock moves only to pass the engines' deadlines.
      */
     private Failure freeze(Freeze f) throws Exception {
         settlePrefetches();
@@ -375,6 +403,7 @@ final class EngineScenarioRun implements AutoCloseable {
         long at = clock.millis();
         int divisor = announced();
         Map<String, Long> shares = new HashMap<>();
+        redisClock.standStill();
         faults.freeze();
         try {
             for (int i = 0; i < f.requests(); i++) {
@@ -414,7 +443,11 @@ final class EngineScenarioRun implements AutoCloseable {
         // Failed calls may have opened the circuit breaker: its cool-down passes (on the ticker, as everything else).
         clock.advance(Duration.ofMillis(EngineProbe.CIRCUIT_COOL_DOWN_MILLIS + 1));
         Thread.sleep(RECOVERY_MILLIS);
-        return permitsBack();
+        // What Redis ran late and the engines undid is dated at the freeze's start, as one moment after a real thaw.
+        settlePrefetches();
+        Failure stranded = permitsBack();
+        redisClock.goOn();
+        return stranded;
     }
 
     /**
