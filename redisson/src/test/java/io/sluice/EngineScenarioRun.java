@@ -112,6 +112,8 @@ final class EngineScenarioRun implements AutoCloseable {
     private boolean stateLost;
     /** The clock's time at the last restart with empty state; waiters since before it may meet Redis down. */
     private long restartedAt = Long.MIN_VALUE;
+    /** The clock's time at the last freeze's start; waiters since before it may be decided by the failure policy. */
+    private long frozenAt = Long.MIN_VALUE;
     /** Ids of the requests made during freezes (negative: no step names them). */
     private int frozenIds = -1;
     private int decisions;
@@ -403,6 +405,7 @@ final class EngineScenarioRun implements AutoCloseable {
         long at = clock.millis();
         int divisor = announced();
         Map<String, Long> shares = new HashMap<>();
+        frozenAt = at;
         redisClock.standStill();
         faults.freeze();
         try {
@@ -653,13 +656,12 @@ final class EngineScenarioRun implements AutoCloseable {
             return null;
         }
         admitted.put(r.id(), a);
-        // Admitted by the failure policy (a waiter whose poll met Redis restarting): Redis holds nothing of it, so it
-        // counts against no request Redis admits, as a freeze's requests decided by the share (withinShare).
-        if (c.isPresent() && stateLost && decidedWithoutRedis(a)) {
+        // Admitted by the failure policy (a waiter whose poll met Redis restarting, or whose wait a freeze ended): Redis
+        // holds nothing of it, so it counts against no request Redis admits, as a freeze's requests decided by the
+        // share (withinShare). Its rate permits, which Redis decided before, still count.
+        if (c.isPresent() && decidedWithoutRedis(a)) {
             model.concurrency(c.get().rule().name(), c.get().key()).release(r.id());
-            return null;
-        }
-        if (c.isPresent()) {
+        } else if (c.isPresent()) {
             ConcurrencyModel m = model.concurrency(c.get().rule().name(), c.get().key());
             if (!m.holds(r.id())) {
                 // A waiter is judged by the limit it started waiting under (docs/reload.md), a reload since or not.
@@ -724,9 +726,9 @@ final class EngineScenarioRun implements AutoCloseable {
                 pending.remove(p.request().id());
                 Admission a = p.admission().join();
                 long waited = clock.millis() - p.at();
-                // A waiter whose poll met Redis restarting is decided by the failure policy, as any call then.
-                boolean byPolicyAtRestart = p.at() <= restartedAt && decidedWithoutRedis(a);
-                if (!a.allowed() && !byPolicyAtRestart && waited < WAIT_MILLIS
+                // A waiter whose poll met Redis restarting, or frozen, is decided by the failure policy, as any call then.
+                boolean byPolicy = (p.at() <= restartedAt || p.at() <= frozenAt) && decidedWithoutRedis(a);
+                if (!a.allowed() && !byPolicy && waited < WAIT_MILLIS
                         && System.nanoTime() - p.since() < TimeUnit.MILLISECONDS.toNanos(WAIT_MILLIS) * 2 / 3) {
                     return new Failure("waiter", step, p.request() + " rejected while it waited (its wait is " + EngineScenario.WAIT + "): "
                             + a.rejection().orElseThrow());
