@@ -63,7 +63,9 @@ final class EngineScenarioRun implements AutoCloseable {
 
     /** A real-time bound on an answer that has no reason to wait (a leaky bucket's slot is at most about a second). */
     private static final long ANSWER_SECONDS = 10;
-    /** How often the run looks whether a request the model says waits is answered or waiting in its engine. */
+    /** How long a request that the model says must wait is watched for an answer before the run looks for its waiter. */
+    private static final long WAITING_MILLIS = 300;
+    /** How often the run then looks whether it is answered or waiting in its engine. */
     private static final long WAITER_LOOK_MILLIS = 10;
     /** How long a waiter may take to be admitted once a permit it may take is free (its wait is 30 s). */
     private static final long WAKE_SECONDS = 5;
@@ -262,6 +264,12 @@ final class EngineScenarioRun implements AutoCloseable {
         long unanswered = pending.values().stream()
                 .filter(p -> p.request().engine() == engine && !p.admission().isDone()).count();
         long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(ANSWER_SECONDS);
+        try {
+            // A wrong answer (admitted over the limit, rejected) gets as long to show as it always had.
+            return future.get(WAITING_MILLIS, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException notYet) {
+            // then: waiting once its engine says so
+        }
         while (true) {
             try {
                 return future.get(WAITER_LOOK_MILLIS, TimeUnit.MILLISECONDS);
