@@ -97,6 +97,10 @@ class EngineMatchesModelTest {
                 failure.map(Object::toString).orElse("as the model"));
         if (System.getProperty("sluice.seed") != null) System.out.println(scenario);
         if (failure.isEmpty()) return;
+        // -Dsluice.shrink=false: a seed's first failure only, for runs repeated by hand.
+        if (!Boolean.parseBoolean(System.getProperty("sluice.shrink", "true"))) {
+            fail("The engine departs from the model (rerun with -Dsluice.seed=" + scenario.seed() + "): " + failure.get());
+        }
         ScenarioShrinker.Shrunk shortest = ScenarioShrinker.shrink(scenario, failure.get(), s -> {
             try (EngineScenarioRun run = new EngineScenarioRun(s, redis, faults)) {
                 return run.run();

@@ -18,6 +18,7 @@ import io.sluice.model.ConcurrencyModel;
 import io.sluice.model.EngineModel;
 import io.sluice.model.WindowBounds;
 import io.sluice.redisson.CallerClockBackends;
+import io.sluice.redisson.RedissonBackend;
 import io.sluice.rule.Durations;
 import io.sluice.rule.PlanLimits;
 import io.sluice.rule.Rate;
@@ -62,8 +63,10 @@ final class EngineScenarioRun implements AutoCloseable {
 
     /** A real-time bound on an answer that has no reason to wait (a leaky bucket's slot is at most about a second). */
     private static final long ANSWER_SECONDS = 10;
-    /** How long a waiter that the model says must wait is watched before the run goes on with it pending. */
+    /** How long a request that the model says must wait is watched for an answer before the run looks for its waiter. */
     private static final long WAITING_MILLIS = 300;
+    /** How often the run then looks whether it is answered or waiting in its engine. */
+    private static final long WAITER_LOOK_MILLIS = 10;
     /** How long a waiter may take to be admitted once a permit it may take is free (its wait is 30 s). */
     private static final long WAKE_SECONDS = 5;
     /**
@@ -90,8 +93,12 @@ final class EngineScenarioRun implements AutoCloseable {
 
     private final EngineScenario scenario;
     private final MutableClock clock = MutableClock.startingNow();
+    /** The scripts' time: the clock, standing still through a freeze and the undoing of what it queued. */
+    private final RedisClock redisClock = new RedisClock(clock);
     private final String prefix = "model-" + UUID.randomUUID().toString().substring(0, 8);
     private final List<Sluice> engines = new ArrayList<>();
+    /** Each engine's backend, by the engine's index. */
+    private final List<RedissonBackend> backends = new ArrayList<>();
     private final EngineModel model;
     private final WindowBounds bounds = new WindowBounds();
     private final Map<Integer, Admission> admitted = new LinkedHashMap<>();
@@ -107,6 +114,8 @@ final class EngineScenarioRun implements AutoCloseable {
     private boolean stateLost;
     /** The clock's time at the last restart with empty state; waiters since before it may meet Redis down. */
     private long restartedAt = Long.MIN_VALUE;
+    /** The clock's time at the last freeze's start; waiters since before it may be decided by the failure policy. */
+    private long frozenAt = Long.MIN_VALUE;
     /** Ids of the requests made during freezes (negative: no step names them). */
     private int frozenIds = -1;
     private int decisions;
@@ -131,9 +140,9 @@ final class EngineScenarioRun implements AutoCloseable {
         Map<String, String> props = withSettings(scenario.rules());
         model = new EngineModel(RuleParser.parse(props));
         for (int i = 0; i < scenario.engines(); i++) {
-            engines.add(Sluice.builder().properties(props)
-                    .backend(CallerClockBackends.on(redis, clock, Duration.ofSeconds(ANSWER_SECONDS)))
-                    .clock(clock).ticker(clock).build());
+            RedissonBackend backend = CallerClockBackends.on(redis, redisClock, Duration.ofSeconds(ANSWER_SECONDS));
+            backends.add(backend);
+            engines.add(Sluice.builder().properties(props).backend(backend).clock(clock).ticker(clock).build());
         }
     }
 
@@ -217,7 +226,7 @@ final class EngineScenarioRun implements AutoCloseable {
         Admission a;
         try {
             a = expected.outcome() == EngineModel.Outcome.WAITING
-                    ? future.get(WAITING_MILLIS, TimeUnit.MILLISECONDS) : future.get(ANSWER_SECONDS, TimeUnit.SECONDS);
+                    ? answerOrWaiting(r.engine(), future) : future.get(ANSWER_SECONDS, TimeUnit.SECONDS);
         } catch (TimeoutException waiting) {
             a = null;
         }
@@ -241,6 +250,34 @@ final class EngineScenarioRun implements AutoCloseable {
             return null;
         }
         return settle(r, now, a);
+    }
+
+    /**
+     * The answer of a request the model says waits, or null once its engine's backend holds it as a waiter: its rate
+     * calls answered and its acquire's first try found no permit, so its acquire's deadline started at this clock time,
+     * which {@link #waitEnd} counts from. A clock step while a call of it is still in flight (a loaded machine) would
+     * start that deadline later, or pass a rate call's (476439885, 1970461317). A backend's waiters not answered yet
+     * are the requests pending on its engine and this one; neither after {@link #ANSWER_SECONDS}: taken as waiting
+     * (an engine waiting for a release of its key to land, say), as the pending requests are.
+     */
+    private Admission answerOrWaiting(int engine, CompletableFuture<Admission> future) throws Exception {
+        long unanswered = pending.values().stream()
+                .filter(p -> p.request().engine() == engine && !p.admission().isDone()).count();
+        long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(ANSWER_SECONDS);
+        try {
+            // A wrong answer (admitted over the limit, rejected) gets as long to show as it always had.
+            return future.get(WAITING_MILLIS, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException notYet) {
+            // then: waiting once its engine says so
+        }
+        while (true) {
+            try {
+                return future.get(WAITER_LOOK_MILLIS, TimeUnit.MILLISECONDS);
+            } catch (TimeoutException notYet) {
+                if (CallerClockBackends.waiting(backends.get(engine)) > unanswered) return null;
+                if (System.nanoTime() - giveUp > 0) throw notYet;
+            }
+        }
     }
 
     /**
@@ -364,7 +401,8 @@ final class EngineScenarioRun implements AutoCloseable {
      * in bounded time, by {@code on-backend-failure=deny} (taking nothing), or from a prefetched stock as the model
      * decides. Redis then runs what it had queued;
      * within {@link #RECOVERY_MILLIS} the engines have undone it (a permit granted late is released, a stock taken
-     * late handed back), so the run goes on comparing with the model, which saw none of these requests.
+     * late handed back), so the run goes on comparing with the model, which saw none of these requests. Redis's time
+     * stands still meanwhile ({@link RedisClock}): the clock moves only to pass the engines' deadlines.
      */
     private Failure freeze(Freeze f) throws Exception {
         settlePrefetches();
@@ -375,6 +413,8 @@ final class EngineScenarioRun implements AutoCloseable {
         long at = clock.millis();
         int divisor = announced();
         Map<String, Long> shares = new HashMap<>();
+        frozenAt = at;
+        redisClock.standStill();
         faults.freeze();
         try {
             for (int i = 0; i < f.requests(); i++) {
@@ -414,7 +454,11 @@ final class EngineScenarioRun implements AutoCloseable {
         // Failed calls may have opened the circuit breaker: its cool-down passes (on the ticker, as everything else).
         clock.advance(Duration.ofMillis(EngineProbe.CIRCUIT_COOL_DOWN_MILLIS + 1));
         Thread.sleep(RECOVERY_MILLIS);
-        return permitsBack();
+        // What Redis ran late and the engines undid is dated at the freeze's start, as one moment after a real thaw.
+        settlePrefetches();
+        Failure stranded = permitsBack();
+        redisClock.goOn();
+        return stranded;
     }
 
     /**
@@ -620,13 +664,12 @@ final class EngineScenarioRun implements AutoCloseable {
             return null;
         }
         admitted.put(r.id(), a);
-        // Admitted by the failure policy (a waiter whose poll met Redis restarting): Redis holds nothing of it, so it
-        // counts against no request Redis admits, as a freeze's requests decided by the share (withinShare).
-        if (c.isPresent() && stateLost && decidedWithoutRedis(a)) {
+        // Admitted by the failure policy (a waiter whose poll met Redis restarting, or whose wait a freeze ended): Redis
+        // holds nothing of it, so it counts against no request Redis admits, as a freeze's requests decided by the
+        // share (withinShare). Its rate permits, which Redis decided before, still count.
+        if (c.isPresent() && decidedWithoutRedis(a)) {
             model.concurrency(c.get().rule().name(), c.get().key()).release(r.id());
-            return null;
-        }
-        if (c.isPresent()) {
+        } else if (c.isPresent()) {
             ConcurrencyModel m = model.concurrency(c.get().rule().name(), c.get().key());
             if (!m.holds(r.id())) {
                 // A waiter is judged by the limit it started waiting under (docs/reload.md), a reload since or not.
@@ -691,9 +734,9 @@ final class EngineScenarioRun implements AutoCloseable {
                 pending.remove(p.request().id());
                 Admission a = p.admission().join();
                 long waited = clock.millis() - p.at();
-                // A waiter whose poll met Redis restarting is decided by the failure policy, as any call then.
-                boolean byPolicyAtRestart = p.at() <= restartedAt && decidedWithoutRedis(a);
-                if (!a.allowed() && !byPolicyAtRestart && waited < WAIT_MILLIS
+                // A waiter whose poll met Redis restarting, or frozen, is decided by the failure policy, as any call then.
+                boolean byPolicy = (p.at() <= restartedAt || p.at() <= frozenAt) && decidedWithoutRedis(a);
+                if (!a.allowed() && !byPolicy && waited < WAIT_MILLIS
                         && System.nanoTime() - p.since() < TimeUnit.MILLISECONDS.toNanos(WAIT_MILLIS) * 2 / 3) {
                     return new Failure("waiter", step, p.request() + " rejected while it waited (its wait is " + EngineScenario.WAIT + "): "
                             + a.rejection().orElseThrow());

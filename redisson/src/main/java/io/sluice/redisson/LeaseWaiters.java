@@ -296,6 +296,17 @@ final class LeaseWaiters {
         }
     }
 
+    /** Waiters still waiting (their answer not given yet), over every key, for tests. */
+    int waiting() {
+        int n = 0;
+        synchronized (byKey) {
+            for (KeyWaiters k : byKey.values()) {
+                for (Waiter w : k.queue) if (!w.result.isDone()) n++;
+            }
+        }
+        return n;
+    }
+
     private static void after(long millis, Runnable task) {
         Executor later = CompletableFuture.delayedExecutor(Math.max(0, millis), TimeUnit.MILLISECONDS);
         later.execute(task);

@@ -353,6 +353,11 @@ public final class RedissonBackend
         return expiry.known();
     }
 
+    /** For tests: the acquires waiting here for a permit (their first try found none), not answered yet. */
+    int waiting() {
+        return waiters.waiting();
+    }
+
     /** For tests: {@code r} and a prefetch under Sluice's id {@code id}, as {@link #tryConsumeAndPrefetch} sends them. */
     CompletionStage<Prefetch> tryConsumeAndPrefetch(RateRequest r, long ahead, Duration hold, String id) {
         return prefetched(List.of(r), r.withCost(1), ahead, hold, id);

@@ -13,4 +13,12 @@ public final class CallerClockBackends {
     public static RedissonBackend on(RedissonClient redisson, Clock clock, Duration timeout) {
         return RedissonBackend.onCallerClock(redisson, clock, timeout);
     }
+
+    /**
+     * The acquires {@code backend} holds as waiters (their first try found no permit) and has not answered: a request
+     * counted here is waiting, its acquire's deadline started.
+     */
+    public static int waiting(RedissonBackend backend) {
+        return backend.waiting();
+    }
 }
