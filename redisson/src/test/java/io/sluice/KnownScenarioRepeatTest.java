@@ -16,7 +16,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A known scenario run many times, for one that fails now and then ({@code -Dsluice.repeat=40}; off otherwise): the
- * run's clock starts at the real time, so each run meets another phase of the rule's window. Prints each failure with
+ * run's clock starts at the real time, so the runs are paced over one 10 s window (run i starts i / N of it later than
+ * the first: pacing, not synchronisation), each meeting another phase of the rule's window. Prints each failure with
  * where in a 10 s window the clock stood.
  */
 @EnabledIfSystemProperty(named = "sluice.repeat", matches = "\\d+")
@@ -41,7 +42,9 @@ class KnownScenarioRepeatTest {
         int runs = Integer.getInteger("sluice.repeat");
         EngineScenario scenario = KnownScenarios.all().get(name);
         List<String> failures = new ArrayList<>();
+        long first = System.currentTimeMillis();
         for (int i = 0; i < runs; i++) {
+            pace(first + i * WINDOW_MILLIS / runs);
             long phase = System.currentTimeMillis() % WINDOW_MILLIS;
             Optional<EngineScenarioRun.Failure> failure;
             try (EngineScenarioRun run = new EngineScenarioRun(scenario, redis, null)) {
@@ -51,5 +54,18 @@ class KnownScenarioRepeatTest {
         }
         System.out.printf("KnownScenarioRepeat %s: %d of %d as the model%n", name, runs - failures.size(), runs);
         assertThat(failures).as(name).isEmpty();
+    }
+
+    /** Returns once the real time is {@code startMillis} or later. */
+    private static void pace(long startMillis) {
+        long ahead;
+        while ((ahead = startMillis - System.currentTimeMillis()) > 0) {
+            try {
+                Thread.sleep(ahead);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
     }
 }
