@@ -419,7 +419,8 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
         }
         long now = clock.millis();
         sweep(now);
-        return CompletableFuture.completedFuture(refundOnModel(r, entry, now) ? r.cost() : 0L);
+        long nowMicros = Math.multiplyExact(now, 1000L);
+        return CompletableFuture.completedFuture(underModel(r, m -> m.model.refundCredited(r, entry, nowMicros)));
     }
 
     /** {@code r}'s permits back to its model, where {@code entry} says they are kept (a window counter's window). */

@@ -32,6 +32,14 @@ public interface RateModel {
     }
 
     /**
+     * As {@link #refund(RateRequest, String, long)}: how much the key's remaining rose (0 when no count got permits
+     * back); the whole cost, but for a sliding window's previous window, which weighs less.
+     */
+    default long refundCredited(RateRequest r, String entry, long nowMicros) {
+        return refund(r, entry, nowMicros) ? r.cost() : 0;
+    }
+
+    /**
      * Takes {@code r.cost()} permits whatever is left, past the limit if need be (a request settled at more than its
      * estimate); only {@link Algorithm#settleable()} algorithms.
      */

@@ -55,9 +55,24 @@ public final class SlidingWindowModel implements RateModel {
      */
     @Override
     public boolean refund(RateRequest r, String entry, long nowMicros) {
-        if (!stored) return false;
+        return refunded(r, entry, nowMicros) >= 0;
+    }
+
+    /**
+     * As {@link #refund(RateRequest, String, long)}: how much the key's remaining rose, which for the previous window is
+     * its weight's share of the cost, rounded as the remaining is (often less than the cost, maybe nothing).
+     */
+    @Override
+    public long refundCredited(RateRequest r, String entry, long nowMicros) {
+        return Math.max(0, refunded(r, entry, nowMicros));
+    }
+
+    /** The refund: how much the key's remaining rose; -1 when no counter got permits back. */
+    private long refunded(RateRequest r, String entry, long nowMicros) {
+        if (!stored) return -1;
         Window s = load(r, nowMicros);
         double counted = entry == null ? s.w : RateModel.windowOf(entry);
+        double before = remaining(s, r.limit());
         boolean back;
         if (counted == s.w) {
             back = s.current > 0;
@@ -66,10 +81,14 @@ public final class SlidingWindowModel implements RateModel {
             back = s.previous > 0;
             s.previous = Math.max(0, s.previous - r.cost());
         } else {
-            return false;
+            return -1;
         }
         store(s);
-        return back;
+        return back ? (long) (remaining(s, r.limit()) - before) : -1;
+    }
+
+    private static double remaining(Window s, double limit) {
+        return Math.max(0, Math.floor(limit - (s.previous * (s.period - s.elapsed) / s.period + s.current)));
     }
 
     /** The current window's counter goes up by the cost, past the limit if need be, as the script's charge does. */

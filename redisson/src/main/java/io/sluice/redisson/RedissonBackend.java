@@ -444,12 +444,15 @@ public final class RedissonBackend
 
     /**
      * A window counter says whether the counter of the window {@code entry} names got the permits back: not when that
-     * window counts no more (a counter below the cost, after lost state, gives back what it has and says the cost).
+     * window counts no more (a counter below the cost, after lost state, gives back what it has and says the cost); a
+     * sliding window credits what the key's remaining rose by (the script's second number).
      */
     @Override
     public CompletionStage<Long> refundCredited(RateRequest r, String entry) {
         return switch (r.algorithm()) {
-            case FIXED_WINDOW, SLIDING_WINDOW -> refundWindow(r, entry).thenApply(back -> back.allowed() ? r.cost() : 0L);
+            case FIXED_WINDOW -> refundWindow(r, entry).thenApply(back -> back.allowed() ? r.cost() : 0L);
+            // The previous window weighs less: its refund raises the remaining by less than the cost, maybe not at all.
+            case SLIDING_WINDOW -> refundWindow(r, entry).thenApply(back -> back.allowed() ? back.remaining() : 0L);
             default -> Refunding.super.refundCredited(r, entry);
         };
     }

@@ -47,8 +47,15 @@ final class HandBacks {
         } catch (RuntimeException e) {
             return CompletableFuture.completedFuture(null);
         }
+        return track(s.prefetch.request().key(), back);
+    }
+
+    /**
+     * Keeps {@code back} (permits going back to the key in the backend: a hand-back, or a refund) among the key's
+     * hand-backs until it is answered, so that the key's next call waits for it.
+     */
+    CompletableFuture<Void> track(String key, CompletableFuture<Void> back) {
         all.add(back);
-        String key = s.prefetch.request().key();
         byKey.compute(key, (k, before) -> before == null || before.isDone() ? back : CompletableFuture.allOf(before, back));
         back.whenComplete((v, e) -> {
             handedBack.accept(key);

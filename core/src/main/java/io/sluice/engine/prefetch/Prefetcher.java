@@ -226,6 +226,14 @@ public final class Prefetcher {
         return slot == null ? backendRemaining : slot.remaining(request, backendRemaining, ticker, resetMillis);
     }
 
+    /**
+     * A refund of the key's permits in flight: the key's next call waits for it as for a hand-back, since its answer
+     * could count the refund, which {@link #refunded} adds to what the key has left once landed (counted twice).
+     */
+    public CompletableFuture<Void> refunding(String key, CompletableFuture<Void> refund) {
+        return handBacks.track(key, refund);
+    }
+
     /** The key's hand-backs sent and not yet answered; null when none are. */
     public CompletableFuture<Void> handBacksInFlight(String key) {
         return handBacks.inFlight(key);

@@ -114,8 +114,25 @@ public final class RateDecider {
                 return guard.bounded(back, guard.timeout()).handle((v, e) -> e)
                         .thenCompose(late -> late == null ? refunds.refund(rule, request, entry) : CompletableFuture.completedFuture(null));
             }
+            return orderedRefund(rule, request, entry);
         }
         return refunds.refund(rule, request, entry);
+    }
+
+    /**
+     * A prefetching key's refund, never beside another call of the key on this server: what a call's answer says the
+     * key has left would count the refund or not depending on which Redis ran first, and the refund's credit is added
+     * to it once landed (a sliding window's stock-paid permit given back while a refill was in flight answered
+     * Remaining 1 where Redis had 0, issue 21). So the key's call in flight lands first, and its next call waits for
+     * the refund ({@link Prefetcher#refunding}).
+     */
+    private CompletionStage<Void> orderedRefund(Rule rule, RateRequest request, String entry) {
+        CompletableFuture<Void> landing = prefetcher.inFlight(request.key());
+        CompletableFuture<Void> refund = landing == null
+                ? refunds.refund(rule, request, entry).toCompletableFuture()
+                : guard.bounded(landing, guard.timeout()).handle((v, e) -> null)
+                        .thenCompose(v -> refunds.refund(rule, request, entry)).toCompletableFuture();
+        return prefetcher.refunding(request.key(), refund);
     }
 
     /** As {@link #giveBack}, for permits a local decision took of this server's share ({@code on-backend-failure=local}). */

@@ -16,7 +16,8 @@
 -- raised it; an older window counts nothing), once; ARGV[9] then how long (ms) the tombstone of a hand-back that
 -- finds no stock lasts. ARGV[10] a refund's window: the index its admitted answer named ('' unknown); the cost comes
 -- off that window's counter, the current one or now the previous one (which still weighs in), an older one counting
--- nothing any more; its answer's first number is then 1 when a counter got permits back, else 0.
+-- nothing any more; its answer's first number is then 1 when a counter got permits back, else 0, its second how much
+-- the key's remaining rose (the previous window's weight times the cost, rounded as the remaining is: maybe less).
 -- Returns {allowed, remaining, reset ms, retry-after ms (-1: never fits), 0, over the nominal limit, the current
 -- window's index} (the index names where an admitted request was counted, for its refund).
 -- io.sluice.memory.SlidingWindowModel is the same computation in Java, operation for operation.
@@ -68,6 +69,7 @@ end
 
 if ARGV[6] == '1' then
   local back = 0
+  local before = math.max(0, math.floor(limit - (prev * (period - e) / period + cur)))
   if state and (counted == nil or counted == w) then
     if cur > 0 then back = 1 end
     cur = math.max(0, cur - cost)
@@ -77,7 +79,9 @@ if ARGV[6] == '1' then
     prev = math.max(0, prev - cost)
     store()
   end
-  return {back, 0, 0, 0, 0, 0, w}
+  local rose = 0
+  if back == 1 then rose = math.max(0, math.floor(limit - (prev * (period - e) / period + cur))) - before end
+  return {back, rose, 0, 0, 0, 0, w}
 end
 
 if ARGV[6] == '2' then
