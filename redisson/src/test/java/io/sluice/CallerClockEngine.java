@@ -11,6 +11,7 @@ import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.redisson.api.RedissonClient;
 
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -61,6 +62,21 @@ final class CallerClockEngine implements BeforeAllCallback, AfterAllCallback, Be
         p.put("sluice.backend-timeout", "30s");
         for (int i = 0; i < props.length; i += 2) p.put(props[i], props[i + 1]);
         return Sluice.builder().properties(p).backend(CallerClockBackend.of(redisson, clock)).clock(clock).ticker(clock).build();
+    }
+
+    /**
+     * This test's clock at {@code millis} past the hour, every stock of {@code s} whose hold ends on the way handed back
+     * by its sweep, as a running server's would be.
+     */
+    void at(long millis, Sluice s) {
+        long target = hour + millis;
+        while (true) {
+            long next = EngineProbe.nextHoldEnd(s.engine());
+            if (next > target) break;
+            if (next > clock.millis()) clock.advance(Duration.ofMillis(next - clock.millis()));
+            EngineProbe.sweep(s.engine()).join();
+        }
+        clock.advance(Duration.ofMillis(target - clock.millis()));
     }
 
     /** This test's clock. */

@@ -1,11 +1,9 @@
 package io.sluice;
 
-import io.sluice.engine.EngineProbe;
 import io.sluice.rule.Rule;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.time.Duration;
 
 import static io.sluice.CallerClockEngine.admitSettled;
 import static io.sluice.CallerClockEngine.remaining;
@@ -23,18 +21,6 @@ class LateWindowRefundOnRedisTest {
 
     private Sluice sluice(String... props) {
         return engines.build(props);
-    }
-
-    /** The clock at {@code millis} after the hour, every stock whose hold ends on the way handed back by the sweep. */
-    private void at(long millis, Sluice s) {
-        long target = engines.hour() + millis;
-        while (true) {
-            long next = EngineProbe.nextHoldEnd(s.engine());
-            if (next > target) break;
-            if (next > engines.clock().millis()) engines.clock().advance(Duration.ofMillis(next - engines.clock().millis()));
-            EngineProbe.sweep(s.engine()).join();
-        }
-        engines.clock().advance(Duration.ofMillis(target - engines.clock().millis()));
     }
 
     /** {@code n} requests in a row: the Remaining of each admitted one, then -1 for each rejected one. */
@@ -56,10 +42,10 @@ class LateWindowRefundOnRedisTest {
     void aFixedWindowsGiveBackAfterItsWindowFreesNothingInTheNext() {
         try (Sluice s = sluice("sluice.rules.login.rate", "3/10s", "sluice.rules.login.algorithm", "fixed-window",
                 "sluice.rules.login.count", "failure")) {
-            at(9_000, s);
+            engines.at(9_000, s);
             Admission a = admitSettled(s, "login", "alice");
             assertThat(remaining(a)).isEqualTo(2);
-            at(10_000, s);
+            engines.at(10_000, s);
             Admission b = admitSettled(s, "login", "alice");
             assertThat(remaining(b)).isEqualTo(2);
             a.end(Ending.status(200)).toCompletableFuture().join();
@@ -75,10 +61,10 @@ class LateWindowRefundOnRedisTest {
     void aFixedWindowsGiveBackWithinItsWindowFreesItsPermit() {
         try (Sluice s = sluice("sluice.rules.login.rate", "3/10s", "sluice.rules.login.algorithm", "fixed-window",
                 "sluice.rules.login.count", "failure")) {
-            at(11_000, s);
+            engines.at(11_000, s);
             Admission a = admitSettled(s, "login", "alice");
             assertThat(remaining(a)).isEqualTo(2);
-            at(12_000, s);
+            engines.at(12_000, s);
             a.end(Ending.status(200)).toCompletableFuture().join();
             assertThat(burst(s, 4)).containsExactly(2, 1, 0, -1);
         }
@@ -94,15 +80,15 @@ class LateWindowRefundOnRedisTest {
     void aSlidingWindowsGiveBackComesOffThePreviousWindowItWasCountedIn() {
         try (Sluice s = sluice("sluice.rules.login.rate", "3/10s", "sluice.rules.login.algorithm", "sliding-window",
                 "sluice.rules.login.count", "failure")) {
-            at(15_000, s);
+            engines.at(15_000, s);
             Admission a = admitSettled(s, "login", "alice");
             assertThat(remaining(a)).isEqualTo(2);
-            at(20_000, s);
+            engines.at(20_000, s);
             Admission b = admitSettled(s, "login", "alice");
             assertThat(remaining(b)).as("A weighs in whole at the window's start").isEqualTo(1);
             a.end(Ending.status(200)).toCompletableFuture().join();
             assertThat(burst(s, 3)).containsExactly(1, 0, -1);
-            at(30_000, s);
+            engines.at(30_000, s);
             Admission late = admitSettled(s, "login", "alice");
             assertThat(late.allowed()).as("B, C and D of the window before, at full weight").isFalse();
             assertThat(remaining(late)).isZero();
@@ -117,9 +103,9 @@ class LateWindowRefundOnRedisTest {
     void aSlidingWindowsGiveBackTwoWindowsLateFreesNothing() {
         try (Sluice s = sluice("sluice.rules.login.rate", "3/10s", "sluice.rules.login.algorithm", "sliding-window",
                 "sluice.rules.login.count", "failure")) {
-            at(5_000, s);
+            engines.at(5_000, s);
             Admission a = admitSettled(s, "login", "alice");
-            at(20_000, s);
+            engines.at(20_000, s);
             Admission b = admitSettled(s, "login", "alice");
             assertThat(remaining(b)).isEqualTo(2);
             a.end(Ending.status(200)).toCompletableFuture().join();
@@ -138,10 +124,10 @@ class LateWindowRefundOnRedisTest {
     void aPrefetchedStockOfALaterWindowTakesNoGiveBackOfAnEarlierOne() {
         try (Sluice s = sluice("sluice.rules.login.rate", "4/10s", "sluice.rules.login.algorithm", "fixed-window",
                 "sluice.rules.login.prefetch", "2", "sluice.rules.login.count", "failure")) {
-            at(9_000, s);
+            engines.at(9_000, s);
             Admission a = admitSettled(s, "login", "alice");
             assertThat(remaining(a)).isEqualTo(3);
-            at(10_000, s);
+            engines.at(10_000, s);
             Admission b = admitSettled(s, "login", "alice");
             assertThat(remaining(b)).isEqualTo(3);
             Admission c = admitSettled(s, "login", "alice");
@@ -163,12 +149,12 @@ class LateWindowRefundOnRedisTest {
     void aStockPaidPermitGoesBackByTheWindowOfItsStock() {
         try (Sluice s = sluice("sluice.rules.login.rate", "4/10s", "sluice.rules.login.algorithm", "fixed-window",
                 "sluice.rules.login.prefetch", "2", "sluice.rules.login.count", "failure")) {
-            at(9_000, s);
+            engines.at(9_000, s);
             assertThat(remaining(admitSettled(s, "login", "alice"))).isEqualTo(3);
-            at(9_500, s);
+            engines.at(9_500, s);
             Admission p = admitSettled(s, "login", "alice");
             assertThat(remaining(p)).as("paid from the stock").isEqualTo(2);
-            at(10_000, s);
+            engines.at(10_000, s);
             assertThat(remaining(admitSettled(s, "login", "alice"))).isEqualTo(3);
             assertThat(remaining(admitSettled(s, "login", "alice"))).isEqualTo(2);
             p.end(Ending.status(200)).toCompletableFuture().join();
@@ -186,12 +172,12 @@ class LateWindowRefundOnRedisTest {
     void aStockPaidPermitGivenBackAfterItsStockIsBackCountsOnce() {
         try (Sluice s = sluice("sluice.rules.login.rate", "4/10s", "sluice.rules.login.algorithm", "fixed-window",
                 "sluice.rules.login.prefetch", "2", "sluice.rules.login.prefetch-hold", "1s", "sluice.rules.login.count", "failure")) {
-            at(11_000, s);
+            engines.at(11_000, s);
             assertThat(remaining(admitSettled(s, "login", "alice"))).isEqualTo(3);
-            at(11_500, s);
+            engines.at(11_500, s);
             Admission p = admitSettled(s, "login", "alice");
             assertThat(remaining(p)).as("paid from the stock").isEqualTo(2);
-            at(12_000, s);
+            engines.at(12_000, s);
             p.end(Ending.status(200)).toCompletableFuture().join();
             assertThat(burst(s, 4)).as("X alone counted in window 1").containsExactly(2, 1, 0, -1);
         }

@@ -1,11 +1,9 @@
 package io.sluice;
 
-import io.sluice.engine.EngineProbe;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import java.time.Duration;
 import java.util.stream.LongStream;
 
 import static io.sluice.CallerClockEngine.admitSettled;
@@ -32,18 +30,6 @@ class SlidingWindowCreditOnRedisTest {
         return LongStream.range(0, PERIOD_MILLIS / PHASE_STEP_MILLIS).map(i -> i * PHASE_STEP_MILLIS);
     }
 
-    /** The clock at {@code millis} after the hour, every stock whose hold ends on the way handed back by the sweep. */
-    private static void at(long millis, Sluice s) {
-        long target = engines.hour() + millis;
-        while (true) {
-            long next = EngineProbe.nextHoldEnd(s.engine());
-            if (next > target) break;
-            if (next > engines.clock().millis()) engines.clock().advance(Duration.ofMillis(next - engines.clock().millis()));
-            EngineProbe.sweep(s.engine()).join();
-        }
-        engines.clock().advance(Duration.ofMillis(target - engines.clock().millis()));
-    }
-
     /** The contract's remaining: the limit less the previous window's count at its weight and the current one's. */
     private static long expected(long previous, long current, long intoWindowMillis) {
         double weight = (double) (PERIOD_MILLIS - intoWindowMillis) / PERIOD_MILLIS;
@@ -61,14 +47,14 @@ class SlidingWindowCreditOnRedisTest {
     void aPreviousWindowsGiveBackRaisesTheRemainingByItsWeight(long phase) {
         try (Sluice s = engines.build("sluice.rules.r1.rate", "4/10s", "sluice.rules.r1.algorithm", "sliding-window",
                 "sluice.rules.r1.count", "failure", "sluice.rules.r1.prefetch", "2")) {
-            at(phase, s);
+            engines.at(phase, s);
             Admission x = admitSettled(s, "r1", "alice");
-            at(phase + 100, s);
+            engines.at(phase + 100, s);
             Admission p = admitSettled(s, "r1", "alice");
             assertThat(remaining(x)).isEqualTo(3);
             assertThat(remaining(p)).isEqualTo(2);
             long into = phase + 100;
-            at(PERIOD_MILLIS + into, s);
+            engines.at(PERIOD_MILLIS + into, s);
             Admission b = admitSettled(s, "r1", "alice");
             Admission c = admitSettled(s, "r1", "alice");
             assertThat(remaining(b)).as("B").isEqualTo(expected(2, 1, into));
