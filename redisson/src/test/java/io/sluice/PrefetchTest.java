@@ -265,7 +265,8 @@ class PrefetchTest {
     void waitingForAStockThatNeverComesCostsTheDeadline() throws Exception {
         ForwardingBackend silent = new ForwardingBackend(new InMemoryBackend(clock)) {
             @Override
-            public CompletionStage<Prefetch> tryConsumeAndPrefetch(RateRequest request, long ahead, Duration hold) {
+            public CompletionStage<Prefetch> tryConsumeAndPrefetch(RateRequest request, long ahead, Duration hold,
+                                                                   List<Prefetch.Receipt> usedUp) {
                 return new CompletableFuture<>();
             }
         };
@@ -444,17 +445,18 @@ class PrefetchTest {
         }
 
         @Override
-        public CompletionStage<Prefetch> tryConsumeAndPrefetch(RateRequest request, long ahead, Duration hold) {
+        public CompletionStage<Prefetch> tryConsumeAndPrefetch(RateRequest request, long ahead, Duration hold,
+                                                               List<Prefetch.Receipt> usedUp) {
             decisions.incrementAndGet();
             prefetches.incrementAndGet();
-            return super.tryConsumeAndPrefetch(request, ahead, hold);
+            return super.tryConsumeAndPrefetch(request, ahead, hold, usedUp);
         }
 
         @Override
-        public CompletionStage<Prefetch> prefetch(RateRequest permit, long ahead, Duration hold) {
+        public CompletionStage<Prefetch> prefetch(RateRequest permit, long ahead, Duration hold, List<Prefetch.Receipt> usedUp) {
             decisions.incrementAndGet();
             refills.incrementAndGet();
-            return super.prefetch(permit, ahead, hold);
+            return super.prefetch(permit, ahead, hold, usedUp);
         }
     }
 }

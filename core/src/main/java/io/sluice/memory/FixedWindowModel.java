@@ -3,6 +3,8 @@ package io.sluice.memory;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 
+import java.util.List;
+
 /**
  * Reference model of {@code fixed-window.lua}: a counter per window, windows aligned to multiples of the period; a
  * prefetch's stock is counted in the window of now and lent under its id until its window ends. An admitted outcome's
@@ -75,8 +77,9 @@ public final class FixedWindowModel implements RateModel {
     /**
      * Up to {@code upTo} permits of {@code permit} (cost 1), as many as fit, counted in the window of now and lent under
      * {@code id} for {@code lentMicros}; a tombstone under {@code id} (its hand-back came first) makes it take nothing.
+     * The stocks {@code usedUp} (their ids) are forgotten first.
      */
-    WindowStocks.Taken prefetch(RateRequest permit, long upTo, String id, long lentMicros, long nowMicros) {
+    WindowStocks.Taken prefetch(RateRequest permit, long upTo, String id, long lentMicros, long nowMicros, List<String> usedUp) {
         double now = nowMicros;
         double period = permit.period().toMillis() * 1000.0;
         double w = RateModel.window(now, period);
@@ -84,16 +87,18 @@ public final class FixedWindowModel implements RateModel {
         double n = stored && window == w ? count : 0;
         stocks.prune(w, now);
         double taken = 0;
+        boolean changed = stocks.forgetUsedUp(usedUp);
         if (stocks.givenUp(id)) {
-            store(w, n, finish);
+            changed = true;
         } else {
             taken = Math.max(0, Math.min(upTo, permit.effectiveLimit() - n));
             if (taken > 0) {
                 n = n + taken;
                 stocks.lend(id, w, taken, now + lentMicros);
-                store(w, n, finish);
+                changed = true;
             }
         }
+        if (changed) store(w, n, finish);
         long retry = taken < upTo ? RateModel.millis(finish - now) : 0;
         long reset = n > 0 ? RateModel.millis(finish - now) : 0;
         RateOutcome last = new RateOutcome(taken > 0, (long) Math.max(0, permit.limit() - n), reset, retry);

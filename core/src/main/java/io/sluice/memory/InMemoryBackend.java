@@ -235,17 +235,28 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
      */
     @Override
     public CompletionStage<Prefetch> tryConsumeAndPrefetch(RateRequest r, long ahead, Duration hold) {
+        return tryConsumeAndPrefetch(r, ahead, hold, List.of());
+    }
+
+    /** As above; a token bucket's or a window counter's loan forgets the used-up stocks first, as the scripts do. */
+    @Override
+    public CompletionStage<Prefetch> tryConsumeAndPrefetch(RateRequest r, long ahead, Duration hold, List<Prefetch.Receipt> usedUp) {
         if (!Prefetch.supported(r, ahead)) {
             return tryConsume(r).thenApply(o -> Prefetch.none(r, o));
         }
-        return prefetched(r.withCost(1), r, ahead, hold);
+        return prefetched(r.withCost(1), r, ahead, hold, usedUp);
     }
 
-    /** {@code r} (when not null) then up to {@code ahead} permits; without {@code r} the outcome is the permits' own. */
-    private CompletionStage<Prefetch> prefetched(RateRequest permit, RateRequest r, long ahead, Duration hold) {
+    /**
+     * {@code r} (when not null) then up to {@code ahead} permits, a loan forgetting the used-up stocks {@code usedUp}
+     * first; without {@code r} the outcome is the permits' own.
+     */
+    private CompletionStage<Prefetch> prefetched(RateRequest permit, RateRequest r, long ahead, Duration hold,
+                                                 List<Prefetch.Receipt> usedUp) {
         long now = clock.millis();
         sweep(now);
         String id = UUID.randomUUID().toString().replace("-", "");
+        List<String> forget = usedUp.stream().map(Prefetch.Receipt::stockId).toList();
         if (permit.algorithm() == Algorithm.TOKEN_BUCKET) {
             long nowMicros = Math.multiplyExact(now, 1000L);
             long lentMicros = Math.multiplyExact(hold.plus(Prefetch.RETURN_GRACE).toMillis(), 1000L);
@@ -253,14 +264,16 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
                 TokenBucketModel bucket = (TokenBucketModel) m.model;
                 RateOutcome own = r == null ? null : bucket.consume(r, nowMicros);
                 // One permit after another until one is rejected (the rest would be, alike), lent under the id.
-                TokenBucketModel.Taken t = bucket.prefetch(permit, ahead, id, lentMicros, nowMicros);
+                TokenBucketModel.Taken t = bucket.prefetch(permit, ahead, id, lentMicros, nowMicros, forget);
                 long taken = t.taken();
                 RateOutcome last = t.last();
                 RateOutcome outcome = own != null ? own : new RateOutcome(taken > 0, last.remaining(), last.resetMillis(), last.retryAfterMillis());
                 return CompletableFuture.completedFuture(new Prefetch(outcome, permit, taken, last.remaining(), taken == 0 ? null : new Prefetch.Receipt(id, taken)));
             });
         }
-        if (permit.algorithm() != Algorithm.SLIDING_LOG) return CompletableFuture.completedFuture(fromWindow(permit, r, ahead, hold, id, now));
+        if (permit.algorithm() != Algorithm.SLIDING_LOG) {
+            return CompletableFuture.completedFuture(fromWindow(permit, r, ahead, hold, id, now, forget));
+        }
         long interval = permit.period().toMillis();
         while (true) {
             SlidingLog log = logs.computeIfAbsent(permit.key() + "|" + interval, k -> new SlidingLog());
@@ -284,13 +297,13 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
      * A window counter's prefetch: {@code r} (when not null) then up to {@code ahead} permits lent under {@code id}, as a
      * bucket's are, for the hold and a grace.
      */
-    private Prefetch fromWindow(RateRequest permit, RateRequest r, long ahead, Duration hold, String id, long now) {
+    private Prefetch fromWindow(RateRequest permit, RateRequest r, long ahead, Duration hold, String id, long now, List<String> usedUp) {
         long nowMicros = Math.multiplyExact(now, 1000L);
         long lentMicros = Math.multiplyExact(hold.plus(Prefetch.RETURN_GRACE).toMillis(), 1000L);
         return underModel(permit, m -> {
             RateOutcome own = r == null ? null : m.model.consume(r, nowMicros);
-            WindowStocks.Taken t = m.model instanceof FixedWindowModel fixed ? fixed.prefetch(permit, ahead, id, lentMicros, nowMicros)
-                    : ((SlidingWindowModel) m.model).prefetch(permit, ahead, id, lentMicros, nowMicros);
+            WindowStocks.Taken t = m.model instanceof FixedWindowModel fixed ? fixed.prefetch(permit, ahead, id, lentMicros, nowMicros, usedUp)
+                    : ((SlidingWindowModel) m.model).prefetch(permit, ahead, id, lentMicros, nowMicros, usedUp);
             long taken = t.taken();
             RateOutcome last = t.last();
             RateOutcome outcome = own != null ? own : last;
@@ -302,10 +315,16 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
     /** As the Redis backend does: the permits alone (the outcome says only whether any were taken). */
     @Override
     public CompletionStage<Prefetch> prefetch(RateRequest permit, long ahead, Duration hold) {
+        return prefetch(permit, ahead, hold, List.of());
+    }
+
+    /** As above, forgetting the used-up stocks first. */
+    @Override
+    public CompletionStage<Prefetch> prefetch(RateRequest permit, long ahead, Duration hold, List<Prefetch.Receipt> usedUp) {
         if (!Prefetch.supported(permit, ahead)) {
             return CompletableFuture.completedFuture(Prefetch.nothing(permit));
         }
-        return prefetched(permit, null, ahead, hold);
+        return prefetched(permit, null, ahead, hold, usedUp);
     }
 
     /** A log's prefetch entry loses the unused permits (and leaves when none is left); a bucket gets the tokens back. */

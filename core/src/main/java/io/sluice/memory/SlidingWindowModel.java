@@ -3,6 +3,8 @@ package io.sluice.memory;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 
+import java.util.List;
+
 /**
  * Reference model of {@code sliding-window.lua}: the counts of the current and the previous fixed window;
  * the estimate is {@code previous x (its overlap with the rolling window) + current} (Cloudflare's
@@ -102,24 +104,27 @@ public final class SlidingWindowModel implements RateModel {
     /**
      * Up to {@code upTo} permits of {@code permit} (cost 1), as many as fit, counted in the window of now and lent under
      * {@code id} for {@code lentMicros}; a tombstone under {@code id} (its hand-back came first) makes it take nothing. The stock may be handed
-     * out until its window ends, and no longer than the reset (when the key's next permit frees).
+     * out until its window ends, and no longer than the reset (when the key's next permit frees). The stocks
+     * {@code usedUp} (their ids) are forgotten first.
      */
-    WindowStocks.Taken prefetch(RateRequest permit, long upTo, String id, long lentMicros, long nowMicros) {
+    WindowStocks.Taken prefetch(RateRequest permit, long upTo, String id, long lentMicros, long nowMicros, List<String> usedUp) {
         Window s = load(permit, nowMicros);
         stocks.prune(s.w - 1, s.now);
         double eff = permit.effectiveLimit();
         double limit = permit.limit();
         double taken = 0;
+        boolean changed = stocks.forgetUsedUp(usedUp);
         if (stocks.givenUp(id)) {
-            store(s);
+            changed = true;
         } else {
             taken = Math.max(0, Math.min(upTo, Math.floor(eff - (s.previous * (s.period - s.elapsed) / s.period + s.current))));
             if (taken > 0) {
                 s.current = s.current + taken;
                 stocks.lend(id, s.w, taken, s.now + lentMicros);
-                store(s);
+                changed = true;
             }
         }
+        if (changed) store(s);
         long retry = taken < upTo ? RateModel.millis(s.wait(1, eff)) : 0;
         double estimate = s.previous * (s.period - s.elapsed) / s.period + s.current;
         double remaining = Math.max(0, Math.floor(limit - estimate));

@@ -185,9 +185,20 @@ public final class TokenBucketModel implements RateModel {
     /**
      * Up to {@code upTo} permits of {@code permit} (cost 1) one after another until one is rejected, lent under
      * {@code id} for {@code lentMicros}; a tombstone under {@code id} (its hand-back came first) makes it take nothing.
+     * The loans of the stocks {@code usedUp} (their ids) end first, as their hand-backs of nothing would end them.
      */
-    public Taken prefetch(RateRequest permit, long upTo, String id, long lentMicros, long nowMicros) {
+    public Taken prefetch(RateRequest permit, long upTo, String id, long lentMicros, long nowMicros, List<String> usedUp) {
         Bucket b = load(permit, nowMicros);
+        boolean forgot = false;
+        for (String used : usedUp) {
+            Loan loan = loan(used);
+            if (loan != null && loan.tokens() > 0) {
+                double base = base(b);
+                lent.remove(loan);
+                b.tat = Math.max(0, base);
+                forgot = true;
+            }
+        }
         Loan gone = loan(id);
         if (gone != null) {
             lent.remove(gone);
@@ -201,7 +212,7 @@ public final class TokenBucketModel implements RateModel {
             if (last.allowed()) taken++;
         } while (last.allowed() && taken < upTo);
         if (taken > 0) lent.add(new Loan(id, taken, b.now + lentMicros));
-        if (taken > 0 || b.rescaled) store(b, permit);
+        if (taken > 0 || b.rescaled || forgot) store(b, permit);
         return new Taken(taken, last);
     }
 

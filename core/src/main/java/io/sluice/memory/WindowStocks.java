@@ -55,6 +55,18 @@ final class WindowStocks {
         return null;
     }
 
+    /**
+     * Forgets the stocks a server used up ({@code ids}): nothing of them comes back, so no counter changes; an id not
+     * lent (any more) is left alone, with no tombstone.
+     *
+     * @return whether any went
+     */
+    boolean forgetUsedUp(List<String> ids) {
+        boolean any = false;
+        for (String id : ids) any |= stocks.removeIf(s -> s.id().equals(id));
+        return any;
+    }
+
     /** Whether a prefetch under {@code id} was handed back before it ran (its tombstone then goes). */
     boolean givenUp(String id) {
         return tombstones.removeIf(t -> t.id().equals(id));

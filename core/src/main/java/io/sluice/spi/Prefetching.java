@@ -29,6 +29,25 @@ public interface Prefetching {
     CompletionStage<Prefetch> tryConsumeAndPrefetch(RateRequest request, long ahead, Duration hold);
 
     /**
+     * As {@link #tryConsumeAndPrefetch(RateRequest, long, Duration)}, and forgets, in the same atomic step, the
+     * stocks of the key that this server used up ({@code usedUp}, their receipts): nothing of them comes back, and a
+     * backend that keeps a lent stock's entry until its hand-back or its lapse (a token bucket's loan, a window
+     * counter's stock) drops it now, as a hand-back of nothing would, rather than carry it in the key's state until
+     * then. A backend that keeps no such entries ignores them (the default). A forgotten stock that is not lent (any
+     * more) is left as it is: forgetting never leaves a tombstone.
+     *
+     * @param request the request to decide
+     * @param ahead   permits to take ahead, at least 1
+     * @param hold    how long this server may hand them out
+     * @param usedUp  receipts of the key's stocks this server used up, to forget (empty: none)
+     * @return the request's answer and what was taken ahead
+     */
+    default CompletionStage<Prefetch> tryConsumeAndPrefetch(RateRequest request, long ahead, Duration hold,
+                                                           List<Prefetch.Receipt> usedUp) {
+        return tryConsumeAndPrefetch(request, ahead, hold);
+    }
+
+    /**
      * Takes up to {@code ahead} permits of cost 1 for this server to hand out within {@code hold}, as
      * {@link #tryConsumeAndPrefetch} does but with no request of its own: to refill before a server's prefetched
      * permits run out. The outcome is that of the last permit asked. For an algorithm the backend cannot prefetch
@@ -40,6 +59,20 @@ public interface Prefetching {
      * @return what was taken
      */
     CompletionStage<Prefetch> prefetch(RateRequest permit, long ahead, Duration hold);
+
+    /**
+     * As {@link #prefetch(RateRequest, long, Duration)}, forgetting the key's used-up stocks {@code usedUp} in the same
+     * atomic step, as {@link #tryConsumeAndPrefetch(RateRequest, long, Duration, List)} does.
+     *
+     * @param permit a request for one permit (cost 1)
+     * @param ahead  permits to take, at least 1
+     * @param hold   how long this server may hand them out
+     * @param usedUp receipts of the key's stocks this server used up, to forget (empty: none)
+     * @return what was taken
+     */
+    default CompletionStage<Prefetch> prefetch(RateRequest permit, long ahead, Duration hold, List<Prefetch.Receipt> usedUp) {
+        return prefetch(permit, ahead, hold);
+    }
 
     /**
      * Hands back {@code unused} of the permits a {@link #tryConsumeAndPrefetch} or {@link #prefetch} took ahead (the

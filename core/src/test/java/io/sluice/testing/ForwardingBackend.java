@@ -40,13 +40,25 @@ public class ForwardingBackend implements LimiterBackend, Batching, Prefetching,
 
     @Override
     public CompletionStage<Prefetch> tryConsumeAndPrefetch(RateRequest request, long ahead, Duration hold) {
-        return delegate instanceof Prefetching p ? p.tryConsumeAndPrefetch(request, ahead, hold)
+        return tryConsumeAndPrefetch(request, ahead, hold, List.of());
+    }
+
+    /** What the engine calls: a test that holds or counts prefetches overrides this one. */
+    @Override
+    public CompletionStage<Prefetch> tryConsumeAndPrefetch(RateRequest request, long ahead, Duration hold, List<Prefetch.Receipt> usedUp) {
+        return delegate instanceof Prefetching p ? p.tryConsumeAndPrefetch(request, ahead, hold, usedUp)
                 : delegate.tryConsume(request).thenApply(o -> Prefetch.none(request, o));
     }
 
     @Override
     public CompletionStage<Prefetch> prefetch(RateRequest permit, long ahead, Duration hold) {
-        return delegate instanceof Prefetching p ? p.prefetch(permit, ahead, hold)
+        return prefetch(permit, ahead, hold, List.of());
+    }
+
+    /** What the engine calls: a test that holds or counts refills overrides this one. */
+    @Override
+    public CompletionStage<Prefetch> prefetch(RateRequest permit, long ahead, Duration hold, List<Prefetch.Receipt> usedUp) {
+        return delegate instanceof Prefetching p ? p.prefetch(permit, ahead, hold, usedUp)
                 : CompletableFuture.completedFuture(Prefetch.nothing(permit));
     }
 

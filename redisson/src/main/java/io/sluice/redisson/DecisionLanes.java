@@ -73,13 +73,21 @@ final class DecisionLanes {
      * id, that long after now; a token bucket and a window counter lend them under it). How many the script took is
      * set in {@code taken}, and how long their stock may be handed out ({@link DecisionScript#stockEndsIn}) in
      * {@code endsIn}, before the unit's answers complete; the caller's time the call was sent at is set in
-     * {@code sentAt} (0 while unsent), so that a call whose answer never comes can be undone.
+     * {@code sentAt} (0 while unsent), so that a call whose answer never comes can be undone. {@code usedUp} are the
+     * ids of the key's stocks the server used up, which a token bucket's or a window counter's loan forgets first
+     * ({@link io.sluice.spi.Prefetching#prefetch(RateRequest, long, java.time.Duration, List)}).
      */
     record Ahead(RateRequest request, long count, long offsetMillis, String id, AtomicLong taken, AtomicLong sentAt,
-                 AtomicLong endsIn) {
-        /** A prefetch not answered yet, its stock's end not known. */
+                 AtomicLong endsIn, List<String> usedUp) {
+        /** A prefetch not answered yet, its stock's end not known, forgetting the used-up stocks {@code usedUp}. */
+        Ahead(RateRequest request, long count, long offsetMillis, String id, AtomicLong taken, AtomicLong sentAt,
+              List<String> usedUp) {
+            this(request, count, offsetMillis, id, taken, sentAt, new AtomicLong(Prefetch.NO_END), usedUp);
+        }
+
+        /** A prefetch not answered yet, forgetting nothing. */
         Ahead(RateRequest request, long count, long offsetMillis, String id, AtomicLong taken, AtomicLong sentAt) {
-            this(request, count, offsetMillis, id, taken, sentAt, new AtomicLong(Prefetch.NO_END));
+            this(request, count, offsetMillis, id, taken, sentAt, List.of());
         }
     }
 

@@ -277,27 +277,43 @@ public final class RedissonBackend
      */
     @Override
     public CompletionStage<Prefetch> tryConsumeAndPrefetch(RateRequest r, long ahead, Duration hold) {
+        return tryConsumeAndPrefetch(r, ahead, hold, List.of());
+    }
+
+    /** As above; a token bucket's or a window counter's loan forgets the used-up stocks first, in the same script. */
+    @Override
+    public CompletionStage<Prefetch> tryConsumeAndPrefetch(RateRequest r, long ahead, Duration hold, List<Prefetch.Receipt> usedUp) {
         if (!Prefetch.supported(r, ahead)) {
             return tryConsume(r).thenApply(o -> Prefetch.none(r, o));
         }
-        return prefetched(List.of(r), r.withCost(1), ahead, hold, stockId());
+        return prefetched(List.of(r), r.withCost(1), ahead, hold, stockId(), usedUp);
     }
 
     /** Permits alone, in the key's lane: the same unit without a request. */
     @Override
     public CompletionStage<Prefetch> prefetch(RateRequest permit, long ahead, Duration hold) {
+        return prefetch(permit, ahead, hold, List.of());
+    }
+
+    /** As above, forgetting the used-up stocks first. */
+    @Override
+    public CompletionStage<Prefetch> prefetch(RateRequest permit, long ahead, Duration hold, List<Prefetch.Receipt> usedUp) {
         if (!Prefetch.supported(permit, ahead)) {
             return CompletableFuture.completedFuture(Prefetch.nothing(permit));
         }
-        return prefetched(List.of(), permit, ahead, hold, stockId());
+        return prefetched(List.of(), permit, ahead, hold, stockId(), usedUp);
     }
 
     /**
-     * {@code requests} (the one request, or none) then up to {@code ahead} permits, as one unit of the key's lane.
-     * The outcome is the request's, or the prefetch's own when there is none; what is left is the prefetch's answer.
+     * {@code requests} (the one request, or none) then up to {@code ahead} permits, as one unit of the key's lane,
+     * forgetting the used-up stocks {@code usedUp} first (a log's stocks are never among them: they go back with their
+     * uses). The outcome is the request's, or the prefetch's own when there is none; what is left is the prefetch's
+     * answer.
      */
-    private CompletionStage<Prefetch> prefetched(List<RateRequest> requests, RateRequest permit, long ahead, Duration hold, String id) {
-        DecisionLanes.Ahead run = new DecisionLanes.Ahead(permit, ahead, hold.toMillis(), id, new AtomicLong(), new AtomicLong());
+    private CompletionStage<Prefetch> prefetched(List<RateRequest> requests, RateRequest permit, long ahead, Duration hold, String id,
+                                                 List<Prefetch.Receipt> usedUp) {
+        List<String> forget = usedUp.stream().map(Prefetch.Receipt::stockId).filter(RedissonBackend::isStockId).toList();
+        DecisionLanes.Ahead run = new DecisionLanes.Ahead(permit, ahead, hold.toMillis(), id, new AtomicLong(), new AtomicLong(), forget);
         DecisionLanes.Unit unit = new DecisionLanes.Unit(requests, DecisionScript.CONSUME, run, new CompletableFuture<>());
         CompletionStage<Prefetch> answered = whenConnected(() -> lanes.submit(unit)).thenApply(answers -> {
             long taken = run.taken().get();
@@ -360,7 +376,7 @@ public final class RedissonBackend
 
     /** For tests: {@code r} and a prefetch under Sluice's id {@code id}, as {@link #tryConsumeAndPrefetch} sends them. */
     CompletionStage<Prefetch> tryConsumeAndPrefetch(RateRequest r, long ahead, Duration hold, String id) {
-        return prefetched(List.of(r), r.withCost(1), ahead, hold, id);
+        return prefetched(List.of(r), r.withCost(1), ahead, hold, id, List.of());
     }
 
     /**
@@ -569,6 +585,15 @@ public final class RedissonBackend
     /** A prefetch's id: marked, so that {@code refund-log.lua} never takes a stock's entry for a request's. */
     static String stockId() {
         return STOCK_ID_MARK + SlidingLogScript.randomId();
+    }
+
+    /**
+     * Whether {@code id} is one {@link #stockId} makes: a receipt is the backend's own, but one that is not (another
+     * backend's, a test's) must not reach a script, whose arguments separate ids by a character it could hold.
+     */
+    static boolean isStockId(String id) {
+        int from = STOCK_ID_MARK.length();
+        return id.length() > from && id.startsWith(STOCK_ID_MARK) && id.chars().skip(from).allMatch(c -> Character.digit(c, 16) >= 0);
     }
 
     @Override

@@ -10,10 +10,10 @@ import java.util.List;
  * tokens lent under its id until its hold (and a grace) ends, handed back by that id.
  */
 final class TokenBucketScript extends DecisionScript {
-    /** Arguments of one request, the last three a loan's ({@link LoanArguments}). */
-    private static final int ARGUMENTS = 11;
-    /** The loan's three arguments: the prefetch, the stock's id, how long it is lent. */
-    private static final LoanArguments LOAN = new LoanArguments(9);
+    /** Arguments of one request, the last four a loan's ({@link LoanArguments}). */
+    private static final int ARGUMENTS = 12;
+    /** The loan's arguments: the prefetch, the stock's id, how long it is lent, the used-up stocks it forgets. */
+    private static final LoanArguments LOAN = new LoanArguments(9, 12);
 
     private final boolean callerTime;
 
@@ -26,7 +26,8 @@ final class TokenBucketScript extends DecisionScript {
     String[] arguments(RateRequest r, String mode, String now) {
         return new String[] {time(callerTime, now), Long.toString(r.period().toMillis()), Long.toString(r.limit()),
                 Long.toString(r.effectiveLimit()), Long.toString(r.burst()), Long.toString(r.effectiveBurst()),
-                Long.toString(r.cost()), mode, NO_PREFETCH, LoanArguments.NO_STOCK, LoanArguments.NOT_LENT};
+                Long.toString(r.cost()), mode, NO_PREFETCH, LoanArguments.NO_STOCK, LoanArguments.NOT_LENT,
+                LoanArguments.NONE_USED_UP};
     }
 
     @Override

@@ -12,8 +12,11 @@ import java.util.List;
  * answer's entry is the index of the window that counted it, which a refund names so that it comes off that window.
  */
 final class WindowScript extends DecisionScript {
-    /** Arguments of one request: a loan's three ({@link LoanArguments}) from the 7th, then a refund's window. */
-    private static final int ARGUMENTS = 10;
+    /**
+     * Arguments of one request: a loan's three ({@link LoanArguments}) from the 7th, a refund's window, then the
+     * used-up stocks a loan forgets.
+     */
+    private static final int ARGUMENTS = 11;
     /** Where (1-based) a refund names the window its permits were counted in. */
     private static final int REFUND_WINDOW = 10;
     /** Numbers of one answer: the six of every script on Redis time, then the window's index. */
@@ -23,7 +26,7 @@ final class WindowScript extends DecisionScript {
     /** A refund's window argument when its window is not known: the current one's counter pays. */
     private static final String UNKNOWN_WINDOW = "";
     /** The loan's three arguments: the prefetch, the stock's id, how long it is lent. */
-    private static final LoanArguments LOAN = new LoanArguments(7);
+    private static final LoanArguments LOAN = new LoanArguments(7, 11);
     /** Where in a prefetch's answer (after its first number) the script says how long its stock may be handed out. */
     private static final int STOCK_ENDS = 4;
 
@@ -39,7 +42,7 @@ final class WindowScript extends DecisionScript {
     String[] arguments(RateRequest r, String mode, String now) {
         return new String[] {time(callerTime, now), Long.toString(r.period().toMillis()), Long.toString(r.limit()),
                 Long.toString(r.effectiveLimit()), Long.toString(r.cost()), mode, NO_PREFETCH, LoanArguments.NO_STOCK, LoanArguments.NOT_LENT,
-                UNKNOWN_WINDOW};
+                UNKNOWN_WINDOW, LoanArguments.NONE_USED_UP};
     }
 
     /**

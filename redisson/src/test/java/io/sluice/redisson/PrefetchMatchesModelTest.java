@@ -62,6 +62,7 @@ class PrefetchMatchesModelTest {
         int returned = 0;
         int decisions = 0;
         int usesGivenBack = 0;
+        int forgotten = 0;
         try {
             for (int s = 0; s < SEQUENCES; s++) {
                 long limit = 5 + random.nextInt(random.nextBoolean() ? 20 : 150);
@@ -71,6 +72,9 @@ class PrefetchMatchesModelTest {
                 // What each side took and has not handed back yet, in the same order.
                 List<Prefetch> fromRedis = new ArrayList<>();
                 List<Prefetch> fromMemory = new ArrayList<>();
+                // The receipts of stocks no longer out (handed back, or forgotten used up), in the same order.
+                List<Prefetch.Receipt> goneA = new ArrayList<>();
+                List<Prefetch.Receipt> goneB = new ArrayList<>();
                 for (int step = 0; step < STEPS; step++) {
                     clock.advance(Duration.ofMillis(randomStep(random, r)));
                     long cost = random.nextInt(4) == 0 ? 1 + random.nextInt((int) Math.min(limit, 6)) : 1;
@@ -82,8 +86,28 @@ class PrefetchMatchesModelTest {
                         Duration hold = Duration.ofMillis(1 + random.nextLong(period.toMillis() / 10));
                         // With a request, or alone (a refill): then only what was taken and left is compared.
                         boolean alone = random.nextInt(3) == 0;
-                        Prefetch a = (alone ? redis.prefetch(r, ahead, hold) : redis.tryConsumeAndPrefetch(call, ahead, hold)).toCompletableFuture().join();
-                        Prefetch b = (alone ? memory.prefetch(r, ahead, hold) : memory.tryConsumeAndPrefetch(call, ahead, hold)).toCompletableFuture().join();
+                        // A bucket's or a window's: at times forgetting stocks used up (now, or handed back before).
+                        List<Prefetch.Receipt> usedUpA = new ArrayList<>();
+                        List<Prefetch.Receipt> usedUpB = new ArrayList<>();
+                        if (algorithm != Algorithm.SLIDING_LOG && random.nextInt(3) == 0) {
+                            for (int n = random.nextInt(3); n > 0 && !fromRedis.isEmpty(); n--) {
+                                int which = random.nextInt(fromRedis.size());
+                                usedUpA.add(fromRedis.remove(which).receipt());
+                                usedUpB.add(fromMemory.remove(which).receipt());
+                            }
+                            if (!goneA.isEmpty() && random.nextBoolean()) {
+                                int which = random.nextInt(goneA.size());
+                                usedUpA.add(goneA.get(which));
+                                usedUpB.add(goneB.get(which));
+                            }
+                            forgotten += usedUpA.size();
+                        }
+                        Prefetch a = (alone ? redis.prefetch(r, ahead, hold, usedUpA) : redis.tryConsumeAndPrefetch(call, ahead, hold, usedUpA))
+                                .toCompletableFuture().join();
+                        Prefetch b = (alone ? memory.prefetch(r, ahead, hold, usedUpB) : memory.tryConsumeAndPrefetch(call, ahead, hold, usedUpB))
+                                .toCompletableFuture().join();
+                        goneA.addAll(usedUpA);
+                        goneB.addAll(usedUpB);
                         if (alone) assertThat(a.outcome().allowed()).as(where).isEqualTo(a.taken() > 0).isEqualTo(b.outcome().allowed());
                         else assertThat(Decided.of(a.outcome())).as(where).isEqualTo(Decided.of(b.outcome()));
                         assertThat(a.taken()).as("taken ahead: " + where).isEqualTo(b.taken());
@@ -106,6 +130,8 @@ class PrefetchMatchesModelTest {
                         List<PrefetchUse> used = told ? randomUses(random, a.taken() - unused, period) : List.of();
                         redis.returnPrefetched(a, unused, used).toCompletableFuture().join();
                         memory.returnPrefetched(b, unused, used).toCompletableFuture().join();
+                        goneA.add(a.receipt());
+                        goneB.add(b.receipt());
                         returned += (int) unused;
                         if (algorithm == Algorithm.SLIDING_LOG) usesGivenBack += giveBackUses(random, a, b, used, redis, memory);
                     } else {
@@ -121,10 +147,11 @@ class PrefetchMatchesModelTest {
             memory.close();
         }
         System.out.println("PrefetchMatchesModelTest " + algorithm + ": " + prefetches + " prefetches (" + taken + " permits taken ahead, "
-                + returned + " handed back) and " + decisions + " decisions identical");
+                + returned + " handed back, " + forgotten + " used-up stocks forgotten) and " + decisions + " decisions identical");
         assertThat(taken).as("permits taken ahead").isGreaterThan(SEQUENCES * 10);
         assertThat(returned).as("permits handed back").isGreaterThan(SEQUENCES * 3);
         if (algorithm == Algorithm.SLIDING_LOG) assertThat(usesGivenBack).as("uses given back").isGreaterThan(SEQUENCES);
+        if (algorithm != Algorithm.SLIDING_LOG) assertThat(forgotten).as("used-up stocks forgotten").isGreaterThan(SEQUENCES);
     }
 
     /**

@@ -8,6 +8,7 @@ import io.sluice.spi.RateRequest;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * One key's prefetch on this server: its {@link StockState}, its call in flight and what the backend last said it had
@@ -29,9 +30,21 @@ final class KeySlot {
     record Landing(boolean kept, long besides) {
     }
 
+    /**
+     * Receipts of used-up stocks kept for the key's next call to forget at most; older ones lapse in the backend by
+     * themselves (a hold and a grace after they were taken).
+     */
+    static final int MAX_USED_UP = 8;
+
     private final HandBacks handBacks;
     private StockState state = StockState.NoStock.NONE;
+    /**
+     * Stocks that left the slot used up, whose entries the backend keeps until the key's next call forgets them
+     * ({@link #usedUp()}): a hand-back of nothing each would cost a round trip.
+     */
+    private final List<Prefetch.Receipt> usedUp = new ArrayList<>(2);
     private final HeardLeft heard = new HeardLeft();
+    private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
     /** Completes when the call in flight has been answered and its stock put in place. */
     private CompletableFuture<Void> call = CompletableFuture.completedFuture(null);
 
@@ -59,7 +72,7 @@ final class KeySlot {
         // The key's remaining permits as without prefetch: what the backend has, and what this server holds.
         if (spent != null) {
             heard.add(spent.left);
-            handBacks.send(spent);
+            giveBack(spent);
         }
         long remaining = heard.now(request, now, lent()) + s.left + (n != null ? n.left : 0);
         long reset = Math.max(0, s.prefetch.outcome().resetMillis() - (now - s.fetchedAt));
@@ -91,7 +104,7 @@ final class KeySlot {
      */
     synchronized Landing fetched(RateRequest request, Prefetch p, Stock arrived, long sent) {
         if (state.gone()) {
-            if (arrived != null) handBacks.send(arrived);
+            if (arrived != null) giveBack(arrived);
             return new Landing(false, 0);
         }
         heard.heard(p.remaining(), sent, p.outcome().resetMillis());
@@ -110,7 +123,7 @@ final class KeySlot {
             heard.add(old.left);
             besides += old.left;
         }
-        for (Stock old : back) handBacks.send(old);
+        for (Stock old : back) giveBack(old);
         return new Landing(true, besides);
     }
 
@@ -122,13 +135,13 @@ final class KeySlot {
             return false;
         }
         if (state.gone()) {
-            handBacks.send(arrived);
+            giveBack(arrived);
             return false;
         }
         Stock back = state.next;
         state = state.landed(arrived);
         heard.heard(p.remaining() + (back != null ? back.left : 0), sent, p.outcome().resetMillis());
-        if (back != null) handBacks.send(back);
+        if (back != null) giveBack(back);
         return true;
     }
 
@@ -140,6 +153,26 @@ final class KeySlot {
             c = call;
         }
         c.complete(null);
+    }
+
+    /**
+     * Hands back what is left of {@code s}, which left the slot; a stock used up whose backend keeps its entry (a
+     * token bucket's loan, a window counter's stock; not a log's, which goes back with the times of its uses) has
+     * nothing to hand back: its receipt waits for the key's next call, which forgets it in the same step.
+     */
+    private CompletionStage<Void> giveBack(Stock s) {
+        if (s.left > 0 || s.countsUses()) return handBacks.send(s);
+        if (usedUp.size() == MAX_USED_UP) usedUp.remove(0);
+        usedUp.add(s.prefetch.receipt());
+        return DONE;
+    }
+
+    /** The receipts of the key's used-up stocks not forgotten yet, for the call about to be sent; none are kept after. */
+    synchronized List<Prefetch.Receipt> usedUp() {
+        if (usedUp.isEmpty()) return List.of();
+        List<Prefetch.Receipt> forget = List.copyOf(usedUp);
+        usedUp.clear();
+        return forget;
     }
 
     /** The key's call in flight, completing once its stock is in place; null when none is. */
@@ -165,7 +198,7 @@ final class KeySlot {
         }
         if (ended) {
             heard.add(stock.left);
-            handBacks.send(stock);
+            giveBack(stock);
         }
         StockState forgotten = state.forget();
         if (forgotten == null) return Swept.HANDED_BACK;
@@ -277,7 +310,7 @@ final class KeySlot {
         for (Stock s : back) {
             // Its own limit's permits are the key's again: what it has left besides this server's stocks.
             if (s.forLimitOf(request)) heard.add(s.left);
-            returns.add(handBacks.send(s).toCompletableFuture());
+            returns.add(giveBack(s).toCompletableFuture());
         }
         return CompletableFuture.allOf(returns.toArray(new CompletableFuture<?>[0]));
     }
@@ -289,7 +322,7 @@ final class KeySlot {
     synchronized void handBackAll() {
         List<Stock> back = stocks();
         state = state.with(null, null);
-        for (Stock s : back) handBacks.send(s);
+        for (Stock s : back) giveBack(s);
     }
 
     /** Prefetched permits of the key not yet used. */

@@ -132,7 +132,7 @@ public final class Prefetcher {
         }
         CompletionStage<Prefetch> call;
         try {
-            call = backend.prefetch(request.withCost(1), size, hold);
+            call = backend.prefetch(request.withCost(1), size, hold, slot.usedUp());
         } catch (RuntimeException e) {
             call = CompletableFuture.failedFuture(e);
         }
@@ -193,7 +193,7 @@ public final class Prefetcher {
         long sent = ticker.millis();
         CompletionStage<Prefetch> call;
         try {
-            call = backend.tryConsumeAndPrefetch(request, ahead, hold);
+            call = backend.tryConsumeAndPrefetch(request, ahead, hold, slot.usedUp());
         } catch (RuntimeException e) {
             call = CompletableFuture.failedFuture(e);
         }

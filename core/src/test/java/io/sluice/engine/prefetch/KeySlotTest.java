@@ -1,6 +1,7 @@
 package io.sluice.engine.prefetch;
 
 import io.sluice.memory.InMemoryBackend;
+import io.sluice.spi.Algorithm;
 import io.sluice.spi.Prefetch;
 import io.sluice.spi.PrefetchUse;
 import io.sluice.spi.RateOutcome;
@@ -132,6 +133,41 @@ class KeySlotTest {
         assertThat(slot.take(REQUEST, 800).remaining()).as("the next pays once the current cannot").isEqualTo(50 + 3);
         assertThat(slot.state().current).isSameAs(next);
         assertThat(backend.handedBack).as("the spent stock had nothing left").isEmpty();
+    }
+
+    /**
+     * Issue 26: a bucket's stock used up has nothing to hand back, and no round trip goes for it; its receipt goes with
+     * the key's next call (which forgets its loan in the backend), once. A log's goes back with its uses, as before.
+     */
+    @Test
+    void aUsedUpStockIsForgottenByTheKeysNextCallNotHandedBack() {
+        RateRequest bucket = RateRequest.of(Algorithm.TOKEN_BUCKET, "k", 100, Duration.ofSeconds(1));
+        Stock first = new Stock(prefetch(bucket, 2, 50), 0, 1000);
+        assertThat(slot.fetch()).isTrue();
+        slot.fetched(bucket, first.prefetch, first, 0);
+        slot.landed();
+        slot.take(bucket, 1);
+        assertThat(slot.take(bucket, 2).refill()).as("used up: refills").isTrue();
+        Stock next = new Stock(prefetch(bucket, 4, 50), 2, 1002);
+        slot.refilled(next.prefetch, next, 2);
+        slot.landed();
+        assertThat(slot.usedUp()).as("still in use, though empty").isEmpty();
+        slot.take(bucket, 3);
+        assertThat(slot.state().current).isSameAs(next);
+        assertThat(backend.handedBack).isEmpty();
+        assertThat(backend.told).as("no hand-back of nothing").isEmpty();
+        assertThat(slot.usedUp()).containsExactly(first.prefetch.receipt());
+        assertThat(slot.usedUp()).as("once").isEmpty();
+
+        KeySlot log = new KeySlot(new HandBacks(backend, told::add));
+        Stock logStock = stock(REQUEST, 1, 0);
+        log.fetch();
+        log.fetched(REQUEST, logStock.prefetch, logStock, 0);
+        log.landed();
+        log.take(REQUEST, 1);
+        log.handBackAll();
+        assertThat(backend.told).as("a log's goes back with its use").containsExactly(List.of(new PrefetchUse(1, 999)));
+        assertThat(log.usedUp()).isEmpty();
     }
 
     @Test

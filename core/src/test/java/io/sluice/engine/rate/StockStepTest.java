@@ -12,6 +12,7 @@ import io.sluice.testing.ForwardingBackend;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.util.List;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -24,8 +25,9 @@ class StockStepTest {
     private volatile CompletableFuture<Void> gate = CompletableFuture.completedFuture(null);
     private final ForwardingBackend backend = new ForwardingBackend(new InMemoryBackend()) {
         @Override
-        public CompletionStage<Prefetch> tryConsumeAndPrefetch(RateRequest request, long ahead, Duration hold) {
-            return gate.thenCompose(open -> super.tryConsumeAndPrefetch(request, ahead, hold));
+        public CompletionStage<Prefetch> tryConsumeAndPrefetch(RateRequest request, long ahead, Duration hold,
+                                                               List<Prefetch.Receipt> usedUp) {
+            return gate.thenCompose(open -> super.tryConsumeAndPrefetch(request, ahead, hold, usedUp));
         }
     };
     private final EngineScheduler scheduler = new EngineScheduler();

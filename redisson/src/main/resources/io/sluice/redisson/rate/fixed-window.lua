@@ -11,7 +11,9 @@
 -- current one (a window gone counts nothing), once; ARGV[9] then how long (ms) the tombstone of a hand-back that finds
 -- no stock lasts. ARGV[10] a refund's window: the index its admitted answer named ('' unknown); the cost comes off
 -- the counter only while that window is the current one (a window gone counts nothing any more, and a later one never
--- counted the request); its answer's first number is then 1 when a counter got permits back, else 0.
+-- counted the request); its answer's first number is then 1 when a counter got permits back, else 0. ARGV[11] with a
+-- prefetch: the ids of stocks of the key the server used up, separated by ',' ('' none), forgotten first
+-- (window-stocks.lua's forgetUsedUp).
 -- Returns {allowed, remaining, reset ms, retry-after ms (-1: never fits), 0, over the nominal limit, the window's
 -- index} (the index names where an admitted request was counted, for its refund).
 -- io.sluice.memory.FixedWindowModel is the same computation in Java, operation for operation.
@@ -24,6 +26,7 @@ local upTo = tonumber(ARGV[7]) or 0
 local stockId = ARGV[8] or ''
 local lentMs = tonumber(ARGV[9]) or 0
 local counted = tonumber(ARGV[10] or '')
+local usedUp = ARGV[11] or ''
 -- Exact integer window index: the division of two exact doubles, corrected by exact products.
 local w = math.floor(now / period)
 if w * period > now then w = w - 1 elseif (w + 1) * period <= now then w = w + 1 end
@@ -66,16 +69,18 @@ end
 
 if upTo > 0 then
   local taken = 0
+  local changed = forgetUsedUp(usedUp)
   if givenUp(stockId) then
-    store()
+    changed = true
   else
     taken = math.max(0, math.min(upTo, eff - n))
     if taken > 0 then
       n = n + taken
       stocks[#stocks + 1] = {stockId, w, taken, now + lentMs * 1000}
-      store()
+      changed = true
     end
   end
+  if changed then store() end
   local retry = 0
   if taken < upTo then retry = math.ceil((finish - now) / 1000) end
   local reset = 0

@@ -18,6 +18,8 @@
 -- off that window's counter, the current one or now the previous one (which still weighs in), an older one counting
 -- nothing any more; its answer's first number is then 1 when a counter got permits back, else 0, its second how much
 -- the key's remaining rose (the previous window's weight times the cost, rounded as the remaining is: maybe less).
+-- ARGV[11] with a prefetch: the ids of stocks of the key the server used up, separated by ',' ('' none), forgotten
+-- first (window-stocks.lua's forgetUsedUp).
 -- Returns {allowed, remaining, reset ms, retry-after ms (-1: never fits), 0, over the nominal limit, the current
 -- window's index} (the index names where an admitted request was counted, for its refund).
 -- io.sluice.memory.SlidingWindowModel is the same computation in Java, operation for operation.
@@ -30,6 +32,7 @@ local upTo = tonumber(ARGV[7]) or 0
 local stockId = ARGV[8] or ''
 local lentMs = tonumber(ARGV[9]) or 0
 local counted = tonumber(ARGV[10] or '')
+local usedUp = ARGV[11] or ''
 local w = math.floor(now / period)
 if w * period > now then w = w - 1 elseif (w + 1) * period <= now then w = w + 1 end
 local e = now - w * period
@@ -103,16 +106,18 @@ end
 
 if upTo > 0 then
   local taken = 0
+  local changed = forgetUsedUp(usedUp)
   if givenUp(stockId) then
-    store()
+    changed = true
   else
     taken = math.max(0, math.min(upTo, math.floor(eff - (prev * (period - e) / period + cur))))
     if taken > 0 then
       cur = cur + taken
       stocks[#stocks + 1] = {stockId, w, taken, now + lentMs * 1000}
-      store()
+      changed = true
     end
   end
+  if changed then store() end
   local retry = 0
   if taken < upTo then retry = math.ceil(wait(1, eff) / 1000) end
   local estimate = prev * (period - e) / period + cur

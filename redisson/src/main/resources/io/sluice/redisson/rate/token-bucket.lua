@@ -4,7 +4,8 @@
 -- out, lent tokens are neither in the bucket nor room for its refill (it refills up to burst less them), so the
 -- bucket and every server's stock together never hold more than a bucket without prefetch. A stock lapses at its
 -- "until" (its hold and a grace: a server that stopped hands nothing back) and counts as used; one of 0 tokens is a
--- hand-back that came before its prefetch.
+-- hand-back that came before its prefetch. A stock the server used up is forgotten by its next prefetch of the key
+-- (ARGV[12]), as a hand-back of nothing would.
 -- ARGV[1] now in ms, or '' for Redis TIME (production always passes ''); ARGV[2] period (ms);
 -- ARGV[3] limit, ARGV[4] effective limit (soft/elastic), ARGV[5] burst, ARGV[6] effective burst, ARGV[7] cost,
 -- ARGV[8] '1' to refund cost: to the overage's bucket under an overage (an elastic request its capacity rule could
@@ -123,12 +124,16 @@ end
 -- and answered once, with how many were admitted in place of "allowed".
 -- ARGV[10] the prefetch's id (Sluice's, so that it can hand back a stock whose answer it never got), '' for none;
 -- ARGV[11] how long (ms) its stock is lent: the hold and a grace.
--- ARGV[12] how many such requests at once (batch.lua passes a run of identical ones; absent: 1): each decided as if
+-- ARGV[12] with a prefetch: the ids of stocks of the key the server used up, separated by ',' ('' none), forgotten
+-- before it takes any: each loan ends as its hand-back of nothing would end it (the room its tokens kept out of the
+-- bucket stays out until the bucket refills), and an id not lent (any more) is left alone, with no tombstone.
+-- ARGV[13] how many such requests at once (batch.lua passes a run of identical ones; absent: 1): each decided as if
 -- alone, one after another, at this instant, on the state the ones before it left; the state is written once.
 local upTo = tonumber(ARGV[9]) or 0
 local stockId = ARGV[10] or ''
 local lendMicros = (tonumber(ARGV[11]) or 0) * 1000
-local count = tonumber(ARGV[12]) or 1
+local usedUp = ARGV[12] or ''
+local count = tonumber(ARGV[13]) or 1
 if upTo > 0 then count = upTo end
 local answers = {}
 
@@ -180,6 +185,19 @@ if ARGV[8] == '2' then
 end
 
 local dirty = rescaled
+-- The loans of ARGV[12] end, nothing of them handed back (see there).
+local function forgetUsedUp()
+  for id in string.gmatch(usedUp, '[^,]+') do
+    local i = stockOf(id)
+    if i and lent[i][2] > 0 then
+      local from = base()
+      local e = table.remove(lent, i)
+      lentTokens = lentTokens - e[2]
+      tat = math.max(0, from)
+      dirty = true
+    end
+  end
+end
 -- One decision on the state so far: whether it is admitted (and the state moves), the bucket's TAT after, its
 -- retry-after, and whether the overage's bucket paid for it.
 local function decide()
@@ -227,6 +245,7 @@ if upTo > 0 then
   -- what it took is lent under its id. One whose hand-back came first takes nothing.
   local admitted = 0
   local allowed, tatF, retry
+  forgetUsedUp()
   local gone = stockId ~= '' and stockOf(stockId)
   if gone then
     table.remove(lent, gone)

@@ -3,8 +3,9 @@
 -- a stock taken in window <window> (its index) and not handed back yet, so that its hand-back lowers exactly the
 -- counter it raised; it is kept while its window counts (a fixed window: the window itself; a sliding window: it and
 -- the next, where it is the previous window) and its hand-back may still come (until <until>: its hold and a grace,
--- as a token bucket's loan; a server hands back nothing of a stock it used up, and one that stopped nothing at all),
--- then counts as used. "!<id>,<until, us>" is a tombstone: a hand-back that came before its
+-- as a token bucket's loan; a server that stopped hands back nothing at all), then counts as used. A stock the server
+-- used up is forgotten by its next prefetch of the key (forgetUsedUp): it hands back nothing of it, and carrying it to
+-- its lapse would make every call of a busy key read and rewrite hundreds of entries (issue 26). "!<id>,<until, us>" is a tombstone: a hand-back that came before its
 -- prefetch (one Sluice gave up on), so that the prefetch, if Redis runs it after all, takes nothing.
 local stocks = {}
 local tombstones = {}
@@ -52,4 +53,17 @@ local function givenUp(id)
   local i = entryOf(tombstones, id)
   if i then table.remove(tombstones, i) end
   return i ~= nil
+end
+-- Forgets the stocks a server used up, their ids separated by ',' in `ids`: nothing of them comes back, so their
+-- entries go and no counter changes; an id not lent (any more) is left alone, with no tombstone. Whether any went.
+local function forgetUsedUp(ids)
+  local any = false
+  for id in string.gmatch(ids or '', '[^,]+') do
+    local i = entryOf(stocks, id)
+    if i then
+      table.remove(stocks, i)
+      any = true
+    end
+  end
+  return any
 end
