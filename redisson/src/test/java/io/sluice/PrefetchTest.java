@@ -358,7 +358,9 @@ class PrefetchTest {
 
     /**
      * Three servers that have counted each other share a {@code 3000/1d} limit's hundredth: each holds at most 10 of
-     * a key; hammered together they admit exactly the limit.
+     * a key; hammered together they admit exactly the limit, but for what a server still holds once its own requests
+     * are all done (a server whose threads ran ahead may end holding a refill that no request of its own used: its
+     * permits go back when its hold ends, which the test's clock never reaches; 2 990 admitted once, 10 held).
      */
     @ParameterizedTest
     @ValueSource(strings = {"sliding-log", "token-bucket"})
@@ -366,6 +368,7 @@ class PrefetchTest {
         List<Server> servers = new ArrayList<>();
         for (int i = 0; i < 3; i++) servers.add(server(algorithm, "3000/1d"));
         int admitted;
+        long held = 0;
         try {
             for (Server s : servers) EngineProbe.announce(s.engine()).join();
             for (Server s : servers) {
@@ -374,10 +377,16 @@ class PrefetchTest {
                 assertThat(EngineProbe.held(s.engine())).as("a third of 30").isBetween(1L, 10L);
             }
             admitted = 150 + hammer(servers, "shared", 150);
+            for (Server s : servers) {
+                EngineProbe.settled(s.engine(), s.sluice.rules().get("r").orElseThrow(), "shared").join();
+                long mine = EngineProbe.held(s.engine());
+                assertThat(mine).as("a third of 30 at most").isBetween(0L, 10L);
+                held += mine;
+            }
         } finally {
             for (Server s : servers) s.close();
         }
-        assertThat(admitted).as("150 + 3 x 8 x 150 asked of 3 000").isEqualTo(3000);
+        assertThat(admitted + held).as("150 + 3 x 8 x 150 asked of 3 000: admitted, or still held").isEqualTo(3000);
     }
 
     private static int hammer(List<Server> servers, String key, int perThread) throws Exception {

@@ -138,7 +138,7 @@ public final class Prefetcher {
         }
         call.whenComplete((p, e) -> {
             Stock arrived = p != null && p.taken() > 0 ? new Stock(p, sent, p.usableUntil(sent, hold)) : null;
-            if (p != null && p.taken() < size) sizes.cameShort(rule, request, ticker.millis());
+            if (p != null && cameShort(p, size, hold)) sizes.cameShort(rule, request, ticker.millis());
             boolean kept = false;
             try {
                 kept = slot.refilled(p, arrived, sent);
@@ -147,6 +147,17 @@ public final class Prefetcher {
                 landed(request.key(), slot, kept ? arrived : null);
             }
         });
+    }
+
+    /**
+     * Whether a call that asked {@code asked} permits for {@code hold} came short: it brought fewer, or a stock that ends
+     * before a quarter of its hold (a window counter's ends with its window, a sliding window's also when the key's next
+     * permit frees: every few microseconds on a busy key of a large limit). Such a stock lands all but spent and goes
+     * back unused, its permits out of every server's reach for the round trips; under {@code auto} the key goes without
+     * one for a hold ({@link StockSizes#cameShort}).
+     */
+    private static boolean cameShort(Prefetch p, long asked, Duration hold) {
+        return p.taken() < asked || p.endsInMillis() < hold.toMillis() / Stock.REFILL_AT_QUARTER;
     }
 
     /** A call of the key has its answer in place: its stock (null: none kept) joins the sweep, and its waiters go on. */
@@ -199,7 +210,7 @@ public final class Prefetcher {
         }
         return call.thenApply(p -> {
             Stock arrived = p.taken() > 0 ? new Stock(p, sent, p.usableUntil(sent, hold)) : null;
-            if (p.taken() < ahead) sizes.cameShort(rule, request, ticker.millis());
+            if (cameShort(p, ahead, hold)) sizes.cameShort(rule, request, ticker.millis());
             KeySlot.Landing landing = slot.fetched(request, p, arrived, sent);
             landed(request.key(), slot, landing.kept() ? arrived : null);
             long besides = landing.besides();
