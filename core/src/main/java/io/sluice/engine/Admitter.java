@@ -225,7 +225,10 @@ final class Admitter {
         return false;
     }
 
-    /** The request is rejected: what other rules took for it goes back first (at most a deadline), then the answer. */
+    /**
+     * The request is rejected: what other rules took for it goes back first (at most a deadline; a prefetching key's
+     * give-back first waits, at most a deadline, for the key's call in flight), then the answer.
+     */
     private CompletionStage<Admission> rejected(Progress p, Decision rejection) {
         if (p.taken.isEmpty()) return CompletableFuture.completedFuture(finish(p, rejection));
         CompletableFuture<?>[] back = new CompletableFuture<?>[p.taken.size()];
