@@ -5,7 +5,6 @@ import io.sluice.engine.prefetch.Prefetcher;
 import io.sluice.Decision;
 import io.sluice.rule.Rule;
 import io.sluice.rule.Throttling;
-import io.sluice.spi.Algorithm;
 import io.sluice.spi.Refunding;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
@@ -81,41 +80,23 @@ final class Refunds {
      * goes back too, where the capacity rule's algorithm can refund, by the entry its answer named ({@link RateCall.Payment}:
      * a log's own entry, not the newest of that cost). What the answer shows within the nominal limit goes back to the
      * nominal limit's count ({@link #paidFor}). A leaky bucket's late slot goes back while it is still the last one
-     * scheduled ({@link #lateSlotUndoable}).
+     * scheduled (issue 21, seed 859683050). Which of these is {@link LateUndo}'s to say.
      */
     void undoIfDenied(RateAsk ask, Decision failed, RateOutcome late, RateCall.Payment capacity) {
         boolean ours = failed.rejects() || failed.outcome() == Decision.Outcome.FAILED_LOCAL;
         if (!late.allowed() || !ours) return;
         Rule rule = ask.rule();
-        if (refundable(rule)) {
-            refund(rule, paidFor(ask.request(), late.overLimit()), late.entry());
-            return;
+        switch (LateUndo.of(rule, late)) {
+            case KEEP -> { }
+            case OWN -> refund(rule, paidFor(ask.request(), late.overLimit()), late.entry());
+            case SLOT -> refund(rule, ask.request(), late.entry());
+            case OWN_AND_CAPACITY -> {
+                refund(rule, ask.request(), late.entry());
+                if (capacity != null && capacity.rule().ratePolicy().algorithm().refundable()) {
+                    refund(capacity.rule(), capacity.request(), capacity.entry().token());
+                }
+            }
         }
-        if (lateSlotUndoable(rule, late)) {
-            refund(rule, ask.request(), late.entry());
-            return;
-        }
-        boolean counting = rule.ratePolicy().throttling() == Throttling.ELASTIC && rule.ratePolicy().algorithm().refundable();
-        if (!counting) return;
-        if (!late.overLimit()) {
-            refund(rule, paidFor(ask.request(), false), late.entry());
-            return;
-        }
-        if (ask.request().algorithm() == Algorithm.TOKEN_BUCKET) return;
-        refund(rule, ask.request(), late.entry());
-        if (capacity != null && capacity.rule().ratePolicy().algorithm().refundable()) {
-            refund(capacity.rule(), capacity.request(), capacity.entry().token());
-        }
-    }
-
-    /**
-     * Whether a leaky bucket's slot taken late can go back: by the slot's end its answer carried, which the backend
-     * gives back only while no later slot is scheduled (issue 21, seed 859683050). The other give-backs (another rule's
-     * rejection, an ending {@code count} does not count) keep a slot, as docs/algorithms.md says ({@link #refundable}).
-     */
-    private static boolean lateSlotUndoable(Rule rule, RateOutcome late) {
-        return rule.ratePolicy().algorithm() == Algorithm.LEAKY_BUCKET && rule.ratePolicy().throttling() != Throttling.ELASTIC
-                && late.entry() != null;
     }
 
     /**
