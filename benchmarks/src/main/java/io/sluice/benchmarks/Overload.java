@@ -49,8 +49,11 @@ public final class Overload {
     private static final long WARM_UP_NANOS = 1_000_000_000L;
     /** Long enough for every server to announce itself once more after the others started (a 5 s heartbeat). */
     private static final long COUNTED_MILLIS = 6_000;
-    /** Readings of Redis's clock; the one of the shortest round trip places Redis's windows on this process's clock. */
-    private static final int CLOCK_READINGS = 5;
+    /**
+     * Readings of Redis's clock; the one of the shortest round trip places Redis's windows on this process's clock (its
+     * round trip narrows both edges of the steady windows, and a fixed window admits most at its first edge).
+     */
+    private static final int CLOCK_READINGS = 20;
     /** Exit status of a refused flag or rule. */
     static final int BAD_INPUT = 2;
     /** Exit status of a run that failed. */
