@@ -10,9 +10,10 @@ import java.util.Arrays;
  * server prefetched in the same window) decided it at some instant between the two, so it is in one of those windows
  * whatever the round trip. A request in flight across the first or the last edge is left out, so the count is a lower
  * bound of what those windows admitted, short by at most the callers in flight at the two edges, and never above
- * it. A correct fixed or sliding window admits at most its limit in each of its windows, a log at most its limit in
- * any period, and a bucket at most its limit per period plus what it held at the start, nothing under overload: the
- * share of {@code windows × limit} then reads at most 100 %.
+ * it. A correct fixed or sliding window admits at most its limit in each of its windows and a log at most its limit in
+ * any period, so their share of {@code windows × limit} reads at most 100 %. A bucket admits its limit per period plus
+ * what it and the servers' stocks held at the first edge, less what they hold at the last: about nothing under
+ * overload, so at most a stock's worth above.
  *
  * <p>Times are {@link System#nanoTime()}; Redis's time is placed on it by one {@link RedisTime} reading, whose round
  * trip narrows the steady span on both sides so that no edge is crossed whichever instant of it Redis read its
