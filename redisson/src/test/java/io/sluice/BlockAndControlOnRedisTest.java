@@ -4,15 +4,13 @@ import io.sluice.redisson.CallerClockBackends;
 import io.sluice.rule.Rule;
 import io.sluice.spi.Algorithm;
 import io.sluice.testing.MutableClock;
-import io.sluice.testing.TestRedisson;
-import org.junit.jupiter.api.AfterAll;
+import io.sluice.testing.TestRedissonClient;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.redisson.api.RedissonClient;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,24 +35,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class BlockAndControlOnRedisTest {
     private static final int LIMIT = 3;
     private static final Duration BLOCK = Duration.ofMinutes(15);
-    private RedissonClient redis;
+    @RegisterExtension
+    static final TestRedissonClient redis = new TestRedissonClient();
     private final MutableClock clock = MutableClock.startingNow();
     private final List<Sluice> engines = new ArrayList<>();
-
-    @BeforeAll
-    void connect() {
-        redis = TestRedisson.client();
-    }
 
     @AfterEach
     void closeEngines() {
         engines.forEach(Sluice::close);
         engines.clear();
-    }
-
-    @AfterAll
-    void close() {
-        redis.shutdown();
     }
 
     /** Two engines of the same rules on one Redis: rule {@code login} ({@code 3/1m}) of {@code algorithm}. */
@@ -67,7 +56,7 @@ class BlockAndControlOnRedisTest {
         p.put("sluice.rules.slots.concurrency", "2");
         for (int i = 0; i < 2; i++) {
             engines.add(Sluice.builder().properties(p)
-                    .backend(CallerClockBackends.on(redis, clock, Duration.ofSeconds(30)))
+                    .backend(CallerClockBackends.on(redis.client(), clock, Duration.ofSeconds(30)))
                     .clock(clock).ticker(clock).build());
         }
         return List.copyOf(engines);

@@ -4,7 +4,7 @@ import io.sluice.engine.EngineProbe;
 import io.sluice.redisson.CallerClockBackend;
 import io.sluice.rule.Rule;
 import io.sluice.testing.MutableClock;
-import io.sluice.testing.TestRedisson;
+import io.sluice.testing.TestRedissonClient;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
@@ -20,14 +20,14 @@ import java.util.UUID;
 /**
  * Engines on a real Redis whose every clock, their scripts' included, is the test's: for tests that move time by hand.
  * A test class registers one ({@code @RegisterExtension static final CallerClockEngine engines = new
- * CallerClockEngine(1);}): one Redisson client for the class, and before each test a clock of its own at the given
- * milliseconds past the start of the current hour (so windows of whole seconds start at whole seconds from it) and
- * keys under a prefix of its own.
+ * CallerClockEngine(1);}): one Redisson client for the class (a {@link TestRedissonClient}), and before each test a
+ * clock of its own at the given milliseconds past the start of the current hour (so windows of whole seconds start at
+ * whole seconds from it) and keys under a prefix of its own.
  */
 final class CallerClockEngine implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback {
     static final long HOUR = 3_600_000L;
     private final long pastTheHour;
-    private RedissonClient redisson;
+    private final TestRedissonClient redis = new TestRedissonClient();
     private MutableClock clock;
     private long hour;
     private String prefix;
@@ -39,12 +39,12 @@ final class CallerClockEngine implements BeforeAllCallback, AfterAllCallback, Be
 
     @Override
     public void beforeAll(ExtensionContext context) {
-        redisson = TestRedisson.client();
+        redis.beforeAll(context);
     }
 
     @Override
     public void afterAll(ExtensionContext context) {
-        redisson.shutdown();
+        redis.afterAll(context);
     }
 
     @Override
@@ -61,7 +61,7 @@ final class CallerClockEngine implements BeforeAllCallback, AfterAllCallback, Be
         // A busy machine: no call may miss its deadline (a refund past it would still be in flight).
         p.put("sluice.backend-timeout", "30s");
         for (int i = 0; i < props.length; i += 2) p.put(props[i], props[i + 1]);
-        return Sluice.builder().properties(p).backend(CallerClockBackend.of(redisson, clock)).clock(clock).ticker(clock).build();
+        return Sluice.builder().properties(p).backend(CallerClockBackend.of(redis.client(), clock)).clock(clock).ticker(clock).build();
     }
 
     /**
@@ -96,7 +96,7 @@ final class CallerClockEngine implements BeforeAllCallback, AfterAllCallback, Be
 
     /** The class's client on the test Redis. */
     RedissonClient redisson() {
-        return redisson;
+        return redis.client();
     }
 
     /** One request of {@code key} under rule {@code rule}, as the engine answers it. */

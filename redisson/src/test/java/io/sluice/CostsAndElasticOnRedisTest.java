@@ -7,13 +7,11 @@ import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 import io.sluice.testing.ForwardingBackend;
 import io.sluice.testing.MutableClock;
-import io.sluice.testing.TestRedisson;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import io.sluice.testing.TestRedissonClient;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.redisson.api.RedissonClient;
 
 import java.time.Duration;
 import java.util.HashMap;
@@ -33,18 +31,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 class CostsAndElasticOnRedisTest {
     private static final long HOUR = 3_600_000L;
     private static final long HUGE_COST = 2_000_000_000L;
-    private static RedissonClient redisson;
+    @RegisterExtension
+    static final TestRedissonClient redisson = new TestRedissonClient();
     private final MutableClock clock = new MutableClock(System.currentTimeMillis() / HOUR * HOUR + 1);
-
-    @BeforeAll
-    static void connect() {
-        redisson = TestRedisson.client();
-    }
-
-    @AfterAll
-    static void disconnect() {
-        redisson.shutdown();
-    }
 
     private Sluice sluice(LimiterBackend backend, String... props) {
         Map<String, String> p = new HashMap<>();
@@ -64,7 +53,7 @@ class CostsAndElasticOnRedisTest {
      */
     @Test
     void anElasticTokenBucketWhoseCapacityRuleIsUsedUpAdmitsAsAHardOne() {
-        try (Sluice s = sluice(CallerClockBackend.of(redisson, clock),
+        try (Sluice s = sluice(CallerClockBackend.of(redisson.client(), clock),
                 "sluice.rules.api.rate", "4/4s", "sluice.rules.api.algorithm", "token-bucket",
                 "sluice.rules.api.throttling", "elastic", "sluice.rules.api.capacity", "system",
                 "sluice.rules.system.rate", "1/1h", "sluice.rules.system.key", "global")) {
@@ -95,7 +84,7 @@ class CostsAndElasticOnRedisTest {
     @ParameterizedTest
     @ValueSource(strings = {"sliding-log", "token-bucket", "leaky-bucket", "fixed-window", "sliding-window"})
     void aHugeCostIsRejectedBeforeRedisAndBreaksNothing(String algorithm) {
-        try (Sluice s = sluice(CallerClockBackend.of(redisson, clock),
+        try (Sluice s = sluice(CallerClockBackend.of(redisson.client(), clock),
                 "sluice.rules.export.rate", "1/1d", "sluice.rules.export.algorithm", algorithm,
                 "sluice.rules.posts.rate", "1/1h")) {
             int admitted = 0;
@@ -128,7 +117,7 @@ class CostsAndElasticOnRedisTest {
     @ParameterizedTest
     @ValueSource(strings = {"leaky-bucket", "fixed-window", "token-bucket"})
     void aRequestRedisRefusesIsRejectedAndTheBreakerStaysClosed(String algorithm) {
-        LimiterBackend refusing = new ForwardingBackend(CallerClockBackend.of(redisson, clock)) {
+        LimiterBackend refusing = new ForwardingBackend(CallerClockBackend.of(redisson.client(), clock)) {
             @Override
             public CompletionStage<RateOutcome> tryConsume(RateRequest r) {
                 return super.tryConsume(absurd(r));

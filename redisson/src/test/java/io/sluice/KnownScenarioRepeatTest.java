@@ -1,12 +1,10 @@
 package io.sluice;
 
-import io.sluice.testing.TestRedisson;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import io.sluice.testing.TestRedissonClient;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.redisson.api.RedissonClient;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -23,17 +21,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 @EnabledIfSystemProperty(named = "sluice.repeat", matches = "\\d+")
 class KnownScenarioRepeatTest {
     private static final long WINDOW_MILLIS = 10_000;
-    private static RedissonClient redis;
-
-    @BeforeAll
-    static void connect() {
-        redis = TestRedisson.client();
-    }
-
-    @AfterAll
-    static void disconnect() {
-        redis.shutdown();
-    }
+    @RegisterExtension
+    static final TestRedissonClient redis = new TestRedissonClient();
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"a sliding window's stock-paid permit given back beside a later window's stock",
@@ -47,7 +36,7 @@ class KnownScenarioRepeatTest {
             pace(first + i * WINDOW_MILLIS / runs);
             long phase = System.currentTimeMillis() % WINDOW_MILLIS;
             Optional<EngineScenarioRun.Failure> failure;
-            try (EngineScenarioRun run = new EngineScenarioRun(scenario, redis, null)) {
+            try (EngineScenarioRun run = new EngineScenarioRun(scenario, redis.client(), null)) {
                 failure = run.run();
             }
             failure.ifPresent(f -> failures.add("started " + phase + " ms into a window: " + f));

@@ -6,11 +6,9 @@ import io.sluice.key.KeyResolver;
 import io.sluice.redisson.CallerClockBackend;
 import io.sluice.rule.Rule;
 import io.sluice.testing.MutableClock;
-import io.sluice.testing.TestRedisson;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import io.sluice.testing.TestRedissonClient;
 import org.junit.jupiter.api.Test;
-import org.redisson.api.RedissonClient;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.List;
 import java.util.Map;
@@ -24,22 +22,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * 1 MB value is counted exactly like any other, under a combined key too.
  */
 class LongKeyValuesTest {
-    private static RedissonClient redisson;
+    @RegisterExtension
+    static final TestRedissonClient redisson = new TestRedissonClient();
     private final MutableClock clock = new MutableClock(System.currentTimeMillis());
     private final String prefix = "longkeys" + UUID.randomUUID().toString().substring(0, 8);
 
-    @BeforeAll
-    static void connect() {
-        redisson = TestRedisson.client();
-    }
-
-    @AfterAll
-    static void disconnect() {
-        redisson.shutdown();
-    }
-
     private Sluice engine() {
-        return Sluice.builder().backend(CallerClockBackend.of(redisson, clock)).clock(clock).ticker(clock)
+        return Sluice.builder().backend(CallerClockBackend.of(redisson.client(), clock)).clock(clock).ticker(clock)
                 .properties(Map.of("sluice.key-prefix", prefix,
                         "sluice.rules.api.key", "header:X-Api-Key", "sluice.rules.api.rate", "3/1h",
                         "sluice.rules.pair.key", "header:X-Api-Key+ip", "sluice.rules.pair.rate", "2/1h"))
@@ -90,7 +79,7 @@ class LongKeyValuesTest {
             String key = EngineProbe.keyOf(s.engine(), api, huge);
             assertThat(key).hasSizeLessThan(100);
             // The sliding log holds the three permits under the hashed name; no raw character reached Redis.
-            assertThat(redisson.getScoredSortedSet("{" + key + "}:permits").size()).isEqualTo(3);
+            assertThat(redisson.client().getScoredSortedSet("{" + key + "}:permits").size()).isEqualTo(3);
         }
     }
 }

@@ -6,14 +6,13 @@ import io.sluice.rule.Rule;
 import io.sluice.spi.Overriding;
 import io.sluice.spi.RequestRefusedException;
 import io.sluice.testing.MutableClock;
-import io.sluice.testing.TestRedisson;
+import io.sluice.testing.TestRedissonClient;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 
 import java.time.Duration;
@@ -35,19 +34,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class OverridesAcrossEnginesTest {
-    private RedissonClient redis;
+    @RegisterExtension
+    static final TestRedissonClient redis = new TestRedissonClient();
     private final MutableClock clock = MutableClock.startingNow();
     private final List<Sluice> opened = new ArrayList<>();
-
-    @BeforeAll
-    void connect() {
-        redis = TestRedisson.client();
-    }
 
     @AfterAll
     void close() {
         opened.forEach(Sluice::close);
-        redis.shutdown();
     }
 
     /** Two engines on one prefix: rule {@code api} (rate, plans) and {@code jobs} (concurrency), keyed by user. */
@@ -66,7 +60,7 @@ class OverridesAcrossEnginesTest {
         p.put("sluice.rules.jobs.key", "user");
         List<Sluice> two = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
-            Sluice s = Sluice.builder().properties(p).backend(CallerClockBackends.on(redis, clock, Duration.ofSeconds(10)))
+            Sluice s = Sluice.builder().properties(p).backend(CallerClockBackends.on(redis.client(), clock, Duration.ofSeconds(10)))
                     .clock(clock).ticker(clock).build();
             opened.add(s);
             two.add(s);
@@ -201,12 +195,12 @@ class OverridesAcrossEnginesTest {
         String prefix = e.get(0).rules().settings().keyPrefix();
         String hostile = "{ivan}\r\n" + "x".repeat(100_000);
         e.get(0).override("api", hostile, "50/1h", Duration.ofHours(1)).toCompletableFuture().join();
-        Map<String, String> stored = redis.<String, String>getMap("{" + prefix + ":overrides}", StringCodec.INSTANCE).readAllMap();
+        Map<String, String> stored = redis.client().<String, String>getMap("{" + prefix + ":overrides}", StringCodec.INSTANCE).readAllMap();
         assertThat(stored).containsOnlyKeys("api:" + KeyResolver.hash(hostile));
         assertThat(stored.values()).allSatisfy(v -> assertThat(v).endsWith(" 50/1h"));
-        assertThat(redis.getKeys().getKeysStream().filter(k -> k.contains("ivan")).count()).isZero();
-        assertThat(redis.getKeys().remainTimeToLive("{" + prefix + ":overrides}")).isPositive();
-        assertThat(redis.getKeys().remainTimeToLive("{" + prefix + ":overrides}:version")).isPositive();
+        assertThat(redis.client().getKeys().getKeysStream().filter(k -> k.contains("ivan")).count()).isZero();
+        assertThat(redis.client().getKeys().remainTimeToLive("{" + prefix + ":overrides}")).isPositive();
+        assertThat(redis.client().getKeys().remainTimeToLive("{" + prefix + ":overrides}:version")).isPositive();
         assertThat(rate(e.get(0), hostile, null).limit()).isEqualTo(50);
     }
 
@@ -236,7 +230,7 @@ class OverridesAcrossEnginesTest {
         Map<String, String> many = new HashMap<>();
         for (int i = 0; i < Overriding.MAX_OVERRIDES - 1; i++) many.put("api:" + KeyResolver.hash("k" + i), until + " 11/1h");
         many.put("api:" + KeyResolver.hash("ended"), clock.millis() + " 11/1h");
-        redis.<String, String>getMap("{" + prefix + ":overrides}", StringCodec.INSTANCE).putAll(many);
+        redis.client().<String, String>getMap("{" + prefix + ":overrides}", StringCodec.INSTANCE).putAll(many);
         s.override("api", "last", "11/1h", Duration.ofHours(1)).toCompletableFuture().join();
         assertThatThrownBy(() -> s.override("api", "one-more", "11/1h", Duration.ofHours(1)).toCompletableFuture().join())
                 .isInstanceOf(CompletionException.class).hasCauseInstanceOf(RequestRefusedException.class);
@@ -244,6 +238,6 @@ class OverridesAcrossEnginesTest {
         s.override("api", "k0", "12/1h", Duration.ofHours(1)).toCompletableFuture().join();
         assertThat(rate(s, "k0", null).limit()).isEqualTo(12);
         assertThat(rate(s, "k1", null).limit()).isEqualTo(11);
-        assertThat(redis.getMap("{" + prefix + ":overrides}", StringCodec.INSTANCE).size()).isEqualTo(Overriding.MAX_OVERRIDES);
+        assertThat(redis.client().getMap("{" + prefix + ":overrides}", StringCodec.INSTANCE).size()).isEqualTo(Overriding.MAX_OVERRIDES);
     }
 }

@@ -5,14 +5,13 @@ import io.sluice.key.KeyResolver;
 import io.sluice.key.RequestView;
 import io.sluice.rule.Rule;
 import io.sluice.testing.TestRedis;
-import io.sluice.testing.TestRedisson;
+import io.sluice.testing.TestRedissonClient;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.redisson.api.RedissonClient;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,18 +31,13 @@ import static org.awaitility.Awaitility.await;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PlansThroughTheEngineTest {
     private static final String FREE = "free";
-    private RedissonClient redis;
+    @RegisterExtension
+    static final TestRedissonClient redis = new TestRedissonClient();
     private final List<Sluice> engines = new ArrayList<>();
-
-    @BeforeAll
-    void connect() {
-        redis = TestRedisson.client();
-    }
 
     @AfterAll
     void close() {
         engines.forEach(Sluice::close);
-        redis.shutdown();
     }
 
     /** An engine on the test Redis with a key prefix of its own; rule {@code api} is keyed and planned by header. */
@@ -250,9 +244,9 @@ class PlansThroughTheEngineTest {
 
     private List<String> allKeys(String prefix) {
         List<String> keys = new ArrayList<>();
-        redis.getKeys().getKeysByPattern(prefix + ":*").forEach(keys::add);
+        redis.client().getKeys().getKeysByPattern(prefix + ":*").forEach(keys::add);
         // Redisson's own sub-keys of a sliding log start with the hash tag Sluice owns.
-        redis.getKeys().getKeysByPattern("{" + prefix + ":*").forEach(keys::add);
+        redis.client().getKeys().getKeysByPattern("{" + prefix + ":*").forEach(keys::add);
         return keys;
     }
 

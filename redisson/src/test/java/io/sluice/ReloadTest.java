@@ -7,16 +7,14 @@ import io.sluice.rule.Rule;
 import io.sluice.rule.RuleSet;
 import io.sluice.testing.LogRecorder;
 import io.sluice.testing.MutableClock;
-import io.sluice.testing.TestRedisson;
-import org.junit.jupiter.api.AfterAll;
+import io.sluice.testing.TestRedissonClient;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 
 import java.io.IOException;
@@ -52,7 +50,8 @@ import static org.awaitility.Awaitility.await;
  */
 class ReloadTest {
     private static final long HOUR_MILLIS = 3_600_000L;
-    private static RedissonClient redisson;
+    @RegisterExtension
+    static final TestRedissonClient redisson = new TestRedissonClient();
 
     /** The start of an hour: fixed windows are aligned to it, so no window boundary falls inside a test. */
     private final MutableClock clock = new MutableClock((System.currentTimeMillis() / HOUR_MILLIS + 1) * HOUR_MILLIS);
@@ -61,16 +60,6 @@ class ReloadTest {
 
     @TempDir
     Path dir;
-
-    @BeforeAll
-    static void connect() {
-        redisson = TestRedisson.client();
-    }
-
-    @AfterAll
-    static void disconnect() {
-        redisson.shutdown();
-    }
 
     @BeforeEach
     void record() {
@@ -90,7 +79,7 @@ class ReloadTest {
     }
 
     private Sluice.Builder onRedis() {
-        return Sluice.builder().backend(CallerClockBackend.of(redisson, clock)).clock(clock).ticker(clock);
+        return Sluice.builder().backend(CallerClockBackend.of(redisson.client(), clock)).clock(clock).ticker(clock);
     }
 
     private Sluice engine(Map<String, String> props) {
@@ -462,7 +451,7 @@ class ReloadTest {
                 assertThat(log).isLessThanOrEqualTo(100);
                 assertThat(win).isLessThanOrEqualTo(100);
                 // One log entry per admitted request, one count per admitted request: nothing lost, nothing extra.
-                assertThat(redisson.getScoredSortedSet("{" + prefix + ":log:sliding-log:1h:" + hash + "}:permits").size())
+                assertThat(redisson.client().getScoredSortedSet("{" + prefix + ":log:sliding-log:1h:" + hash + "}:permits").size())
                         .isEqualTo((int) log);
                 String window = redisString(prefix + ":{win:fixed-window:1h:" + hash + "}");
                 assertThat(window == null ? 0 : Long.parseLong(window.substring(window.indexOf(':') + 1))).isEqualTo(win);
@@ -473,7 +462,7 @@ class ReloadTest {
                 // The last releases are sent without waiting for Redis: wait for them to land, then check the leases.
                 await("all permits back").atMost(Duration.ofSeconds(10))
                         .until(() -> s.availablePermits(c, key).toCompletableFuture().join() == c.concurrency());
-                assertThat(redisson.getScoredSortedSet("{" + prefix + ":c:concurrency:" + KeyResolver.hash(key) + "}:timeout")
+                assertThat(redisson.client().getScoredSortedSet("{" + prefix + ":c:concurrency:" + KeyResolver.hash(key) + "}:timeout")
                         .size()).isZero();
             }
             System.out.printf("reload under load: %d requests, %d admitted, %d rejected, %d reloads, 0 lost, 0 leaked%n",
@@ -482,6 +471,6 @@ class ReloadTest {
     }
 
     private static String redisString(String key) {
-        return redisson.<String>getBucket(key, StringCodec.INSTANCE).get();
+        return redisson.client().<String>getBucket(key, StringCodec.INSTANCE).get();
     }
 }

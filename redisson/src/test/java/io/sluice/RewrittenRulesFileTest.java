@@ -4,14 +4,12 @@ import io.sluice.redisson.CallerClockBackend;
 import io.sluice.rule.Rule;
 import io.sluice.testing.LogRecorder;
 import io.sluice.testing.MutableClock;
-import io.sluice.testing.TestRedisson;
-import org.junit.jupiter.api.AfterAll;
+import io.sluice.testing.TestRedissonClient;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import org.redisson.api.RedissonClient;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -39,23 +37,14 @@ import static org.awaitility.Awaitility.await;
  * Windows run on the test's clock, which never moves, so every count is exact.
  */
 class RewrittenRulesFileTest {
-    private static RedissonClient redisson;
+    @RegisterExtension
+    static final TestRedissonClient redisson = new TestRedissonClient();
     private final MutableClock clock = new MutableClock(System.currentTimeMillis());
     private final String prefix = "rewrite" + UUID.randomUUID().toString().substring(0, 8);
     private LogRecorder log;
 
     @TempDir
     Path dir;
-
-    @BeforeAll
-    static void connect() {
-        redisson = TestRedisson.client();
-    }
-
-    @AfterAll
-    static void disconnect() {
-        redisson.shutdown();
-    }
 
     @BeforeEach
     void record() {
@@ -68,7 +57,7 @@ class RewrittenRulesFileTest {
     }
 
     private Sluice engine(Path file) {
-        return Sluice.builder().backend(CallerClockBackend.of(redisson, clock)).clock(clock).ticker(clock)
+        return Sluice.builder().backend(CallerClockBackend.of(redisson.client(), clock)).clock(clock).ticker(clock)
                 .config("file:" + file).build();
     }
 

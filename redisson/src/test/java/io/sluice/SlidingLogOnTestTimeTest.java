@@ -3,11 +3,9 @@ package io.sluice;
 import io.sluice.redisson.CallerClockBackends;
 import io.sluice.rule.Rule;
 import io.sluice.testing.MutableClock;
-import io.sluice.testing.TestRedisson;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import io.sluice.testing.TestRedissonClient;
 import org.junit.jupiter.api.Test;
-import org.redisson.api.RedissonClient;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.HashMap;
@@ -37,17 +35,8 @@ class SlidingLogOnTestTimeTest {
     private static final long REAL_TIME_GAP_MILLIS = 1_500;
     /** A bound on an answer that has no reason to wait (the second request waits only on the first, which ends). */
     private static final long ANSWER_SECONDS = 10;
-    private static RedissonClient redis;
-
-    @BeforeAll
-    static void connect() {
-        redis = TestRedisson.client();
-    }
-
-    @AfterAll
-    static void disconnect() {
-        redis.shutdown();
-    }
+    @RegisterExtension
+    static final TestRedissonClient redis = new TestRedissonClient();
 
     @Test
     void aRateRuleRejectsByItsLogAfterRealTimePassedAtOneInstant() throws Exception {
@@ -65,7 +54,7 @@ class SlidingLogOnTestTimeTest {
         props.put("sluice.rules.c.wait", "30s");
         props.put("sluice.rules.c.lease", "1d");
         try (Sluice sluice = Sluice.builder().properties(props)
-                .backend(CallerClockBackends.on(redis, clock, Duration.ofSeconds(ANSWER_SECONDS)))
+                .backend(CallerClockBackends.on(redis.client(), clock, Duration.ofSeconds(ANSWER_SECONDS)))
                 .clock(clock).ticker(clock).build()) {
             List<Rule> rules = List.of(sluice.rules().get("r").orElseThrow(), sluice.rules().get("c").orElseThrow());
             Admission first = sluice.admit(rules, alice(null)).toCompletableFuture().get(ANSWER_SECONDS, TimeUnit.SECONDS);

@@ -94,9 +94,10 @@ class BenchmarksSmokeTest {
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void theOverloadBenchmarkRuns() throws Exception {
-        String row = Overload.run("token-bucket", 1, "auto", 4, 1, "200/1s", 200, "10s");
+        String row = Overload.row(Overload.Options.parse("--callers", "4", "--seconds", "1", "--rate", "200/1s"), "token-bucket", "auto");
         assertThat(row).startsWith("| token-bucket | 1 | auto | 4 |").endsWith("| 0 |");
-        String shared = Overload.run("sliding-log", 3, "auto", 6, 1, "200/1s", 200, "10s");
+        String shared = Overload.row(Overload.Options.parse("--servers", "3", "--callers", "6", "--seconds", "1", "--rate", "200/1s"),
+                "sliding-log", "auto");
         assertThat(shared).startsWith("| sliding-log | 3 | auto | 6 |").endsWith("| 0 |");
     }
 

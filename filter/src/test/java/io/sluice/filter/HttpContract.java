@@ -6,13 +6,13 @@ import io.sluice.Sluice;
 import io.sluice.key.KeyResolver;
 import io.sluice.testing.RateLimitHeaders;
 import io.sluice.testing.TestRedis;
-import io.sluice.testing.TestRedisson;
+import io.sluice.testing.TestRedissonClient;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.redisson.api.RedissonClient;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -35,9 +35,11 @@ import static org.hamcrest.Matchers.equalTo;
 /** The filter over real HTTP, real Redis and a real container; run once per container. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class HttpContract {
+    @RegisterExtension
+    static final TestRedissonClient redis = new TestRedissonClient();
+
     private final Containers.Kind kind;
     private Containers.Running server;
-    private RedissonClient redis;
     private String prefix;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
@@ -55,13 +57,11 @@ abstract class HttpContract {
     void start() {
         prefix = "t" + UUID.randomUUID().toString().substring(0, 8);
         server = kind.start(initParams(prefix));
-        redis = TestRedisson.client();
     }
 
     @AfterAll
     void stop() {
         server.close();
-        redis.shutdown();
     }
 
     @BeforeEach
@@ -175,8 +175,8 @@ abstract class HttpContract {
             given().header("X-User", value).post(url("/api/posts")).then().statusCode(200).header("X-RateLimit-Remaining", "4");
         }
         List<String> keys = new ArrayList<>();
-        redis.getKeys().getKeysByPattern(prefix + "*").forEach(keys::add);
-        redis.getKeys().getKeysByPattern("{" + prefix + "*").forEach(keys::add);
+        redis.client().getKeys().getKeysByPattern(prefix + "*").forEach(keys::add);
+        redis.client().getKeys().getKeysByPattern("{" + prefix + "*").forEach(keys::add);
         assertThat(keys).isNotEmpty();
         assertThat(keys).allSatisfy(k -> assertThat(k).doesNotContain("{evil}").doesNotContain(brace.substring(6)).doesNotContain("x".repeat(16)).doesNotContain("Zoë").doesNotContain(nonAscii.substring(9)));
         assertThat(keys).anySatisfy(k -> assertThat(k).contains(KeyResolver.hash(brace)));

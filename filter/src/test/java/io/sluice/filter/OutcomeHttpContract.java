@@ -4,12 +4,12 @@ import io.restassured.response.Response;
 import io.sluice.Sluice;
 import io.sluice.redisson.CallerClockBackend;
 import io.sluice.testing.MutableClock;
-import io.sluice.testing.TestRedisson;
+import io.sluice.testing.TestRedissonClient;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.redisson.api.RedissonClient;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.redisson.client.codec.StringCodec;
 
 import java.time.Duration;
@@ -36,10 +36,11 @@ import static org.awaitility.Awaitility.await;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class OutcomeHttpContract {
     private static final long HOUR = 3_600_000L;
+    @RegisterExtension
+    static final TestRedissonClient redisson = new TestRedissonClient();
     private final Containers.Kind kind;
     private final MutableClock clock = new MutableClock(System.currentTimeMillis() / HOUR * HOUR + 1);
     private final String prefix = "oh" + UUID.randomUUID().toString().substring(0, 8);
-    private RedissonClient redisson;
     private Sluice sluice;
     private Containers.Running server;
 
@@ -49,7 +50,6 @@ abstract class OutcomeHttpContract {
 
     @BeforeAll
     void start() {
-        redisson = TestRedisson.client();
         Map<String, String> p = new HashMap<>();
         p.put("sluice.key-prefix", prefix);
         // A busy machine: no call may miss its deadline.
@@ -82,7 +82,7 @@ abstract class OutcomeHttpContract {
         p.put("sluice.rules.rows.algorithm", "fixed-window");
         p.put("sluice.rules.rows.cost", "10");
         p.put("sluice.rules.rows.settle", "header:X-Rows;keep");
-        sluice = Sluice.builder().properties(p).backend(CallerClockBackend.of(redisson, clock)).clock(clock).build();
+        sluice = Sluice.builder().properties(p).backend(CallerClockBackend.of(redisson.client(), clock)).clock(clock).build();
         server = kind.start(new SluiceFilter(sluice));
     }
 
@@ -90,7 +90,6 @@ abstract class OutcomeHttpContract {
     void stop() {
         if (server != null) server.close();
         if (sluice != null) sluice.close();
-        if (redisson != null) redisson.shutdown();
     }
 
     private String url(String path) {
@@ -172,10 +171,10 @@ abstract class OutcomeHttpContract {
     /** The fixed window's counter of the only key of {@code rule} for this test, as Redis holds it (0 when none). */
     private long counter(String rule) {
         List<String> keys = new ArrayList<>();
-        redisson.getKeys().getKeysByPattern(prefix + "*" + rule + "*").forEach(keys::add);
+        redisson.client().getKeys().getKeysByPattern(prefix + "*" + rule + "*").forEach(keys::add);
         if (keys.isEmpty()) return 0;
         assertThat(keys).hasSize(1);
-        String state = redisson.<String>getBucket(keys.get(0), StringCodec.INSTANCE).get();
+        String state = redisson.client().<String>getBucket(keys.get(0), StringCodec.INSTANCE).get();
         return Long.parseLong(state.substring(state.indexOf(':') + 1));
     }
 

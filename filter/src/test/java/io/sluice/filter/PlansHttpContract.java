@@ -5,7 +5,7 @@ import io.restassured.specification.RequestSpecification;
 import io.sluice.Decision;
 import io.sluice.key.KeyResolver;
 import io.sluice.testing.TestRedis;
-import io.sluice.testing.TestRedisson;
+import io.sluice.testing.TestRedissonClient;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -17,7 +17,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.redisson.api.RedissonClient;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -42,10 +42,11 @@ abstract class PlansHttpContract {
     private static final String PROBLEM_TYPE = "https://example.com/problems/rate-limited";
     /** Each rule's period in seconds (sluice-plans.properties). */
     private static final Map<String, Integer> WINDOWS = Map.of("api", 3600, "attr", 604_800, "query", 3600, "cookie", 604_800);
+    @RegisterExtension
+    static final TestRedissonClient redis = new TestRedissonClient();
     private final Containers.Kind kind;
     private Containers.Running server;
     private Containers.Running hooked;
-    private RedissonClient redis;
     private String prefix;
 
     PlansHttpContract(Containers.Kind kind) {
@@ -97,14 +98,12 @@ abstract class PlansHttpContract {
         Map<String, String> hookParams = initParams(prefix + "h");
         hookParams.put("rejection-handler", UpgradeHandler.class.getName());
         hooked = kind.start(hookParams);
-        redis = TestRedisson.client();
     }
 
     @AfterAll
     void stop() {
         if (server != null) server.close();
         if (hooked != null) hooked.close();
-        if (redis != null) redis.shutdown();
     }
 
     private String url(Containers.Running on, String path) {
@@ -283,9 +282,9 @@ abstract class PlansHttpContract {
 
     private List<String> keysContaining(String part) {
         List<String> keys = new ArrayList<>();
-        redis.getKeys().getKeysByPattern(prefix + ":*").forEach(keys::add);
+        redis.client().getKeys().getKeysByPattern(prefix + ":*").forEach(keys::add);
         // Redisson's own sub-keys of a sliding log start with the hash tag Sluice owns.
-        redis.getKeys().getKeysByPattern("{" + prefix + ":*").forEach(keys::add);
+        redis.client().getKeys().getKeysByPattern("{" + prefix + ":*").forEach(keys::add);
         return keys.stream().filter(k -> k.contains(part)).toList();
     }
 }

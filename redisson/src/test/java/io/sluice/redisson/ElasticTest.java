@@ -8,13 +8,11 @@ import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 import io.sluice.spi.Refunding;
 import io.sluice.testing.MutableClock;
-import io.sluice.testing.TestRedisson;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import io.sluice.testing.TestRedissonClient;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.redisson.api.RedissonClient;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -31,17 +29,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ElasticTest {
     private static final Duration HOUR = Duration.ofHours(1);
-    private static RedissonClient redisson;
-
-    @BeforeAll
-    static void connect() {
-        redisson = TestRedisson.client();
-    }
-
-    @AfterAll
-    static void disconnect() {
-        redisson.shutdown();
-    }
+    @RegisterExtension
+    static final TestRedissonClient redisson = new TestRedissonClient();
 
     static Stream<Arguments> backendsAndAlgorithms() {
         List<Arguments> out = new ArrayList<>();
@@ -52,7 +41,7 @@ class ElasticTest {
     }
 
     private static LimiterBackend backend(String kind, MutableClock clock) {
-        return kind.equals("memory") ? new InMemoryBackend(clock) : RedissonBackend.onCallerClock(redisson, clock, Duration.ofSeconds(5));
+        return kind.equals("memory") ? new InMemoryBackend(clock) : RedissonBackend.onCallerClock(redisson.client(), clock, Duration.ofSeconds(5));
     }
 
     private static RateOutcome elastic(LimiterBackend b, RateRequest own, RateRequest capacity) {

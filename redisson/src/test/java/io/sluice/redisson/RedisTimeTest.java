@@ -7,13 +7,12 @@ import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 import io.sluice.testing.Resp;
 import io.sluice.testing.TestRedis;
-import io.sluice.testing.TestRedisson;
-import org.junit.jupiter.api.AfterAll;
+import io.sluice.testing.TestRedissonClient;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.redisson.api.RedissonClient;
 
 import java.net.URI;
 import java.time.Clock;
@@ -39,23 +38,18 @@ class RedisTimeTest {
     private static final Duration HOUR = Duration.ofHours(1);
     /** The bound: all keys of one rule and key, for the algorithms on Redis TIME. */
     private static final long MAX_BYTES_PER_KEY = 200;
-    private static RedissonClient redisson;
+    @RegisterExtension
+    static final TestRedissonClient redisson = new TestRedissonClient();
     private static int port;
     private final String run = UUID.randomUUID().toString().substring(0, 8);
 
     @BeforeAll
-    static void connect() {
-        redisson = TestRedisson.client();
+    static void findPort() {
         port = URI.create(TestRedis.address()).getPort();
     }
 
-    @AfterAll
-    static void disconnect() {
-        redisson.shutdown();
-    }
-
     private static RedissonBackend backend(Clock clock) {
-        return new RedissonBackend(redisson, false, clock, Duration.ofSeconds(5));
+        return new RedissonBackend(redisson.client(), false, clock, Duration.ofSeconds(5));
     }
 
     private static RateOutcome consume(RedissonBackend b, RateRequest r) {

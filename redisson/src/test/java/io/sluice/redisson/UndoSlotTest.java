@@ -4,11 +4,10 @@ import io.sluice.spi.Algorithm;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 import io.sluice.testing.MutableClock;
-import io.sluice.testing.TestRedisson;
-import org.junit.jupiter.api.AfterEach;
+import io.sluice.testing.TestRedissonClient;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.redisson.api.RedissonClient;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.UUID;
@@ -25,22 +24,18 @@ class UndoSlotTest {
     private static final long LIMIT = 6;
     private static final long QUEUE = 2;
 
+    @RegisterExtension
+    static final TestRedissonClient redis = new TestRedissonClient();
+
     private final MutableClock clock = MutableClock.startingNow();
-    private RedissonClient client;
     private RedissonBackend backend;
     private RateRequest request;
 
     @BeforeEach
     void start() {
-        client = TestRedisson.client();
-        backend = RedissonBackend.onCallerClock(client, clock, Duration.ofSeconds(10));
+        backend = RedissonBackend.onCallerClock(redis.client(), clock, Duration.ofSeconds(10));
         request = RateRequest.of(Algorithm.LEAKY_BUCKET, "undo-slot-" + UUID.randomUUID(), LIMIT, Duration.ofSeconds(1))
                 .withQueue(QUEUE);
-    }
-
-    @AfterEach
-    void stop() {
-        client.shutdown();
     }
 
     @Test

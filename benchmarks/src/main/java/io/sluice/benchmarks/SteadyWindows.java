@@ -1,0 +1,107 @@
+package io.sluice.benchmarks;
+
+import java.util.Arrays;
+
+/**
+ * The steady part of an {@link Overload} run: whole windows of the rule's period, aligned on the windows Redis counts
+ * in (multiples of the period in Redis's time), and the admissions known to have been decided inside them.
+ *
+ * <p>A request is counted only when it was sent and answered within the steady windows: Redis (or a stock this
+ * server prefetched in the same window) decided it at some instant between the two, so it is in one of those windows
+ * whatever the round trip. A request in flight across the first or the last edge is left out, so the count is a lower
+ * bound of what those windows admitted, short by at most the callers in flight at the two edges, and never above
+ * it. A correct fixed or sliding window admits at most its limit in each of its windows and a log at most its limit in
+ * any period, so their share of {@code windows × limit} reads at most 100 %. A bucket admits its limit per period plus
+ * what it and the servers' stocks held at the first edge, less what they hold at the last: about nothing under
+ * overload, so at most a stock's worth above.
+ *
+ * <p>Times are {@link System#nanoTime()}; Redis's time is placed on it by one {@link RedisTime} reading, whose round
+ * trip narrows the steady span on both sides so that no edge is crossed whichever instant of it Redis read its
+ * clock at.
+ */
+final class SteadyWindows {
+    private static final long NANOS_PER_MICRO = 1_000L;
+    private static final long NANOS_PER_SECOND = 1_000_000_000L;
+
+    /**
+     * Redis's clock read once: {@code redisMicros} (its {@code TIME}) was read between {@code sentNanos} and
+     * {@code answeredNanos} of this process's {@link System#nanoTime()}.
+     */
+    record RedisTime(long sentNanos, long redisMicros, long answeredNanos) {
+        RedisTime {
+            if (answeredNanos < sentNanos) throw new IllegalArgumentException("answered before sent: " + sentNanos + " > " + answeredNanos);
+        }
+    }
+
+    private final long fromNanos;
+    private final long toNanos;
+    private final int windows;
+    private final long periodNanos;
+
+    private SteadyWindows(long fromNanos, long toNanos, int windows, long periodNanos) {
+        this.fromNanos = fromNanos;
+        this.toNanos = toNanos;
+        this.windows = windows;
+        this.periodNanos = periodNanos;
+    }
+
+    /**
+     * The {@code windows} whole windows of {@code periodNanos} that start with the first of Redis's windows to begin at
+     * or after {@code settledNanos}.
+     */
+    static SteadyWindows after(long settledNanos, RedisTime redis, long periodNanos, int windows) {
+        if (periodNanos < NANOS_PER_MICRO) throw new IllegalArgumentException("a period of at least 1 µs: " + periodNanos);
+        if (windows < 1) throw new IllegalArgumentException("at least one window: " + windows);
+        // Redis's time at nanoTime t is redisNanos + (t - read), read somewhere in [sent, answered].
+        long redisNanos = redis.redisMicros() * NANOS_PER_MICRO;
+        // The earliest Redis time settledNanos can be, and the first window boundary at or after it.
+        long earliest = redisNanos + settledNanos - redis.answeredNanos();
+        long first = Math.floorDiv(earliest + periodNanos - 1, periodNanos) * periodNanos;
+        long last = first + windows * periodNanos;
+        // On nanoTime: the first boundary has surely passed at from, the last surely not yet before to.
+        long from = first - redisNanos + redis.answeredNanos();
+        long to = last - redisNanos + redis.sentNanos();
+        return new SteadyWindows(from, to, windows, periodNanos);
+    }
+
+    /** From when (nanoTime) a request counts if sent then or later. */
+    long fromNanos() {
+        return fromNanos;
+    }
+
+    /** Until when (nanoTime, excluded) a request counts if answered before; callers may stop asking then. */
+    long toNanos() {
+        return toNanos;
+    }
+
+    int windows() {
+        return windows;
+    }
+
+    /** Whether a request sent and answered at these instants was decided within the steady windows. */
+    boolean holds(long sentNanos, long answeredNanos) {
+        return sentNanos >= fromNanos && answeredNanos < toNanos;
+    }
+
+    /** Admitted per second over the steady windows, for {@code admitted} counted by {@link #holds}. */
+    double perSecond(long admitted) {
+        return admitted * (double) NANOS_PER_SECOND / (windows * (double) periodNanos);
+    }
+
+    /** The share (1 is all of it) of {@code limit} per window that {@code admitted} make over the steady windows. */
+    double shareOf(long limit, long admitted) {
+        return admitted / ((double) windows * limit);
+    }
+
+    /** The most of {@code answeredNanos} (any order; sorted here) in any second. */
+    static long mostInASecond(long[] answeredNanos) {
+        long[] sorted = answeredNanos.clone();
+        Arrays.sort(sorted);
+        long most = 0;
+        for (int i = 0, j = 0; i < sorted.length; i++) {
+            while (sorted[i] - sorted[j] >= NANOS_PER_SECOND) j++;
+            most = Math.max(most, i - j + 1);
+        }
+        return most;
+    }
+}
