@@ -7,12 +7,10 @@ import io.sluice.spi.RateRequest;
 import io.sluice.testing.MutableClock;
 import io.sluice.testing.Resp;
 import io.sluice.testing.TestRedis;
-import io.sluice.testing.TestRedisson;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import io.sluice.testing.TestRedissonClient;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.redisson.api.RedissonClient;
 
 import java.net.URI;
 import java.time.Duration;
@@ -33,23 +31,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * them (the scripts on Redis time take the test's clock here, so both keys see the same instants).
  */
 class BatchMatchesSequentialTest {
-    private static RedissonClient redisson;
-
-    @BeforeAll
-    static void connect() {
-        redisson = TestRedisson.client();
-    }
-
-    @AfterAll
-    static void disconnect() {
-        redisson.shutdown();
-    }
+    @RegisterExtension
+    static final TestRedissonClient redisson = new TestRedissonClient();
 
     @ParameterizedTest
     @EnumSource(Algorithm.class)
     void aBatchAnswersWhatSequentialCallsAtTheSameInstantAnswer(Algorithm algorithm) {
         MutableClock clock = new MutableClock(1_700_000_000_000L);
-        RedissonBackend backend = RedissonBackend.onCallerClock(redisson, clock, Duration.ofSeconds(5));
+        RedissonBackend backend = RedissonBackend.onCallerClock(redisson.client(), clock, Duration.ofSeconds(5));
         Random random = new Random(algorithm.ordinal() * 31L + 7);
         String id = UUID.randomUUID().toString();
         String batched = "batch-" + id;
@@ -83,7 +72,7 @@ class BatchMatchesSequentialTest {
     @EnumSource(Algorithm.class)
     void keysDecidedTogetherAnswerWhatEachKeyAloneAnswers(Algorithm algorithm) {
         MutableClock clock = new MutableClock(1_700_000_000_000L);
-        RedissonBackend backend = RedissonBackend.onCallerClock(redisson, clock, Duration.ofSeconds(5));
+        RedissonBackend backend = RedissonBackend.onCallerClock(redisson.client(), clock, Duration.ofSeconds(5));
         Random random = new Random(algorithm.ordinal() * 131L + 3);
         String id = UUID.randomUUID().toString();
         int admitted = 0;
@@ -146,13 +135,13 @@ class BatchMatchesSequentialTest {
     @ParameterizedTest
     @EnumSource(Algorithm.class)
     void aBrokenKeyFailsAloneInItsCall(Algorithm algorithm) {
-        RedissonBackend backend = RedissonBackend.onCallerClock(redisson, new MutableClock(1_700_000_000_000L), Duration.ofSeconds(5));
+        RedissonBackend backend = RedissonBackend.onCallerClock(redisson.client(), new MutableClock(1_700_000_000_000L), Duration.ofSeconds(5));
         String id = UUID.randomUUID().toString();
         RateRequest healthy = RateRequest.of(algorithm, "healthy-" + id, 20, Duration.ofSeconds(10));
         if (algorithm == Algorithm.LEAKY_BUCKET) healthy = healthy.withQueue(5);
         RateRequest broken = RateRequest.of(algorithm, "broken-" + id, 20, Duration.ofSeconds(10));
         // Every algorithm reads its first key as a string or a hash: a list is neither.
-        redisson.getList(broken.key()).add("not a limiter");
+        redisson.client().getList(broken.key()).add("not a limiter");
         List<List<RateRequest>> together = List.of(List.of(healthy, healthy), List.of(broken), List.of(healthy));
         List<CompletableFuture<List<RateOutcome>>> answers = backend.tryConsumeTogether(together);
         List<RateOutcome> alone = new ArrayList<>();
