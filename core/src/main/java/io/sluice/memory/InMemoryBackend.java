@@ -21,7 +21,6 @@ import io.sluice.spi.StoredOverrides;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -54,7 +53,7 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
     private final Clock clock;
     private final Map<String, SlidingLog> logs = new ConcurrentHashMap<>();
     private final Map<String, Modelled> models = new ConcurrentHashMap<>();
-    private final Map<String, Leases> semaphores = new ConcurrentHashMap<>();
+    private final InMemoryLeases leases = new InMemoryLeases();
     private final InMemoryOverrides overrides = new InMemoryOverrides();
     private final Blocks blocks = new Blocks();
     /** The last request's log entry number: each admitted request's entry has an id of its own. */
@@ -88,14 +87,6 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
             used += e.permits();
             latest = Math.max(latest, e.at());
         }
-    }
-
-    private static final class Leases {
-        final Map<String, Long> expiries = new HashMap<>();
-        /** Permits released before their acquire arrived, until when a later acquire of them takes nothing. */
-        final Map<String, Long> released = new HashMap<>();
-        long lastTouched;
-        boolean dead;
     }
 
     /** One key's reference model, and whether the sweep has dropped it. */
@@ -511,76 +502,29 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
     public CompletionStage<LeaseOutcome> tryAcquire(LeaseRequest r) {
         long now = clock.millis();
         sweep(now);
-        while (true) {
-            // The permits held, not the free count: a changed limit keeps them, and those above a lowered limit drain.
-            Leases leases = semaphores.computeIfAbsent(r.key(), k -> new Leases());
-            synchronized (leases) {
-                if (leases.dead) continue;
-                leases.lastTouched = now;
-                leases.expiries.values().removeIf(expiry -> expiry <= now);
-                leases.released.values().removeIf(until -> until <= now);
-                String id = r.permitId();
-                // As the script does: a permit given up on and released takes nothing; one held already is held once.
-                if (leases.released.containsKey(id)) return CompletableFuture.completedFuture(new LeaseOutcome(null, 0));
-                if (leases.expiries.containsKey(id)) {
-                    return CompletableFuture.completedFuture(new LeaseOutcome(id, Math.max(0, r.limit() - leases.expiries.size())));
-                }
-                if (leases.expiries.size() >= r.limit()) {
-                    return CompletableFuture.completedFuture(new LeaseOutcome(null, 0));
-                }
-                leases.expiries.put(id, now + r.lease().toMillis());
-                return CompletableFuture.completedFuture(new LeaseOutcome(id, r.limit() - leases.expiries.size()));
-            }
-        }
+        return CompletableFuture.completedFuture(leases.tryAcquire(r, now));
     }
 
     @Override
     public CompletionStage<Boolean> renew(LeaseRequest r, String permitId) {
-        long now = clock.millis();
-        Leases leases = semaphores.get(r.key());
-        if (leases == null) return CompletableFuture.completedFuture(false);
-        synchronized (leases) {
-            Long expiry = leases.expiries.get(permitId);
-            if (expiry == null || expiry <= now) return CompletableFuture.completedFuture(false);
-            leases.expiries.put(permitId, now + r.lease().toMillis());
-            leases.lastTouched = now;
-            return CompletableFuture.completedFuture(true);
-        }
+        return CompletableFuture.completedFuture(leases.renew(r, permitId, clock.millis()));
     }
 
-    /** As the script does: a permit not held leaves a tombstone for one lease, so a later acquire of it takes nothing. */
     @Override
     public CompletionStage<Boolean> release(LeaseRequest r, String permitId) {
-        long now = clock.millis();
-        while (true) {
-            Leases leases = semaphores.computeIfAbsent(r.key(), k -> new Leases());
-            synchronized (leases) {
-                if (leases.dead) continue;
-                Long expiry = leases.expiries.remove(permitId);
-                if (expiry != null && expiry > now) return CompletableFuture.completedFuture(true);
-                leases.released.put(permitId, now + r.lease().toMillis());
-                leases.lastTouched = now;
-                return CompletableFuture.completedFuture(false);
-            }
-        }
+        return CompletableFuture.completedFuture(leases.release(r, permitId, clock.millis()));
     }
 
     @Override
     public CompletionStage<Integer> available(LeaseRequest r) {
-        long now = clock.millis();
-        Leases leases = semaphores.get(r.key());
-        if (leases == null) return CompletableFuture.completedFuture(r.limit());
-        synchronized (leases) {
-            leases.expiries.values().removeIf(expiry -> expiry <= now);
-            return CompletableFuture.completedFuture(Math.max(0, r.limit() - leases.expiries.size()));
-        }
+        return CompletableFuture.completedFuture(leases.available(r, clock.millis()));
     }
 
     /** Number of keys held, for tests of idle expiry. */
     public int size() {
         lastSweep = Long.MIN_VALUE / 2;
         sweep(clock.millis());
-        return logs.size() + semaphores.size() + models.size() + blocks.size();
+        return logs.size() + leases.size() + models.size() + blocks.size();
     }
 
     private volatile long lastSweep;
@@ -611,17 +555,7 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
                 }
             }
         }
-        for (Iterator<Map.Entry<String, Leases>> it = semaphores.entrySet().iterator(); it.hasNext(); ) {
-            Leases leases = it.next().getValue();
-            synchronized (leases) {
-                leases.expiries.values().removeIf(expiry -> expiry <= now);
-                leases.released.values().removeIf(until -> until <= now);
-                if (leases.expiries.isEmpty() && leases.released.isEmpty() && now - leases.lastTouched >= 1000) {
-                    leases.dead = true;
-                    it.remove();
-                }
-            }
-        }
+        leases.sweep(now);
     }
 
     /** The store is this JVM's: one server shares it, whoever announces. */
@@ -634,7 +568,7 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
     public void close() {
         logs.clear();
         models.clear();
-        semaphores.clear();
+        leases.clear();
         blocks.clear();
     }
 
