@@ -52,7 +52,7 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
     private static final long TOMBSTONE_MICROS = 60_000_000L;
     private final Clock clock;
     private final Map<String, SlidingLog> logs = new ConcurrentHashMap<>();
-    private final Map<String, Modelled> models = new ConcurrentHashMap<>();
+    private final KeyModels models = new KeyModels();
     private final InMemoryLeases leases = new InMemoryLeases();
     private final InMemoryOverrides overrides = new InMemoryOverrides();
     private final Blocks blocks = new Blocks();
@@ -89,16 +89,6 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
         }
     }
 
-    /** One key's reference model, and whether the sweep has dropped it. */
-    private static final class Modelled {
-        final RateModel model;
-        boolean dead;
-
-        Modelled(RateModel model) {
-            this.model = model;
-        }
-    }
-
     @Override
     public CompletionStage<RateOutcome> tryConsume(RateRequest r) {
         long now = clock.millis();
@@ -108,7 +98,7 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
     }
 
     private RateOutcome decide(RateRequest r, long now) {
-        if (r.algorithm() != Algorithm.SLIDING_LOG) return onModel(r, now);
+        if (r.algorithm() != Algorithm.SLIDING_LOG) return models.consume(r, now);
         if (r.cost() > r.effectiveLimit()) {
             // Rejected, so it takes nothing: it only reads what the log holds.
             RateOutcome o = slidingLog(new RateRequest(r.key(), r.effectiveLimit(), r.period(), r.effectiveLimit() + 1), now);
@@ -135,12 +125,7 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
     public CompletionStage<Void> forget(RateRequest r) {
         blocks.lift(r.key());
         forget(logs.remove(r.key() + "|" + r.period().toMillis()));
-        Modelled m = models.remove(r.algorithm().id() + "|" + r.key());
-        if (m != null) {
-            synchronized (m) {
-                m.dead = true;
-            }
-        }
+        models.forget(r);
         return CompletableFuture.completedFuture(null);
     }
 
@@ -165,7 +150,7 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
         long now = clock.millis();
         sweep(now);
         if (r.algorithm() != Algorithm.SLIDING_LOG) {
-            refundOnModel(r, entry, now);
+            models.refund(r, entry, now);
             return CompletableFuture.completedFuture(null);
         }
         SlidingLog log = logs.get(r.key() + "|" + r.period().toMillis());
@@ -251,8 +236,8 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
         if (permit.algorithm() == Algorithm.TOKEN_BUCKET) {
             long nowMicros = Math.multiplyExact(now, 1000L);
             long lentMicros = Math.multiplyExact(hold.plus(Prefetch.RETURN_GRACE).toMillis(), 1000L);
-            return underModel(permit, m -> {
-                TokenBucketModel bucket = (TokenBucketModel) m.model;
+            return models.under(permit, m -> {
+                TokenBucketModel bucket = (TokenBucketModel) m;
                 RateOutcome own = r == null ? null : bucket.consume(r, nowMicros);
                 // One permit after another until one is rejected (the rest would be, alike), lent under the id.
                 TokenBucketModel.Taken t = bucket.prefetch(permit, ahead, id, lentMicros, nowMicros, forget);
@@ -291,10 +276,10 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
     private Prefetch fromWindow(RateRequest permit, RateRequest r, long ahead, Duration hold, String id, long now, List<String> usedUp) {
         long nowMicros = Math.multiplyExact(now, 1000L);
         long lentMicros = Math.multiplyExact(hold.plus(Prefetch.RETURN_GRACE).toMillis(), 1000L);
-        return underModel(permit, m -> {
-            RateOutcome own = r == null ? null : m.model.consume(r, nowMicros);
-            WindowStocks.Taken t = m.model instanceof FixedWindowModel fixed ? fixed.prefetch(permit, ahead, id, lentMicros, nowMicros, usedUp)
-                    : ((SlidingWindowModel) m.model).prefetch(permit, ahead, id, lentMicros, nowMicros, usedUp);
+        return models.under(permit, m -> {
+            RateOutcome own = r == null ? null : m.consume(r, nowMicros);
+            WindowStocks.Taken t = m instanceof FixedWindowModel fixed ? fixed.prefetch(permit, ahead, id, lentMicros, nowMicros, usedUp)
+                    : ((SlidingWindowModel) m).prefetch(permit, ahead, id, lentMicros, nowMicros, usedUp);
             long taken = t.taken();
             RateOutcome last = t.last();
             RateOutcome outcome = own != null ? own : last;
@@ -383,10 +368,10 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
         long now = clock.millis();
         sweep(now);
         long nowMicros = Math.multiplyExact(now, 1000L);
-        underModel(permit, m -> {
-            if (m.model instanceof TokenBucketModel bucket) bucket.handBack(permit, id, unused, TOMBSTONE_MICROS, nowMicros);
-            else if (m.model instanceof FixedWindowModel fixed) fixed.handBack(permit, id, unused, TOMBSTONE_MICROS, nowMicros);
-            else ((SlidingWindowModel) m.model).handBack(permit, id, unused, TOMBSTONE_MICROS, nowMicros);
+        models.under(permit, m -> {
+            if (m instanceof TokenBucketModel bucket) bucket.handBack(permit, id, unused, TOMBSTONE_MICROS, nowMicros);
+            else if (m instanceof FixedWindowModel fixed) fixed.handBack(permit, id, unused, TOMBSTONE_MICROS, nowMicros);
+            else ((SlidingWindowModel) m).handBack(permit, id, unused, TOMBSTONE_MICROS, nowMicros);
             return null;
         });
     }
@@ -398,24 +383,8 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
         }
         long now = clock.millis();
         sweep(now);
-        long nowMicros = Math.multiplyExact(now, 1000L);
-        return underModel(r, m -> {
-            m.model.charge(r, nowMicros);
-            return CompletableFuture.completedFuture(null);
-        });
-    }
-
-    /**
-     * {@code body} applied to the model of {@code r}'s algorithm and key, under its lock; one the sweep dropped meanwhile
-     * is made again. Algorithms never share state, even under one key name.
-     */
-    private <T> T underModel(RateRequest r, Function<Modelled, T> body) {
-        while (true) {
-            Modelled m = models.computeIfAbsent(r.algorithm().id() + "|" + r.key(), k -> new Modelled(RateModel.of(r.algorithm())));
-            synchronized (m) {
-                if (!m.dead) return body.apply(m);
-            }
-        }
+        models.charge(r, now);
+        return CompletableFuture.completedFuture(null);
     }
 
     /**
@@ -429,19 +398,7 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
         }
         long now = clock.millis();
         sweep(now);
-        long nowMicros = Math.multiplyExact(now, 1000L);
-        return CompletableFuture.completedFuture(underModel(r, m -> m.model.refundCredited(r, entry, nowMicros)));
-    }
-
-    /** {@code r}'s permits back to its model, where {@code entry} says they are kept (a window counter's window). */
-    private boolean refundOnModel(RateRequest r, String entry, long nowMillis) {
-        long nowMicros = Math.multiplyExact(nowMillis, 1000L);
-        return underModel(r, m -> m.model.refund(r, entry, nowMicros));
-    }
-
-    private RateOutcome onModel(RateRequest r, long nowMillis) {
-        long nowMicros = Math.multiplyExact(nowMillis, 1000L);
-        return underModel(r, m -> m.model.consume(r, nowMicros));
+        return CompletableFuture.completedFuture(models.refundCredited(r, entry, now));
     }
 
     private RateOutcome slidingLog(RateRequest r, long now) {
@@ -545,16 +502,7 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
                 }
             }
         }
-        long nowMicros = now * 1000;
-        for (Iterator<Modelled> it = models.values().iterator(); it.hasNext(); ) {
-            Modelled m = it.next();
-            synchronized (m) {
-                if (nowMicros >= m.model.idleAtMicros()) {
-                    m.dead = true;
-                    it.remove();
-                }
-            }
-        }
+        models.sweep(now);
         leases.sweep(now);
     }
 
