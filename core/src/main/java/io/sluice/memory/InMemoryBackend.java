@@ -44,20 +44,14 @@ import java.util.function.Function;
  */
 public final class InMemoryBackend implements LimiterBackend, Prefetching, Refunding, Announcing, KeyControl, Charging,
         Overriding {
-    /** A refund without an entry id looks this far back for the entry to remove, as refund-log.lua does. */
-    private static final int REFUND_SCAN = 64;
-    /** How a request's log entry id starts (a stock's is a UUID's hex digits): what a refund may remove. */
-    private static final String REQUEST_ENTRY = "r:";
     /** How long a hand-back that found no stock lent is remembered, as RedissonBackend's. */
     private static final long TOMBSTONE_MICROS = 60_000_000L;
     private final Clock clock;
-    private final Map<String, SlidingLog> logs = new ConcurrentHashMap<>();
+    private final SlidingLogs logs = new SlidingLogs();
     private final KeyModels models = new KeyModels();
     private final InMemoryLeases leases = new InMemoryLeases();
     private final InMemoryOverrides overrides = new InMemoryOverrides();
     private final Blocks blocks = new Blocks();
-    /** The last request's log entry number: each admitted request's entry has an id of its own. */
-    private final AtomicLong lastEntry = new AtomicLong();
 
     public InMemoryBackend(Clock clock) {
         this.clock = clock;
@@ -65,28 +59,6 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
 
     public InMemoryBackend() {
         this(Clock.systemUTC());
-    }
-
-    /** A log entry: when it counts from, its permits, and its id (a request's, by which it is refunded, or a stock's). */
-    private record Entry(long at, long permits, String id) {
-    }
-
-    /** Entries in the order of their time, as the script's sorted set (a prefetch's counts from its hold's end). */
-    private static final class SlidingLog {
-        final List<Entry> entries = new ArrayList<>();
-        long used;
-        long lastTouched;
-        /** The latest time an entry counts from: the log lives until that has left the window too. */
-        long latest;
-        boolean dead;
-
-        void add(Entry e) {
-            int at = entries.size();
-            while (at > 0 && entries.get(at - 1).at() > e.at()) at--;
-            entries.add(at, e);
-            used += e.permits();
-            latest = Math.max(latest, e.at());
-        }
     }
 
     @Override
@@ -98,19 +70,7 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
     }
 
     private RateOutcome decide(RateRequest r, long now) {
-        if (r.algorithm() != Algorithm.SLIDING_LOG) return models.consume(r, now);
-        if (r.cost() > r.effectiveLimit()) {
-            // Rejected, so it takes nothing: it only reads what the log holds.
-            RateOutcome o = slidingLog(new RateRequest(r.key(), r.effectiveLimit(), r.period(), r.effectiveLimit() + 1), now);
-            long extra = r.effectiveLimit() - r.limit();
-            return new RateOutcome(false, Math.max(0, o.remaining() - extra), o.resetMillis(), RateOutcome.NEVER_FITS, 0, false);
-        }
-        if (!r.overage()) return slidingLog(r, now);
-        // Soft or elastic: the log counts up to the effective limit; the answer speaks of the nominal one.
-        long extra = r.effectiveLimit() - r.limit();
-        RateOutcome o = slidingLog(new RateRequest(r.key(), r.effectiveLimit(), r.period(), r.cost()), now);
-        return new RateOutcome(o.allowed(), Math.max(0, o.remaining() - extra), o.resetMillis(), o.retryAfterMillis(), 0,
-                o.allowed() && o.remaining() < extra, o.entry());
+        return r.algorithm() == Algorithm.SLIDING_LOG ? logs.decide(r, now) : models.consume(r, now);
     }
 
     @Override
@@ -124,16 +84,9 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
     @Override
     public CompletionStage<Void> forget(RateRequest r) {
         blocks.lift(r.key());
-        forget(logs.remove(r.key() + "|" + r.period().toMillis()));
+        logs.forget(r);
         models.forget(r);
         return CompletableFuture.completedFuture(null);
-    }
-
-    private static void forget(SlidingLog log) {
-        if (log == null) return;
-        synchronized (log) {
-            log.dead = true;
-        }
     }
 
     @Override
@@ -153,55 +106,8 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
             models.refund(r, entry, now);
             return CompletableFuture.completedFuture(null);
         }
-        SlidingLog log = logs.get(r.key() + "|" + r.period().toMillis());
-        if (log == null) return CompletableFuture.completedFuture(null);
-        synchronized (log) {
-            if (Prefetch.Receipt.namesUse(entry)) {
-                refundUse(log, r.cost(), entry);
-                return CompletableFuture.completedFuture(null);
-            }
-            // As the script does: the entry of that id, or without one the newest request entry of exactly that many
-            // permits, leaves the log.
-            int scanned = 0;
-            for (ListIterator<Entry> it = log.entries.listIterator(log.entries.size());
-                 it.hasPrevious() && (entry != null || scanned++ < REFUND_SCAN); ) {
-                Entry e = it.previous();
-                boolean match = entry != null ? entry.equals(e.id()) : e.id().startsWith(REQUEST_ENTRY);
-                if (match && e.permits() == r.cost()) {
-                    it.remove();
-                    log.used -= e.permits();
-                    break;
-                }
-            }
-        }
+        logs.refund(r, entry);
         return CompletableFuture.completedFuture(null);
-    }
-
-    /**
-     * A stock's use given back, as refund-log.lua does: {@code cost} permits off the stock's entry of the largest time
-     * before its hold's end up to the use's ({@code stockId:ms}, the stock's id itself being 0), which holds the use or
-     * the one it merged into.
-     */
-    private static void refundUse(SlidingLog log, long cost, String entry) {
-        int mark = entry.indexOf(Prefetch.USE_MARK);
-        String stock = entry.substring(0, mark);
-        long usedBefore = Long.parseLong(entry.substring(mark + 1));
-        int found = -1;
-        long foundBefore = -1;
-        for (int i = 0; i < log.entries.size(); i++) {
-            String id = log.entries.get(i).id();
-            long before = id.equals(stock) ? 0 : id.startsWith(stock + ":") ? Long.parseLong(id.substring(stock.length() + 1)) : -1;
-            if (before >= 0 && before <= usedBefore && before > foundBefore) {
-                found = i;
-                foundBefore = before;
-            }
-        }
-        if (found < 0) return;
-        Entry e = log.entries.get(found);
-        long off = Math.min(cost, e.permits());
-        if (e.permits() > off) log.entries.set(found, new Entry(e.at(), e.permits() - off, e.id()));
-        else log.entries.remove(found);
-        log.used -= off;
     }
 
     /**
@@ -251,22 +157,16 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
             return CompletableFuture.completedFuture(fromWindow(permit, r, ahead, hold, id, now, forget));
         }
         long interval = permit.period().toMillis();
-        while (true) {
-            SlidingLog log = logs.computeIfAbsent(permit.key() + "|" + interval, k -> new SlidingLog());
-            synchronized (log) {
-                if (log.dead) continue;
-                RateOutcome own = r == null ? null
-                        : r.cost() > r.limit() ? tryConsume(r).toCompletableFuture().join() : consume(log, r, now, interval, nextEntry());
-                // As many permits as are free, up to ahead, in one entry that counts from the hold's end.
-                if (own == null) expire(log, now, interval);
-                long taken = Math.max(0, Math.min(ahead, permit.limit() - log.used));
-                if (taken > 0) log.add(new Entry(now + hold.toMillis(), taken, id));
-                long left = Math.max(0, permit.limit() - log.used);
-                long reset = log.entries.isEmpty() ? 0 : Math.max(0, interval - (now - log.entries.get(0).at()));
-                RateOutcome outcome = own != null ? own : new RateOutcome(taken > 0, left, reset, 0);
-                return CompletableFuture.completedFuture(new Prefetch(outcome, permit, taken, left, taken == 0 ? null : new Prefetch.Receipt(id, taken)));
-            }
-        }
+        return CompletableFuture.completedFuture(logs.under(permit, log -> {
+            RateOutcome own = r == null ? null
+                    : r.cost() > r.limit() ? tryConsume(r).toCompletableFuture().join() : log.consume(r, now, interval, logs.nextEntry());
+            // As many permits as are free, up to ahead, in one entry that counts from the hold's end.
+            if (own == null) log.expire(now, interval);
+            long taken = log.lend(id, ahead, permit.limit(), now + hold.toMillis());
+            long left = log.left(permit.limit());
+            RateOutcome outcome = own != null ? own : new RateOutcome(taken > 0, left, log.resetMillis(now, interval), 0);
+            return new Prefetch(outcome, permit, taken, left, taken == 0 ? null : new Prefetch.Receipt(id, taken));
+        }));
     }
 
     /**
@@ -313,18 +213,7 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
             handBackLent(r, id, unused);
             return CompletableFuture.completedFuture(null);
         }
-        SlidingLog log = logs.get(r.key() + "|" + r.period().toMillis());
-        if (log == null) return CompletableFuture.completedFuture(null);
-        synchronized (log) {
-            for (ListIterator<Entry> it = log.entries.listIterator(); it.hasNext(); ) {
-                Entry e = it.next();
-                if (!id.equals(e.id()) || e.permits() != p.receipt().permits()) continue;
-                if (e.permits() > unused) it.set(new Entry(e.at(), e.permits() - unused, id));
-                else it.remove();
-                log.used -= unused;
-                break;
-            }
-        }
+        logs.ifHeld(r, log -> log.handBack(id, p.receipt().permits(), unused));
         return CompletableFuture.completedFuture(null);
     }
 
@@ -335,28 +224,7 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
         if (r.algorithm() != Algorithm.SLIDING_LOG || used.isEmpty() || p.receipt() == null) return returnPrefetched(p, unused);
         p.handsBack(unused);
         String id = p.receipt().stockId();
-        SlidingLog log = logs.get(r.key() + "|" + r.period().toMillis());
-        if (log == null) return CompletableFuture.completedFuture(null);
-        synchronized (log) {
-            for (ListIterator<Entry> it = log.entries.listIterator(); it.hasNext(); ) {
-                Entry e = it.next();
-                if (!id.equals(e.id()) || e.permits() != p.receipt().permits()) continue;
-                it.remove();
-                log.used -= e.permits();
-                long kept = e.permits() - unused;
-                // Uses at one time are one entry, named by that time (a give-back of a use finds it).
-                Map<Long, Long> usedAt = new LinkedHashMap<>();
-                for (PrefetchUse u : used) {
-                    long n = Math.min(u.permits(), kept);
-                    if (n <= 0 || u.beforeEndMillis() <= 0) continue;
-                    usedAt.merge(u.beforeEndMillis(), n, Long::sum);
-                    kept -= n;
-                }
-                usedAt.forEach((before, n) -> log.add(new Entry(e.at() - before, n, id + ":" + before)));
-                if (kept > 0) log.add(new Entry(e.at(), kept, id));
-                break;
-            }
-        }
+        logs.ifHeld(r, log -> log.handBack(id, p.receipt().permits(), unused, used));
         return CompletableFuture.completedFuture(null);
     }
 
@@ -401,60 +269,6 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
         return CompletableFuture.completedFuture(models.refundCredited(r, entry, now));
     }
 
-    private RateOutcome slidingLog(RateRequest r, long now) {
-        long interval = r.period().toMillis();
-        while (true) {
-            // The log keeps what was used, not what is left: a changed limit (a reload) applies to the usage at once.
-            SlidingLog log = logs.computeIfAbsent(r.key() + "|" + interval, k -> new SlidingLog());
-            synchronized (log) {
-                if (!log.dead) return consume(log, r, now, interval, nextEntry());
-            }
-        }
-    }
-
-    /** Entries that have left the window at {@code now} leave the log. */
-    private static void expire(SlidingLog log, long now, long interval) {
-        log.lastTouched = now;
-        int expired = 0;
-        while (expired < log.entries.size() && log.entries.get(expired).at() <= now - interval) {
-            log.used -= log.entries.get(expired++).permits();
-        }
-        log.entries.subList(0, expired).clear();
-    }
-
-    /** The id of a request's log entry, unique in this backend. */
-    private String nextEntry() {
-        return REQUEST_ENTRY + lastEntry.incrementAndGet();
-    }
-
-    /** {@code r} decided against the log; admitted, its entry is logged under {@code entry}, which the outcome carries. */
-    private static RateOutcome consume(SlidingLog log, RateRequest r, long now, long interval, String entry) {
-        {
-            expire(log, now, interval);
-            long free = r.limit() - log.used;
-            boolean allowed = free >= r.cost();
-            long wait = 0;
-            if (allowed) {
-                log.add(new Entry(now, r.cost(), entry));
-                free -= r.cost();
-            } else {
-                long needed = r.cost() - free;
-                wait = interval;
-                for (Entry e : log.entries) {
-                    needed -= e.permits();
-                    if (needed <= 0) {
-                        wait = interval - (now - e.at());
-                        break;
-                    }
-                }
-            }
-            long reset = log.entries.isEmpty() ? 0 : Math.max(0, interval - (now - log.entries.get(0).at()));
-            // Below 0 after a lowered limit: none left until the usage is under it.
-            RateOutcome o = new RateOutcome(allowed, Math.max(0, free), reset, Math.max(0, wait));
-            return allowed ? o.withEntry(entry) : o;
-        }
-    }
-
     @Override
     public CompletionStage<LeaseOutcome> tryAcquire(LeaseRequest r) {
         long now = clock.millis();
@@ -491,17 +305,7 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
         if (now - lastSweep < 1000 && now >= lastSweep) return;
         lastSweep = now;
         blocks.sweep(now);
-        for (Iterator<Map.Entry<String, SlidingLog>> it = logs.entrySet().iterator(); it.hasNext(); ) {
-            Map.Entry<String, SlidingLog> e = it.next();
-            long interval = Long.parseLong(e.getKey().substring(e.getKey().lastIndexOf('|') + 1));
-            SlidingLog log = e.getValue();
-            synchronized (log) {
-                if (now - Math.max(log.lastTouched, log.latest) >= interval) {
-                    log.dead = true;
-                    it.remove();
-                }
-            }
-        }
+        logs.sweep(now);
         models.sweep(now);
         leases.sweep(now);
     }
