@@ -47,9 +47,11 @@ final class InMemoryStocks {
         if (permit.algorithm() == Algorithm.TOKEN_BUCKET) return fromBucket(permit, r, ahead, hold, id, now, forget);
         if (permit.algorithm() != Algorithm.SLIDING_LOG) return fromWindow(permit, r, ahead, hold, id, now, forget);
         long interval = permit.period().toMillis();
+        // A request over the limit is rejected, taking nothing: decided before the log's lock, since a decision may
+        // sweep, which takes other logs' locks.
+        RateOutcome rejected = r != null && r.cost() > r.limit() ? decision.apply(r) : null;
         return logs.under(permit, log -> {
-            RateOutcome own = r == null ? null
-                    : r.cost() > r.limit() ? decision.apply(r) : log.consume(r, now, interval, logs.nextEntry());
+            RateOutcome own = r == null ? null : rejected != null ? rejected : log.consume(r, now, interval, logs.nextEntry());
             // As many permits as are free, up to ahead, in one entry that counts from the hold's end.
             if (own == null) log.expire(now, interval);
             long taken = log.lend(id, ahead, permit.limit(), now + hold.toMillis());
