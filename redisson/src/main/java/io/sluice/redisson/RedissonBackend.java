@@ -489,13 +489,10 @@ public final class RedissonBackend
     }
 
     private CompletionStage<LeaseOutcome> acquire(LeaseRequest r) {
-        CompletionStage<LeaseWaiters.Answer> immediate = acquireNow(r);
-        if (r.waitTime().isZero()) return immediate.thenApply(LeaseWaiters.Answer::outcome);
-        return immediate.thenCompose(answer -> answer.outcome().acquired()
-                ? CompletableFuture.completedFuture(answer.outcome())
-                // Each waiter tries under its own limit (its plan's) whenever a release may have left room for it.
-                : waiters.await(r.key(), RedissonNames.wakeChannel(r.key()), r.limit(), r.waitTime().toMillis(), r.permitId(),
-                        () -> acquireNow(r)));
+        if (r.waitTime().isZero()) return acquireNow(r).thenApply(LeaseWaiters.Answer::outcome);
+        // Each waiter tries under its own limit (its plan's) whenever a release may have left room for it.
+        return waiters.tryThenAwait(r.key(), RedissonNames.wakeChannel(r.key()), r.limit(), r.waitTime().toMillis(),
+                r.permitId(), () -> acquireNow(r));
     }
 
     /** One try of the acquire script, under the request's limit and the permit id the engine chose. */
