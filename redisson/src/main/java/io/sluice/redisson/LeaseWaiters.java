@@ -238,24 +238,25 @@ final class LeaseWaiters {
     }
 
     /**
-     * Tries once with {@code attempt}; without a permit, waits as {@link #await} does, unless the engine gave up on
-     * {@code permitId} while that try was in flight (its deadline passed while Redis was slow or frozen): then the answer
-     * is a {@link CancellationException}. A waiter under an id given up on would poll for its whole wait, kept from a
-     * permit only by the release's tombstone, and take one once Redis lost that tombstone (a restart with empty state):
-     * a permit no request holds, renews or releases (issue 21, seed 1527577941).
+     * Tries once with {@code first} (which may wait for the connection), then, without a permit, waits as
+     * {@link #await} does, trying with {@code attempt}; unless the engine gave up on {@code permitId} before that first
+     * try answered (its deadline passed while Redis was slow, frozen or not connected yet): then the answer is a
+     * {@link CancellationException}. A waiter under an id given up on would poll for its whole wait, kept from a permit
+     * only by the release's tombstone, and take one once Redis lost that tombstone (a restart with empty state): a
+     * permit no request holds, renews or releases (issue 21, seed 1527577941).
      */
     CompletionStage<LeaseOutcome> tryThenAwait(String key, String channel, int limit, long waitMillis, String permitId,
-                                               Attempt attempt) {
+                                               Attempt first, Attempt attempt) {
         synchronized (byKey) {
             firstTries.put(permitId, false);
         }
-        CompletionStage<Answer> first;
+        CompletionStage<Answer> tried;
         try {
-            first = attempt.tryNow();
+            tried = first.tryNow();
         } catch (RuntimeException e) {
-            first = CompletableFuture.failedFuture(e);
+            tried = CompletableFuture.failedFuture(e);
         }
-        return first.handle((answer, failure) -> {
+        return tried.handle((answer, failure) -> {
             // await takes the id off the first tries itself, in the same step as it queues the waiter.
             if (failure == null && !answer.outcome().acquired()) return await(key, channel, limit, waitMillis, permitId, attempt);
             synchronized (byKey) {

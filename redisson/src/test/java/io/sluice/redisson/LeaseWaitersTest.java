@@ -155,7 +155,7 @@ class LeaseWaitersTest {
         Channel channel = new Channel();
         LeaseWaiters waiters = waiters(channel);
         Tries givenUp = new Tries();
-        CompletionStage<LeaseOutcome> result = waiters.tryThenAwait("k", "c", 1, HOUR, id(1), givenUp);
+        CompletionStage<LeaseOutcome> result = waiters.tryThenAwait("k", "c", 1, HOUR, id(1), givenUp, givenUp);
         waiters.givenUp("k", id(1));
         givenUp.refuseLast();
         assertThat(result.toCompletableFuture()).isCompletedExceptionally();
@@ -164,7 +164,7 @@ class LeaseWaitersTest {
         assertThat(waiters.waiting("k")).isZero();
 
         Tries waiting = new Tries();
-        CompletionStage<LeaseOutcome> waited = waiters.tryThenAwait("k", "c", 1, HOUR, id(2), waiting);
+        CompletionStage<LeaseOutcome> waited = waiters.tryThenAwait("k", "c", 1, HOUR, id(2), waiting, waiting);
         waiting.refuseLast();
         assertThat(waiters.waiting("k")).isEqualTo(1);
         waiters.givenUp("k", id(2));
@@ -172,7 +172,7 @@ class LeaseWaitersTest {
         assertThat(waiters.waiting("k")).isZero();
 
         Tries granted = new Tries();
-        CompletionStage<LeaseOutcome> taken = waiters.tryThenAwait("k", "c", 1, HOUR, id(3), granted);
+        CompletionStage<LeaseOutcome> taken = waiters.tryThenAwait("k", "c", 1, HOUR, id(3), granted, granted);
         granted.grantLast(id(3));
         assertThat(taken.toCompletableFuture().join().permitId()).isEqualTo(id(3));
         assertThat(channel.subscriptions).as("subscriptions").hasValue(1);
