@@ -276,7 +276,7 @@ final class LeaseWaiters {
         Waiter w;
         CompletableFuture<Runnable> subscription;
         synchronized (byKey) {
-            if (Boolean.TRUE.equals(firstTries.remove(permitId))) return CompletableFuture.failedFuture(givenUp());
+            if (Boolean.TRUE.equals(firstTries.remove(permitId))) return CompletableFuture.failedFuture(cancelled());
             k = byKey.computeIfAbsent(key, KeyWaiters::new);
             w = new Waiter(k, limit, permitId, attempt, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis));
             k.queue.add(w);
@@ -311,10 +311,11 @@ final class LeaseWaiters {
                 }
             }
         }
-        if (given != null) given.finish(null, givenUp());
+        if (given != null) given.finish(null, cancelled());
     }
 
-    private static CancellationException givenUp() {
+    /** The answer of an acquire the engine gave up on. */
+    private static CancellationException cancelled() {
         return new CancellationException("the engine gave up on this permit");
     }
 
