@@ -410,17 +410,11 @@ public final class RedissonBackend
 
     @Override
     public CompletionStage<LeaseOutcome> tryAcquire(LeaseRequest r) {
-        return whenConnected(() -> acquire(r));
-    }
-
-    private CompletionStage<LeaseOutcome> acquire(LeaseRequest r) {
-        CompletionStage<LeaseWaiters.Answer> immediate = acquireNow(r);
-        if (r.waitTime().isZero()) return immediate.thenApply(LeaseWaiters.Answer::outcome);
-        return immediate.thenCompose(answer -> answer.outcome().acquired()
-                ? CompletableFuture.completedFuture(answer.outcome())
-                // Each waiter tries under its own limit (its plan's) whenever a release may have left room for it.
-                : waiters.await(r.key(), RedissonNames.wakeChannel(r.key()), r.limit(), r.waitTime().toMillis(), r.permitId(),
-                        () -> acquireNow(r)));
+        if (r.waitTime().isZero()) return whenConnected(() -> acquireNow(r)).thenApply(LeaseWaiters.Answer::outcome);
+        // Known to the waiters from now, while still connecting: the engine may give up on it before the first try.
+        // Each waiter tries under its own limit (its plan's) whenever a release may have left room for it.
+        return waiters.tryThenAwait(r.key(), RedissonNames.wakeChannel(r.key()), r.limit(), r.waitTime().toMillis(),
+                r.permitId(), () -> whenConnected(() -> acquireNow(r)), () -> acquireNow(r));
     }
 
     /** One try of the acquire script, under the request's limit and the permit id the engine chose. */

@@ -145,6 +145,40 @@ class LeaseWaitersTest {
     }
 
     /**
+     * An acquire the engine gave up on while its first try was still in flight (a frozen Redis) does not become a
+     * waiter when that try finds no room: queued, it polled under the id given up on for its whole wait (IT seed
+     * 1527577941, where a Redis restarted empty since then granted it a permit no request held). One given up on once
+     * waiting leaves as before, and one whose first try takes the permit keeps it (the engine releases it).
+     */
+    @Test
+    void anAcquireGivenUpOnDuringItsFirstTryNeverWaits() {
+        Channel channel = new Channel();
+        LeaseWaiters waiters = waiters(channel);
+        Tries givenUp = new Tries();
+        CompletionStage<LeaseOutcome> result = waiters.tryThenAwait("k", "c", 1, HOUR, id(1), givenUp, givenUp);
+        waiters.givenUp("k", id(1));
+        givenUp.refuseLast();
+        assertThat(result.toCompletableFuture()).isCompletedExceptionally();
+        assertThat(givenUp.count()).as("tries").isEqualTo(1);
+        assertThat(channel.subscriptions).as("subscriptions").hasValue(0);
+        assertThat(waiters.waiting("k")).isZero();
+
+        Tries waiting = new Tries();
+        CompletionStage<LeaseOutcome> waited = waiters.tryThenAwait("k", "c", 1, HOUR, id(2), waiting, waiting);
+        waiting.refuseLast();
+        assertThat(waiters.waiting("k")).isEqualTo(1);
+        waiters.givenUp("k", id(2));
+        assertThat(waited.toCompletableFuture()).isCompletedExceptionally();
+        assertThat(waiters.waiting("k")).isZero();
+
+        Tries granted = new Tries();
+        CompletionStage<LeaseOutcome> taken = waiters.tryThenAwait("k", "c", 1, HOUR, id(3), granted, granted);
+        granted.grantLast(id(3));
+        assertThat(taken.toCompletableFuture().join().permitId()).isEqualTo(id(3));
+        assertThat(channel.subscriptions).as("subscriptions").hasValue(1);
+    }
+
+    /**
      * A waiter that no message reaches (one published while the subscription was re-established, or a Redis that lost
      * its state and every permit with it, which no release announces) tries again on its own.
      */
