@@ -31,6 +31,14 @@ final class LeaseWaiters {
     /** One try of the acquire script under the waiter's own limit and permit id. */
     interface Attempt {
         CompletionStage<Answer> tryNow();
+
+        /**
+         * Gives back the permit a try took after its waiter had finished without one: a try stuck in a stalled Redis
+         * that Redis ran once a permit had freed, after the waiter's wait ended (what Redis did late is Sluice's: no
+         * request holds, renews or releases that permit).
+         */
+        default void giveBack() {
+        }
     }
 
     /**
@@ -178,8 +186,8 @@ final class LeaseWaiters {
             }
             if (late) {
                 // A stuck try answered after a later one was sent: a permit it took is the waiter's (the same id),
-                // anything else the later try answers.
-                if (failure == null && a.outcome().acquired()) finish(a.outcome(), null);
+                // anything else the later try answers; past a wait that ended without one, it goes back.
+                if (failure == null && a.outcome().acquired() && !finish(a.outcome(), null) && endedWithout()) attempt.giveBack();
                 return;
             }
             if (failure != null) {
@@ -231,9 +239,19 @@ final class LeaseWaiters {
             tryNow();
         }
 
-        private void finish(LeaseOutcome outcome, Throwable failure) {
+        /** Ends the waiter with {@code outcome} or {@code failure}; false when it had ended already. */
+        private boolean finish(LeaseOutcome outcome, Throwable failure) {
             boolean first = failure == null ? result.complete(outcome) : result.completeExceptionally(failure);
             if (first) leave(this);
+            return first;
+        }
+
+        /**
+         * Whether the waiter ended without a permit: its wait ran out. (Given up on by the engine, it ended in a
+         * cancellation, and the engine's release of its id takes back what a late try took.)
+         */
+        private boolean endedWithout() {
+            return result.isDone() && !result.isCompletedExceptionally() && !result.join().acquired();
         }
     }
 

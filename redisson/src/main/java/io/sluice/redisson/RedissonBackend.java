@@ -414,7 +414,26 @@ public final class RedissonBackend
         // Known to the waiters from now, while still connecting: the engine may give up on it before the first try.
         // Each waiter tries under its own limit (its plan's) whenever a release may have left room for it.
         return waiters.tryThenAwait(r.key(), RedissonNames.wakeChannel(r.key()), r.limit(), r.waitTime().toMillis(),
-                r.permitId(), () -> whenConnected(() -> acquireNow(r)), () -> acquireNow(r));
+                r.permitId(), () -> whenConnected(() -> acquireNow(r)), new WaitingTries(r));
+    }
+
+    /** A waiter's tries of the acquire script; a permit one took after the waiter's wait ran out is released. */
+    private final class WaitingTries implements LeaseWaiters.Attempt {
+        private final LeaseRequest request;
+
+        WaitingTries(LeaseRequest request) {
+            this.request = request;
+        }
+
+        @Override
+        public CompletionStage<LeaseWaiters.Answer> tryNow() {
+            return acquireNow(request);
+        }
+
+        @Override
+        public void giveBack() {
+            release(request, request.permitId());
+        }
     }
 
     /** One try of the acquire script, under the request's limit and the permit id the engine chose. */
