@@ -9,6 +9,7 @@ import io.sluice.redisson.RedissonBackendProvider;
 import io.sluice.rule.Rate;
 import io.sluice.rule.Rule;
 import io.sluice.rule.RuleParser;
+import io.sluice.spi.Algorithm;
 import org.redisson.api.RedissonClient;
 import org.redisson.api.redisnode.RedisNodes;
 import org.redisson.client.protocol.Time;
@@ -192,8 +193,9 @@ public final class Overload {
             err.println("Overload: --rate, --timeout, --algorithm and --prefetch make a rule Sluice refuses: " + e.getMessage());
             return BAD_INPUT;
         }
-        out.println("| algorithm | servers | prefetch | callers | decisions/s | admitted/s (steady) | share of the limit | most in a rolling second | by the failure policy |");
-        out.println("|---|---|---|---|---|---|---|---|---|");
+        out.println("| algorithm | servers | prefetch | callers | decisions/s | admitted/s (steady) | share of the limit | most in a rolling second | by the failure policy |"
+                + " fixed window by reset: most in a window; windows over the limit; counted outside |");
+        out.println("|---|---|---|---|---|---|---|---|---|---|");
         for (String algorithm : options.algorithms()) {
             for (String prefetch : options.prefetches()) out.println(row(options, rate, algorithm, prefetch));
         }
@@ -241,7 +243,7 @@ public final class Overload {
         List<Admitted> admitted = new ArrayList<>();
         List<Thread> threads = new ArrayList<>();
         for (int t = 0; t < options.callers(); t++) {
-            Admitted mine = new Admitted();
+            Admitted mine = new Admitted(new ResetWindows(redis, periodNanos), new ResetWindows(redis, periodNanos));
             Sluice sluice = engines.get(t % engines.size());
             List<Rule> rules = hot(sluice);
             admitted.add(mine);
@@ -252,7 +254,13 @@ public final class Overload {
                         long answered = System.nanoTime();
                         decisions.increment();
                         if (adm.decisions().get(0).outcome() != Decision.Outcome.DECIDED) byPolicy.increment();
-                        if (adm.allowed() && steady.holds(sent, answered)) mine.add(answered);
+                        if (!adm.allowed()) continue;
+                        long resetMillis = adm.decisions().get(0).reset().toMillis();
+                        mine.placed.add(sent, answered, resetMillis);
+                        if (steady.holds(sent, answered)) {
+                            mine.add(answered);
+                            mine.countedPlaced.add(sent, answered, resetMillis);
+                        }
                     }
                 } catch (RuntimeException e) {
                     failures.add(e);
@@ -265,9 +273,23 @@ public final class Overload {
         if (!failures.isEmpty()) throw new IllegalStateException(failures.size() + " callers failed", failures.peek());
         long[] answers = Admitted.all(admitted);
         double perSecond = steady.perSecond(answers.length);
-        return String.format("| %s | %d | %s | %d | %,.0f | %,.0f | **%.1f %%** | %,d | %d |", algorithm, engines.size(), prefetch,
+        return String.format("| %s | %d | %s | %d | %,.0f | %,.0f | **%.1f %%** | %,d | %d | %s |", algorithm, engines.size(), prefetch,
                 options.callers(), decisions.sum() * 1e9 / (end - start), perSecond, 100 * steady.shareOf(rate.permits(), answers.length),
-                SteadyWindows.mostInASecond(answers), byPolicy.sum());
+                SteadyWindows.mostInASecond(answers), byPolicy.sum(), byReset(algorithm, admitted, steady, rate.permits()));
+    }
+
+    /**
+     * The fixed window's cross-check of the share ({@link ResetWindows}): the most admissions placed in one Redis window
+     * by their reset, how many windows hold more than the limit, and how many of the counted admissions fall outside
+     * the steady windows; a dash for the other algorithms, whose reset is not their window's end.
+     */
+    private static String byReset(String algorithm, List<Admitted> admitted, SteadyWindows steady, long limit) {
+        if (!algorithm.equals(Algorithm.FIXED_WINDOW.id())) return "–";
+        ResetWindows placed = ResetWindows.of(admitted.stream().map(a -> a.placed).toList());
+        ResetWindows counted = ResetWindows.of(admitted.stream().map(a -> a.countedPlaced).toList());
+        String unplaced = placed.unplaced() == 0 ? "" : String.format(" (%,d unplaced)", placed.unplaced());
+        return String.format("%,d; %d over; %,d outside%s", placed.most(), placed.over(limit),
+                counted.outside(steady.firstWindow(), steady.windows()), unplaced);
     }
 
     /** Redis's {@code TIME}, the reading of the shortest round trip of a few. */
@@ -291,6 +313,15 @@ public final class Overload {
     private static final class Admitted {
         private long[] answered = new long[1024];
         private int size;
+        /** Every admission of this caller, placed in its window by its reset. */
+        final ResetWindows placed;
+        /** The admissions counted in the share, placed likewise. */
+        final ResetWindows countedPlaced;
+
+        Admitted(ResetWindows placed, ResetWindows countedPlaced) {
+            this.placed = placed;
+            this.countedPlaced = countedPlaced;
+        }
 
         void add(long nanos) {
             if (size == answered.length) answered = Arrays.copyOf(answered, size * 2);

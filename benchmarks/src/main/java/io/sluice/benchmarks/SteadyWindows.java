@@ -37,8 +37,10 @@ final class SteadyWindows {
     private final long toNanos;
     private final int windows;
     private final long periodNanos;
+    private final long firstWindow;
 
-    private SteadyWindows(long fromNanos, long toNanos, int windows, long periodNanos) {
+    private SteadyWindows(long fromNanos, long toNanos, int windows, long periodNanos, long firstWindow) {
+        this.firstWindow = firstWindow;
         this.fromNanos = fromNanos;
         this.toNanos = toNanos;
         this.windows = windows;
@@ -61,7 +63,7 @@ final class SteadyWindows {
         // On nanoTime: the first boundary has surely passed at from, the last surely not yet before to.
         long from = first - redisNanos + redis.answeredNanos();
         long to = last - redisNanos + redis.sentNanos();
-        return new SteadyWindows(from, to, windows, periodNanos);
+        return new SteadyWindows(from, to, windows, periodNanos, Math.floorDiv(first, periodNanos));
     }
 
     /** From when (nanoTime) a request counts if sent then or later. */
@@ -72,6 +74,11 @@ final class SteadyWindows {
     /** Until when (nanoTime, excluded) a request counts if answered before; callers may stop asking then. */
     long toNanos() {
         return toNanos;
+    }
+
+    /** The index of the first steady window: its start in Redis's time over the period. */
+    long firstWindow() {
+        return firstWindow;
     }
 
     int windows() {
