@@ -32,7 +32,10 @@ import java.util.concurrent.atomic.LongAdder;
  * after two seconds of settling, which start from a full limit, a token bucket's whole burst), counting the requests
  * sent and answered within them, and the most admitted in any rolling second of those as this process saw it
  * (admissions stamped when their answer arrived, so a rolling second can show a few more than the limit from answer
- * jitter, and a fixed window up to twice it across a window's edge; the limit itself is Redis's).
+ * jitter, and a fixed window up to twice it across a window's edge; the limit itself is Redis's). For
+ * {@code fixed-window} a last column cross-checks the share ({@link ResetWindows}): the most admissions placed in one
+ * Redis window by their reset, the windows over the limit (an over-admission) and the admissions the share counted
+ * outside its steady windows (an error of the measure).
  *
  * <p>{@code --servers 3} runs three engines (servers) in this process on the one Redis, the callers taken in turn by
  * each, after they have counted each other (a heartbeat, 5 s): the limit is then shared as across three machines.
