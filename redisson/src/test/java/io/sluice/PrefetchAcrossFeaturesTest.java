@@ -4,14 +4,12 @@ import io.sluice.engine.EngineProbe;
 import io.sluice.redisson.CallerClockBackend;
 import io.sluice.rule.Rule;
 import io.sluice.testing.MutableClock;
-import io.sluice.testing.TestRedisson;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import io.sluice.testing.TestRedissonClient;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.redisson.api.RedissonClient;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,19 +26,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @Timeout(120)
 class PrefetchAcrossFeaturesTest {
-    private static RedissonClient redis;
+    @RegisterExtension
+    static final TestRedissonClient redis = new TestRedissonClient();
     private final MutableClock clock = MutableClock.startingNow();
     private final String prefix = "prefetch-features-" + System.nanoTime();
-
-    @BeforeAll
-    static void connect() {
-        redis = TestRedisson.client();
-    }
-
-    @AfterAll
-    static void disconnect() {
-        redis.shutdown();
-    }
 
     private Sluice sluice(String... properties) {
         return sluiceOn(prefix, properties);
@@ -51,7 +40,7 @@ class PrefetchAcrossFeaturesTest {
         p.put("sluice.key-prefix", keyPrefix);
         p.put("sluice.backend-timeout", "5s");
         for (int i = 0; i < properties.length; i += 2) p.put(properties[i], properties[i + 1]);
-        return Sluice.builder().properties(p).backend(CallerClockBackend.of(redis, clock)).clock(clock).ticker(clock).build();
+        return Sluice.builder().properties(p).backend(CallerClockBackend.of(redis.client(), clock)).clock(clock).ticker(clock).build();
     }
 
     /** Decides one request of rule r, then waits for a refill it started (one order of events in one thread). */

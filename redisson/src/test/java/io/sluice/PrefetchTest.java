@@ -11,15 +11,13 @@ import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 import io.sluice.testing.ForwardingBackend;
 import io.sluice.testing.MutableClock;
-import io.sluice.testing.TestRedisson;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import io.sluice.testing.TestRedissonClient;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.redisson.api.RScoredSortedSet;
-import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.ByteArrayCodec;
 import org.redisson.client.protocol.ScoredEntry;
 
@@ -48,19 +46,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @Timeout(120)
 class PrefetchTest {
-    private static RedissonClient redis;
+    @RegisterExtension
+    static final TestRedissonClient redis = new TestRedissonClient();
     private final MutableClock clock = MutableClock.startingNow();
     private final String prefix = "prefetch-" + System.nanoTime();
-
-    @BeforeAll
-    static void connect() {
-        redis = TestRedisson.client();
-    }
-
-    @AfterAll
-    static void disconnect() {
-        redis.shutdown();
-    }
 
     /** A server on the shared Redis with its own backend (counted) and the test's clock and ticker. */
     private Server server(String algorithm, String rate, String... more) {
@@ -70,7 +59,7 @@ class PrefetchTest {
         p.put("sluice.rules.r.rate", rate);
         p.put("sluice.rules.r.algorithm", algorithm);
         for (int i = 0; i < more.length; i += 2) p.put(more[i], more[i + 1]);
-        Counted backend = new Counted(new RedissonBackend(redis, false, clock, Duration.ofSeconds(5)));
+        Counted backend = new Counted(new RedissonBackend(redis.client(), false, clock, Duration.ofSeconds(5)));
         Sluice sluice = Sluice.builder().properties(p).backend(backend).clock(clock).ticker(clock).build();
         return new Server(sluice, backend);
     }
@@ -414,16 +403,15 @@ class PrefetchTest {
 
     private RScoredSortedSet<byte[]> log() {
         Collection<String> keys = new ArrayList<>();
-        redis.getKeys().getKeysByPattern("*" + prefix + "*").forEach(keys::add);
+        redis.client().getKeys().getKeysByPattern("*" + prefix + "*").forEach(keys::add);
         String permits = keys.stream().filter(k -> k.endsWith(":permits")).findFirst().orElseThrow();
-        return redis.getScoredSortedSet(permits, ByteArrayCodec.INSTANCE);
+        return redis.client().getScoredSortedSet(permits, ByteArrayCodec.INSTANCE);
     }
 
     private int logSize() {
         return log().size();
     }
 
-    /** The Redis backend, counting its decision calls. */
     /** The backend's calls counted; it announces servers as Redis does, so that {@code auto} divides among them. */
     private static final class Counted extends ForwardingBackend implements Announcing {
         private final RedissonBackend redis;

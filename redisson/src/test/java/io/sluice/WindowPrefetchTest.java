@@ -4,13 +4,11 @@ import io.sluice.engine.EngineProbe;
 import io.sluice.redisson.CallerClockBackends;
 import io.sluice.rule.Rule;
 import io.sluice.testing.MutableClock;
-import io.sluice.testing.TestRedisson;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import io.sluice.testing.TestRedissonClient;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 
 import java.time.Duration;
@@ -39,20 +37,11 @@ class WindowPrefetchTest {
      * leaves the key's state at its next write.
      */
     private static final long LAPSED_MS = 1_200;
-    private static RedissonClient redis;
+    @RegisterExtension
+    static final TestRedissonClient redis = new TestRedissonClient();
     /** At the start of a window of the period, so that the test knows where every instant falls. */
     private final MutableClock clock = new MutableClock(Math.floorDiv(System.currentTimeMillis(), PERIOD_MS) * PERIOD_MS + PERIOD_MS);
     private final String prefix = "window-prefetch-" + System.nanoTime();
-
-    @BeforeAll
-    static void connect() {
-        redis = TestRedisson.client();
-    }
-
-    @AfterAll
-    static void disconnect() {
-        redis.shutdown();
-    }
 
     /** A server on the shared Redis with the test's clock as its time, its ticker and the scripts' time. */
     private Sluice server(String algorithm, String prefix, boolean prefetch) {
@@ -62,7 +51,7 @@ class WindowPrefetchTest {
         p.put("sluice.rules.r.rate", RATE);
         p.put("sluice.rules.r.algorithm", algorithm);
         if (prefetch) p.put("sluice.rules.r.prefetch", PREFETCH);
-        return Sluice.builder().properties(p).backend(CallerClockBackends.on(redis, clock, Duration.ofSeconds(5)))
+        return Sluice.builder().properties(p).backend(CallerClockBackends.on(redis.client(), clock, Duration.ofSeconds(5)))
                 .clock(clock).ticker(clock).build();
     }
 
@@ -95,9 +84,9 @@ class WindowPrefetchTest {
     /** Every Redis value under {@code prefix}: the keys' states (not the servers' announcements of prefetch=auto). */
     private List<String> states(String prefix) {
         List<String> values = new ArrayList<>();
-        for (String k : redis.getKeys().getKeysByPattern(prefix + "*")) {
+        for (String k : redis.client().getKeys().getKeysByPattern(prefix + "*")) {
             if (k.endsWith(":servers")) continue;
-            values.add(redis.<String>getBucket(k, StringCodec.INSTANCE).get());
+            values.add(redis.client().<String>getBucket(k, StringCodec.INSTANCE).get());
         }
         return values;
     }

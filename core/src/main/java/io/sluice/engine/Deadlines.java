@@ -113,7 +113,7 @@ public final class Deadlines {
         this(ticker, () -> false);
     }
 
-    /** @param saturated whether this machine has no CPU to spare now (asked only of a call about to fail) */
+    /** @param saturated whether this machine has no CPU to spare now (asked once a sweep) */
     public Deadlines(Ticker ticker, BooleanSupplier saturated) {
         this(ticker, saturated, CREDIT_PER_SWEEP_NANOS);
     }
@@ -183,6 +183,10 @@ public final class Deadlines {
         long sinceLast = swept ? now - lastSweepNanos : creditPerSweepNanos;
         lastSweepNanos = now;
         swept = true;
+        // Read every sweep, not only when a call is about to fail: a CPU load is measured since its last reading, and
+        // one last read long ago (an engine idle for minutes) would average a busy moment away (BusyServerTest: 10
+        // decisions of the first burst beside spinning threads failed at 134 ms on a loaded CI machine).
+        boolean saturatedNow = saturated.getAsBoolean();
         long answers = answersInTime.get();
         if (answers != answersSeen) {
             answersSeen = answers;
@@ -204,7 +208,7 @@ public final class Deadlines {
             // Read again: an answer that came during this sweep is news too.
             long answersNow = answersInTime.get();
             boolean alive = answersNow != p.answersBefore && (answersNow != answers || silenceNanos < p.limitNanos);
-            if (!pastHardBound && (alive || saturated.getAsBoolean())) continue;
+            if (!pastHardBound && (alive || saturatedNow)) continue;
             // The answer may have arrived since this sweep began: then the call ends with it, not with a timeout.
             if (p.source != null && p.source.isDone()) continue;
             p.future.completeExceptionally(new TimeoutException("no answer within " + p.limitMillis + " ms"

@@ -20,122 +20,56 @@ import io.sluice.spi.StoredOverrides;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.ListIterator;
-import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Function;
 
 /**
  * Limits held in this JVM, with the same semantics as the Redisson backend: a sliding log of permits per
  * {@code sliding-log} key, the algorithm's {@link RateModel reference model} per key of the other algorithms
  * (on this backend's clock, since the JVM is the store), and leased permits per concurrency key. For unit tests (time comes from the injected clock)
- * and single-node use. A waiting acquire ({@code wait > 0}) is answered at once: nothing here can free a
+ * and single-node use. Each capability has a home of its own, which this class reads the clock for, sweeps, and
+ * delegates to: the logs, the models by key, the prefetched stocks, the leases, the blocks and the overrides. A waiting acquire ({@code wait > 0}) is answered at once: nothing here can free a
  * permit while the caller waits except another thread of this JVM, and tests drive time explicitly.
  *
  * <p>Idle state is dropped after its period (rates) or lease (semaphores without holders). Thread-safe.
  */
 public final class InMemoryBackend implements LimiterBackend, Prefetching, Refunding, Announcing, KeyControl, Charging,
         Overriding {
-    /** A refund without an entry id looks this far back for the entry to remove, as refund-log.lua does. */
-    private static final int REFUND_SCAN = 64;
-    /** How a request's log entry id starts (a stock's is a UUID's hex digits): what a refund may remove. */
-    private static final String REQUEST_ENTRY = "r:";
-    /** How long a hand-back that found no stock lent is remembered, as RedissonBackend's. */
-    private static final long TOMBSTONE_MICROS = 60_000_000L;
+    /** The sweep of idle state runs at most this often. */
+    private static final long SWEEP_EVERY_MILLIS = 1000;
     private final Clock clock;
-    private final Map<String, SlidingLog> logs = new ConcurrentHashMap<>();
-    private final Map<String, Modelled> models = new ConcurrentHashMap<>();
-    private final Map<String, Leases> semaphores = new ConcurrentHashMap<>();
+    private final SlidingLogs logs = new SlidingLogs();
+    private final KeyModels models = new KeyModels();
+    private final InMemoryLeases leases = new InMemoryLeases();
     private final InMemoryOverrides overrides = new InMemoryOverrides();
     private final Blocks blocks = new Blocks();
-    /** The last request's log entry number: each admitted request's entry has an id of its own. */
-    private final AtomicLong lastEntry = new AtomicLong();
+    private final InMemoryStocks stocks;
+    private volatile long lastSweep;
 
     public InMemoryBackend(Clock clock) {
         this.clock = clock;
+        this.stocks = new InMemoryStocks(logs, models, this::sweptNow, r -> tryConsume(r).toCompletableFuture().join());
     }
 
     public InMemoryBackend() {
         this(Clock.systemUTC());
     }
 
-    /** A log entry: when it counts from, its permits, and its id (a request's, by which it is refunded, or a stock's). */
-    private record Entry(long at, long permits, String id) {
-    }
-
-    /** Entries in the order of their time, as the script's sorted set (a prefetch's counts from its hold's end). */
-    private static final class SlidingLog {
-        final List<Entry> entries = new ArrayList<>();
-        long used;
-        long lastTouched;
-        /** The latest time an entry counts from: the log lives until that has left the window too. */
-        long latest;
-        boolean dead;
-
-        void add(Entry e) {
-            int at = entries.size();
-            while (at > 0 && entries.get(at - 1).at() > e.at()) at--;
-            entries.add(at, e);
-            used += e.permits();
-            latest = Math.max(latest, e.at());
-        }
-    }
-
-    private static final class Leases {
-        final Map<String, Long> expiries = new HashMap<>();
-        /** Permits released before their acquire arrived, until when a later acquire of them takes nothing. */
-        final Map<String, Long> released = new HashMap<>();
-        long lastTouched;
-        boolean dead;
-    }
-
-    /** One key's reference model, and whether the sweep has dropped it. */
-    private static final class Modelled {
-        final RateModel model;
-        boolean dead;
-
-        Modelled(RateModel model) {
-            this.model = model;
-        }
-    }
-
     @Override
     public CompletionStage<RateOutcome> tryConsume(RateRequest r) {
-        long now = clock.millis();
-        sweep(now);
+        long now = sweptNow();
         if (r.blocks()) return CompletableFuture.completedFuture(blocks.decide(r, now, () -> decide(r, now)));
         return CompletableFuture.completedFuture(decide(r, now));
     }
 
     private RateOutcome decide(RateRequest r, long now) {
-        if (r.algorithm() != Algorithm.SLIDING_LOG) return onModel(r, now);
-        if (r.cost() > r.effectiveLimit()) {
-            // Rejected, so it takes nothing: it only reads what the log holds.
-            RateOutcome o = slidingLog(new RateRequest(r.key(), r.effectiveLimit(), r.period(), r.effectiveLimit() + 1), now);
-            long extra = r.effectiveLimit() - r.limit();
-            return new RateOutcome(false, Math.max(0, o.remaining() - extra), o.resetMillis(), RateOutcome.NEVER_FITS, 0, false);
-        }
-        if (!r.overage()) return slidingLog(r, now);
-        // Soft or elastic: the log counts up to the effective limit; the answer speaks of the nominal one.
-        long extra = r.effectiveLimit() - r.limit();
-        RateOutcome o = slidingLog(new RateRequest(r.key(), r.effectiveLimit(), r.period(), r.cost()), now);
-        return new RateOutcome(o.allowed(), Math.max(0, o.remaining() - extra), o.resetMillis(), o.retryAfterMillis(), 0,
-                o.allowed() && o.remaining() < extra, o.entry());
+        return r.algorithm() == Algorithm.SLIDING_LOG ? logs.decide(r, now) : models.consume(r, now);
     }
 
     @Override
     public CompletionStage<RateUsage> peek(RateRequest r) {
-        long now = clock.millis();
-        sweep(now);
+        long now = sweptNow();
         long blocked = r.blocks() ? blocks.left(r.key(), now) : 0;
         return CompletableFuture.completedFuture(RateUsage.of(decide(RateUsage.peekOf(r), now), blocked));
     }
@@ -143,21 +77,9 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
     @Override
     public CompletionStage<Void> forget(RateRequest r) {
         blocks.lift(r.key());
-        forget(logs.remove(r.key() + "|" + r.period().toMillis()));
-        Modelled m = models.remove(r.algorithm().id() + "|" + r.key());
-        if (m != null) {
-            synchronized (m) {
-                m.dead = true;
-            }
-        }
+        logs.forget(r);
+        models.forget(r);
         return CompletableFuture.completedFuture(null);
-    }
-
-    private static void forget(SlidingLog log) {
-        if (log == null) return;
-        synchronized (log) {
-            log.dead = true;
-        }
     }
 
     @Override
@@ -171,61 +93,10 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
         if (!r.algorithm().refundable()) {
             return CompletableFuture.failedFuture(new UnsupportedOperationException(r.algorithm() + " cannot refund"));
         }
-        long now = clock.millis();
-        sweep(now);
-        if (r.algorithm() != Algorithm.SLIDING_LOG) {
-            refundOnModel(r, entry, now);
-            return CompletableFuture.completedFuture(null);
-        }
-        SlidingLog log = logs.get(r.key() + "|" + r.period().toMillis());
-        if (log == null) return CompletableFuture.completedFuture(null);
-        synchronized (log) {
-            if (Prefetch.Receipt.namesUse(entry)) {
-                refundUse(log, r.cost(), entry);
-                return CompletableFuture.completedFuture(null);
-            }
-            // As the script does: the entry of that id, or without one the newest request entry of exactly that many
-            // permits, leaves the log.
-            int scanned = 0;
-            for (ListIterator<Entry> it = log.entries.listIterator(log.entries.size());
-                 it.hasPrevious() && (entry != null || scanned++ < REFUND_SCAN); ) {
-                Entry e = it.previous();
-                boolean match = entry != null ? entry.equals(e.id()) : e.id().startsWith(REQUEST_ENTRY);
-                if (match && e.permits() == r.cost()) {
-                    it.remove();
-                    log.used -= e.permits();
-                    break;
-                }
-            }
-        }
+        long now = sweptNow();
+        if (r.algorithm() == Algorithm.SLIDING_LOG) logs.refund(r, entry);
+        else models.refund(r, entry, now);
         return CompletableFuture.completedFuture(null);
-    }
-
-    /**
-     * A stock's use given back, as refund-log.lua does: {@code cost} permits off the stock's entry of the largest time
-     * before its hold's end up to the use's ({@code stockId:ms}, the stock's id itself being 0), which holds the use or
-     * the one it merged into.
-     */
-    private static void refundUse(SlidingLog log, long cost, String entry) {
-        int mark = entry.indexOf(Prefetch.USE_MARK);
-        String stock = entry.substring(0, mark);
-        long usedBefore = Long.parseLong(entry.substring(mark + 1));
-        int found = -1;
-        long foundBefore = -1;
-        for (int i = 0; i < log.entries.size(); i++) {
-            String id = log.entries.get(i).id();
-            long before = id.equals(stock) ? 0 : id.startsWith(stock + ":") ? Long.parseLong(id.substring(stock.length() + 1)) : -1;
-            if (before >= 0 && before <= usedBefore && before > foundBefore) {
-                found = i;
-                foundBefore = before;
-            }
-        }
-        if (found < 0) return;
-        Entry e = log.entries.get(found);
-        long off = Math.min(cost, e.permits());
-        if (e.permits() > off) log.entries.set(found, new Entry(e.at(), e.permits() - off, e.id()));
-        else log.entries.remove(found);
-        log.used -= off;
     }
 
     /**
@@ -244,72 +115,7 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
         if (!Prefetch.supported(r, ahead)) {
             return tryConsume(r).thenApply(o -> Prefetch.none(r, o));
         }
-        return prefetched(r.withCost(1), r, ahead, hold, usedUp);
-    }
-
-    /**
-     * {@code r} (when not null) then up to {@code ahead} permits, a loan forgetting the used-up stocks {@code usedUp}
-     * first; without {@code r} the outcome is the permits' own.
-     */
-    private CompletionStage<Prefetch> prefetched(RateRequest permit, RateRequest r, long ahead, Duration hold,
-                                                 List<Prefetch.Receipt> usedUp) {
-        long now = clock.millis();
-        sweep(now);
-        String id = UUID.randomUUID().toString().replace("-", "");
-        List<String> forget = usedUp.stream().map(Prefetch.Receipt::stockId).toList();
-        if (permit.algorithm() == Algorithm.TOKEN_BUCKET) {
-            long nowMicros = Math.multiplyExact(now, 1000L);
-            long lentMicros = Math.multiplyExact(hold.plus(Prefetch.RETURN_GRACE).toMillis(), 1000L);
-            return underModel(permit, m -> {
-                TokenBucketModel bucket = (TokenBucketModel) m.model;
-                RateOutcome own = r == null ? null : bucket.consume(r, nowMicros);
-                // One permit after another until one is rejected (the rest would be, alike), lent under the id.
-                TokenBucketModel.Taken t = bucket.prefetch(permit, ahead, id, lentMicros, nowMicros, forget);
-                long taken = t.taken();
-                RateOutcome last = t.last();
-                RateOutcome outcome = own != null ? own : new RateOutcome(taken > 0, last.remaining(), last.resetMillis(), last.retryAfterMillis());
-                return CompletableFuture.completedFuture(new Prefetch(outcome, permit, taken, last.remaining(), taken == 0 ? null : new Prefetch.Receipt(id, taken)));
-            });
-        }
-        if (permit.algorithm() != Algorithm.SLIDING_LOG) {
-            return CompletableFuture.completedFuture(fromWindow(permit, r, ahead, hold, id, now, forget));
-        }
-        long interval = permit.period().toMillis();
-        while (true) {
-            SlidingLog log = logs.computeIfAbsent(permit.key() + "|" + interval, k -> new SlidingLog());
-            synchronized (log) {
-                if (log.dead) continue;
-                RateOutcome own = r == null ? null
-                        : r.cost() > r.limit() ? tryConsume(r).toCompletableFuture().join() : consume(log, r, now, interval, nextEntry());
-                // As many permits as are free, up to ahead, in one entry that counts from the hold's end.
-                if (own == null) expire(log, now, interval);
-                long taken = Math.max(0, Math.min(ahead, permit.limit() - log.used));
-                if (taken > 0) log.add(new Entry(now + hold.toMillis(), taken, id));
-                long left = Math.max(0, permit.limit() - log.used);
-                long reset = log.entries.isEmpty() ? 0 : Math.max(0, interval - (now - log.entries.get(0).at()));
-                RateOutcome outcome = own != null ? own : new RateOutcome(taken > 0, left, reset, 0);
-                return CompletableFuture.completedFuture(new Prefetch(outcome, permit, taken, left, taken == 0 ? null : new Prefetch.Receipt(id, taken)));
-            }
-        }
-    }
-
-    /**
-     * A window counter's prefetch: {@code r} (when not null) then up to {@code ahead} permits lent under {@code id}, as a
-     * bucket's are, for the hold and a grace.
-     */
-    private Prefetch fromWindow(RateRequest permit, RateRequest r, long ahead, Duration hold, String id, long now, List<String> usedUp) {
-        long nowMicros = Math.multiplyExact(now, 1000L);
-        long lentMicros = Math.multiplyExact(hold.plus(Prefetch.RETURN_GRACE).toMillis(), 1000L);
-        return underModel(permit, m -> {
-            RateOutcome own = r == null ? null : m.model.consume(r, nowMicros);
-            WindowStocks.Taken t = m.model instanceof FixedWindowModel fixed ? fixed.prefetch(permit, ahead, id, lentMicros, nowMicros, usedUp)
-                    : ((SlidingWindowModel) m.model).prefetch(permit, ahead, id, lentMicros, nowMicros, usedUp);
-            long taken = t.taken();
-            RateOutcome last = t.last();
-            RateOutcome outcome = own != null ? own : last;
-            return new Prefetch(outcome, permit, taken, last.remaining(), taken == 0 ? null : new Prefetch.Receipt(id, taken),
-                    t.endsInMillis(), taken == 0 ? null : last.entry());
-        });
+        return CompletableFuture.completedFuture(stocks.lend(r.withCost(1), r, ahead, hold, usedUp));
     }
 
     /** As the Redis backend does: the permits alone (the outcome says only whether any were taken). */
@@ -324,80 +130,21 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
         if (!Prefetch.supported(permit, ahead)) {
             return CompletableFuture.completedFuture(Prefetch.nothing(permit));
         }
-        return prefetched(permit, null, ahead, hold, usedUp);
+        return CompletableFuture.completedFuture(stocks.lend(permit, null, ahead, hold, usedUp));
     }
 
     /** A log's prefetch entry loses the unused permits (and leaves when none is left); a bucket gets the tokens back. */
     @Override
     public CompletionStage<Void> returnPrefetched(Prefetch p, long unused) {
-        if (!p.handsBack(unused)) return CompletableFuture.completedFuture(null);
-        RateRequest r = p.request();
-        String id = p.receipt().stockId();
-        if (r.algorithm() != Algorithm.SLIDING_LOG) {
-            handBackLent(r, id, unused);
-            return CompletableFuture.completedFuture(null);
-        }
-        SlidingLog log = logs.get(r.key() + "|" + r.period().toMillis());
-        if (log == null) return CompletableFuture.completedFuture(null);
-        synchronized (log) {
-            for (ListIterator<Entry> it = log.entries.listIterator(); it.hasNext(); ) {
-                Entry e = it.next();
-                if (!id.equals(e.id()) || e.permits() != p.receipt().permits()) continue;
-                if (e.permits() > unused) it.set(new Entry(e.at(), e.permits() - unused, id));
-                else it.remove();
-                log.used -= unused;
-                break;
-            }
-        }
+        stocks.handBack(p, unused);
         return CompletableFuture.completedFuture(null);
     }
 
     /** A log's stock: its used permits logged again at their uses, as return-log.lua does. */
     @Override
     public CompletionStage<Void> returnPrefetched(Prefetch p, long unused, List<PrefetchUse> used) {
-        RateRequest r = p.request();
-        if (r.algorithm() != Algorithm.SLIDING_LOG || used.isEmpty() || p.receipt() == null) return returnPrefetched(p, unused);
-        p.handsBack(unused);
-        String id = p.receipt().stockId();
-        SlidingLog log = logs.get(r.key() + "|" + r.period().toMillis());
-        if (log == null) return CompletableFuture.completedFuture(null);
-        synchronized (log) {
-            for (ListIterator<Entry> it = log.entries.listIterator(); it.hasNext(); ) {
-                Entry e = it.next();
-                if (!id.equals(e.id()) || e.permits() != p.receipt().permits()) continue;
-                it.remove();
-                log.used -= e.permits();
-                long kept = e.permits() - unused;
-                // Uses at one time are one entry, named by that time (a give-back of a use finds it).
-                Map<Long, Long> usedAt = new LinkedHashMap<>();
-                for (PrefetchUse u : used) {
-                    long n = Math.min(u.permits(), kept);
-                    if (n <= 0 || u.beforeEndMillis() <= 0) continue;
-                    usedAt.merge(u.beforeEndMillis(), n, Long::sum);
-                    kept -= n;
-                }
-                usedAt.forEach((before, n) -> log.add(new Entry(e.at() - before, n, id + ":" + before)));
-                if (kept > 0) log.add(new Entry(e.at(), kept, id));
-                break;
-            }
-        }
+        stocks.handBack(p, unused, used);
         return CompletableFuture.completedFuture(null);
-    }
-
-    /**
-     * A token bucket's or a window counter's stock {@code id} handed back, as their scripts do (a tombstone when none is
-     * lent).
-     */
-    private void handBackLent(RateRequest permit, String id, long unused) {
-        long now = clock.millis();
-        sweep(now);
-        long nowMicros = Math.multiplyExact(now, 1000L);
-        underModel(permit, m -> {
-            if (m.model instanceof TokenBucketModel bucket) bucket.handBack(permit, id, unused, TOMBSTONE_MICROS, nowMicros);
-            else if (m.model instanceof FixedWindowModel fixed) fixed.handBack(permit, id, unused, TOMBSTONE_MICROS, nowMicros);
-            else ((SlidingWindowModel) m.model).handBack(permit, id, unused, TOMBSTONE_MICROS, nowMicros);
-            return null;
-        });
     }
 
     @Override
@@ -405,26 +152,9 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
         if (!r.algorithm().settleable()) {
             return CompletableFuture.failedFuture(new UnsupportedOperationException(r.algorithm() + " cannot take permits past its limit"));
         }
-        long now = clock.millis();
-        sweep(now);
-        long nowMicros = Math.multiplyExact(now, 1000L);
-        return underModel(r, m -> {
-            m.model.charge(r, nowMicros);
-            return CompletableFuture.completedFuture(null);
-        });
-    }
-
-    /**
-     * {@code body} applied to the model of {@code r}'s algorithm and key, under its lock; one the sweep dropped meanwhile
-     * is made again. Algorithms never share state, even under one key name.
-     */
-    private <T> T underModel(RateRequest r, Function<Modelled, T> body) {
-        while (true) {
-            Modelled m = models.computeIfAbsent(r.algorithm().id() + "|" + r.key(), k -> new Modelled(RateModel.of(r.algorithm())));
-            synchronized (m) {
-                if (!m.dead) return body.apply(m);
-            }
-        }
+        long now = sweptNow();
+        models.charge(r, now);
+        return CompletableFuture.completedFuture(null);
     }
 
     /**
@@ -436,192 +166,53 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
         if (r.algorithm() != Algorithm.FIXED_WINDOW && r.algorithm() != Algorithm.SLIDING_WINDOW) {
             return Refunding.super.refundCredited(r, entry);
         }
-        long now = clock.millis();
-        sweep(now);
-        long nowMicros = Math.multiplyExact(now, 1000L);
-        return CompletableFuture.completedFuture(underModel(r, m -> m.model.refundCredited(r, entry, nowMicros)));
-    }
-
-    /** {@code r}'s permits back to its model, where {@code entry} says they are kept (a window counter's window). */
-    private boolean refundOnModel(RateRequest r, String entry, long nowMillis) {
-        long nowMicros = Math.multiplyExact(nowMillis, 1000L);
-        return underModel(r, m -> m.model.refund(r, entry, nowMicros));
-    }
-
-    private RateOutcome onModel(RateRequest r, long nowMillis) {
-        long nowMicros = Math.multiplyExact(nowMillis, 1000L);
-        return underModel(r, m -> m.model.consume(r, nowMicros));
-    }
-
-    private RateOutcome slidingLog(RateRequest r, long now) {
-        long interval = r.period().toMillis();
-        while (true) {
-            // The log keeps what was used, not what is left: a changed limit (a reload) applies to the usage at once.
-            SlidingLog log = logs.computeIfAbsent(r.key() + "|" + interval, k -> new SlidingLog());
-            synchronized (log) {
-                if (!log.dead) return consume(log, r, now, interval, nextEntry());
-            }
-        }
-    }
-
-    /** Entries that have left the window at {@code now} leave the log. */
-    private static void expire(SlidingLog log, long now, long interval) {
-        log.lastTouched = now;
-        int expired = 0;
-        while (expired < log.entries.size() && log.entries.get(expired).at() <= now - interval) {
-            log.used -= log.entries.get(expired++).permits();
-        }
-        log.entries.subList(0, expired).clear();
-    }
-
-    /** The id of a request's log entry, unique in this backend. */
-    private String nextEntry() {
-        return REQUEST_ENTRY + lastEntry.incrementAndGet();
-    }
-
-    /** {@code r} decided against the log; admitted, its entry is logged under {@code entry}, which the outcome carries. */
-    private static RateOutcome consume(SlidingLog log, RateRequest r, long now, long interval, String entry) {
-        {
-            expire(log, now, interval);
-            long free = r.limit() - log.used;
-            boolean allowed = free >= r.cost();
-            long wait = 0;
-            if (allowed) {
-                log.add(new Entry(now, r.cost(), entry));
-                free -= r.cost();
-            } else {
-                long needed = r.cost() - free;
-                wait = interval;
-                for (Entry e : log.entries) {
-                    needed -= e.permits();
-                    if (needed <= 0) {
-                        wait = interval - (now - e.at());
-                        break;
-                    }
-                }
-            }
-            long reset = log.entries.isEmpty() ? 0 : Math.max(0, interval - (now - log.entries.get(0).at()));
-            // Below 0 after a lowered limit: none left until the usage is under it.
-            RateOutcome o = new RateOutcome(allowed, Math.max(0, free), reset, Math.max(0, wait));
-            return allowed ? o.withEntry(entry) : o;
-        }
+        long now = sweptNow();
+        return CompletableFuture.completedFuture(models.refundCredited(r, entry, now));
     }
 
     @Override
     public CompletionStage<LeaseOutcome> tryAcquire(LeaseRequest r) {
-        long now = clock.millis();
-        sweep(now);
-        while (true) {
-            // The permits held, not the free count: a changed limit keeps them, and those above a lowered limit drain.
-            Leases leases = semaphores.computeIfAbsent(r.key(), k -> new Leases());
-            synchronized (leases) {
-                if (leases.dead) continue;
-                leases.lastTouched = now;
-                leases.expiries.values().removeIf(expiry -> expiry <= now);
-                leases.released.values().removeIf(until -> until <= now);
-                String id = r.permitId();
-                // As the script does: a permit given up on and released takes nothing; one held already is held once.
-                if (leases.released.containsKey(id)) return CompletableFuture.completedFuture(new LeaseOutcome(null, 0));
-                if (leases.expiries.containsKey(id)) {
-                    return CompletableFuture.completedFuture(new LeaseOutcome(id, Math.max(0, r.limit() - leases.expiries.size())));
-                }
-                if (leases.expiries.size() >= r.limit()) {
-                    return CompletableFuture.completedFuture(new LeaseOutcome(null, 0));
-                }
-                leases.expiries.put(id, now + r.lease().toMillis());
-                return CompletableFuture.completedFuture(new LeaseOutcome(id, r.limit() - leases.expiries.size()));
-            }
-        }
+        long now = sweptNow();
+        return CompletableFuture.completedFuture(leases.tryAcquire(r, now));
     }
 
     @Override
     public CompletionStage<Boolean> renew(LeaseRequest r, String permitId) {
-        long now = clock.millis();
-        Leases leases = semaphores.get(r.key());
-        if (leases == null) return CompletableFuture.completedFuture(false);
-        synchronized (leases) {
-            Long expiry = leases.expiries.get(permitId);
-            if (expiry == null || expiry <= now) return CompletableFuture.completedFuture(false);
-            leases.expiries.put(permitId, now + r.lease().toMillis());
-            leases.lastTouched = now;
-            return CompletableFuture.completedFuture(true);
-        }
+        return CompletableFuture.completedFuture(leases.renew(r, permitId, clock.millis()));
     }
 
-    /** As the script does: a permit not held leaves a tombstone for one lease, so a later acquire of it takes nothing. */
     @Override
     public CompletionStage<Boolean> release(LeaseRequest r, String permitId) {
-        long now = clock.millis();
-        while (true) {
-            Leases leases = semaphores.computeIfAbsent(r.key(), k -> new Leases());
-            synchronized (leases) {
-                if (leases.dead) continue;
-                Long expiry = leases.expiries.remove(permitId);
-                if (expiry != null && expiry > now) return CompletableFuture.completedFuture(true);
-                leases.released.put(permitId, now + r.lease().toMillis());
-                leases.lastTouched = now;
-                return CompletableFuture.completedFuture(false);
-            }
-        }
+        return CompletableFuture.completedFuture(leases.release(r, permitId, clock.millis()));
     }
 
     @Override
     public CompletionStage<Integer> available(LeaseRequest r) {
-        long now = clock.millis();
-        Leases leases = semaphores.get(r.key());
-        if (leases == null) return CompletableFuture.completedFuture(r.limit());
-        synchronized (leases) {
-            leases.expiries.values().removeIf(expiry -> expiry <= now);
-            return CompletableFuture.completedFuture(Math.max(0, r.limit() - leases.expiries.size()));
-        }
+        return CompletableFuture.completedFuture(leases.available(r, clock.millis()));
     }
 
     /** Number of keys held, for tests of idle expiry. */
     public int size() {
         lastSweep = Long.MIN_VALUE / 2;
         sweep(clock.millis());
-        return logs.size() + semaphores.size() + models.size() + blocks.size();
+        return logs.size() + leases.size() + models.size() + blocks.size();
     }
 
-    private volatile long lastSweep;
+    /** The clock's time, after the sweep it may run. */
+    private long sweptNow() {
+        long now = clock.millis();
+        sweep(now);
+        return now;
+    }
 
     /** Drops idle state; at most once a second, so the cost is spread thin. */
     private void sweep(long now) {
-        if (now - lastSweep < 1000 && now >= lastSweep) return;
+        if (now - lastSweep < SWEEP_EVERY_MILLIS && now >= lastSweep) return;
         lastSweep = now;
         blocks.sweep(now);
-        for (Iterator<Map.Entry<String, SlidingLog>> it = logs.entrySet().iterator(); it.hasNext(); ) {
-            Map.Entry<String, SlidingLog> e = it.next();
-            long interval = Long.parseLong(e.getKey().substring(e.getKey().lastIndexOf('|') + 1));
-            SlidingLog log = e.getValue();
-            synchronized (log) {
-                if (now - Math.max(log.lastTouched, log.latest) >= interval) {
-                    log.dead = true;
-                    it.remove();
-                }
-            }
-        }
-        long nowMicros = now * 1000;
-        for (Iterator<Modelled> it = models.values().iterator(); it.hasNext(); ) {
-            Modelled m = it.next();
-            synchronized (m) {
-                if (nowMicros >= m.model.idleAtMicros()) {
-                    m.dead = true;
-                    it.remove();
-                }
-            }
-        }
-        for (Iterator<Map.Entry<String, Leases>> it = semaphores.entrySet().iterator(); it.hasNext(); ) {
-            Leases leases = it.next().getValue();
-            synchronized (leases) {
-                leases.expiries.values().removeIf(expiry -> expiry <= now);
-                leases.released.values().removeIf(until -> until <= now);
-                if (leases.expiries.isEmpty() && leases.released.isEmpty() && now - leases.lastTouched >= 1000) {
-                    leases.dead = true;
-                    it.remove();
-                }
-            }
-        }
+        logs.sweep(now);
+        models.sweep(now);
+        leases.sweep(now);
     }
 
     /** The store is this JVM's: one server shares it, whoever announces. */
@@ -634,7 +225,7 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
     public void close() {
         logs.clear();
         models.clear();
-        semaphores.clear();
+        leases.clear();
         blocks.clear();
     }
 

@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.LongConsumer;
 import java.util.function.Supplier;
 
@@ -23,12 +24,21 @@ import java.util.function.Supplier;
  * limit leaves room are woken, as many as the room of each allows), when the earliest lease expires, every
  * {@link #POLL_MILLIS} when nothing woke it (a lost wake-up, a Redis that lost its state), and once more when its wait
  * ends. A try still unanswered after {@link #POLL_MILLIS} (sent as Redis went down: the client answers it only at its
- * own timeout) does not hold the waiter up: the next try goes anyway, under the same permit id. Thread-safe.
+ * own timeout) does not hold the waiter up: the next try goes anyway, under the same permit id. An acquire the engine
+ * gave up on before it became a waiter (its first try still in flight) never becomes one. Thread-safe.
  */
 final class LeaseWaiters {
     /** One try of the acquire script under the waiter's own limit and permit id. */
     interface Attempt {
         CompletionStage<Answer> tryNow();
+
+        /**
+         * Gives back the permit a try took after its waiter had finished without one: a try stuck in a stalled Redis
+         * that Redis ran once a permit had freed, after the waiter's wait ended (what Redis did late is Sluice's: no
+         * request holds, renews or releases that permit).
+         */
+        default void giveBack() {
+        }
     }
 
     /**
@@ -57,6 +67,11 @@ final class LeaseWaiters {
     private final Channels channels;
     private final Supplier<Long> leaseClock;
     private final Map<String, KeyWaiters> byKey = new HashMap<>(); // guarded by itself
+    /**
+     * The permit ids of acquires whose first try is in flight, and whether the engine gave up on each meanwhile
+     * (guarded by {@link #byKey}).
+     */
+    private final Map<String, Boolean> firstTries = new HashMap<>();
 
     private final long pollMillis;
 
@@ -171,8 +186,8 @@ final class LeaseWaiters {
             }
             if (late) {
                 // A stuck try answered after a later one was sent: a permit it took is the waiter's (the same id),
-                // anything else the later try answers.
-                if (failure == null && a.outcome().acquired()) finish(a.outcome(), null);
+                // anything else the later try answers; past a wait that ended without one, it goes back.
+                if (failure == null && a.outcome().acquired() && !finish(a.outcome(), null) && endedWithout()) attempt.giveBack();
                 return;
             }
             if (failure != null) {
@@ -224,10 +239,50 @@ final class LeaseWaiters {
             tryNow();
         }
 
-        private void finish(LeaseOutcome outcome, Throwable failure) {
+        /** Ends the waiter with {@code outcome} or {@code failure}; false when it had ended already. */
+        private boolean finish(LeaseOutcome outcome, Throwable failure) {
             boolean first = failure == null ? result.complete(outcome) : result.completeExceptionally(failure);
             if (first) leave(this);
+            return first;
         }
+
+        /**
+         * Whether the waiter ended without a permit: its wait ran out. (Given up on by the engine, it ended in a
+         * cancellation, and the engine's release of its id takes back what a late try took.)
+         */
+        private boolean endedWithout() {
+            return result.isDone() && !result.isCompletedExceptionally() && !result.join().acquired();
+        }
+    }
+
+    /**
+     * Tries once with {@code first} (which may wait for the connection), then, without a permit, waits as
+     * {@link #await} does, trying with {@code attempt}; unless the engine gave up on {@code permitId} before that first
+     * try answered (its deadline passed while Redis was slow, frozen or not connected yet): then the answer is a
+     * {@link CancellationException}. A waiter under an id given up on would poll for its whole wait, kept from a permit
+     * only by the release's tombstone, and take one once Redis lost that tombstone (a restart with empty state): a
+     * permit no request holds, renews or releases (issue 21, seed 1527577941).
+     */
+    CompletionStage<LeaseOutcome> tryThenAwait(String key, String channel, int limit, long waitMillis, String permitId,
+                                               Attempt first, Attempt attempt) {
+        synchronized (byKey) {
+            firstTries.put(permitId, false);
+        }
+        CompletionStage<Answer> tried;
+        try {
+            tried = first.tryNow();
+        } catch (RuntimeException e) {
+            tried = CompletableFuture.failedFuture(e);
+        }
+        return tried.handle((answer, failure) -> {
+            // await takes the id off the first tries itself, in the same step as it queues the waiter.
+            if (failure == null && !answer.outcome().acquired()) return await(key, channel, limit, waitMillis, permitId, attempt);
+            synchronized (byKey) {
+                firstTries.remove(permitId);
+            }
+            return failure == null ? CompletableFuture.completedFuture(answer.outcome())
+                    : CompletableFuture.<LeaseOutcome>failedFuture(failure);
+        }).thenCompose(Function.identity());
     }
 
     /**
@@ -239,6 +294,7 @@ final class LeaseWaiters {
         Waiter w;
         CompletableFuture<Runnable> subscription;
         synchronized (byKey) {
+            if (Boolean.TRUE.equals(firstTries.remove(permitId))) return CompletableFuture.failedFuture(cancelled());
             k = byKey.computeIfAbsent(key, KeyWaiters::new);
             w = new Waiter(k, limit, permitId, attempt, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis));
             k.queue.add(w);
@@ -264,6 +320,8 @@ final class LeaseWaiters {
     void givenUp(String key, String permitId) {
         Waiter given = null;
         synchronized (byKey) {
+            // Not a waiter yet: it will not become one when its first try answers.
+            if (firstTries.replace(permitId, true) != null) return;
             KeyWaiters k = byKey.get(key);
             if (k != null) {
                 for (Waiter w : k.queue) {
@@ -271,7 +329,12 @@ final class LeaseWaiters {
                 }
             }
         }
-        if (given != null) given.finish(null, new CancellationException("the engine gave up on this permit"));
+        if (given != null) given.finish(null, cancelled());
+    }
+
+    /** The answer of an acquire the engine gave up on. */
+    private static CancellationException cancelled() {
+        return new CancellationException("the engine gave up on this permit");
     }
 
     /** A waiter that is done leaves its key; the last one of a key unsubscribes. */

@@ -38,7 +38,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongConsumer;
 import java.util.function.Supplier;
@@ -57,8 +56,8 @@ import java.util.function.ToIntFunction;
  * the application servers' clocks do not take part. Their reference models are in {@code io.sluice.memory}.
  *
  * <p>This class connects and implements the SPI; each script is a class of its own that owns its arguments and
- * reads its answer ({@link AcquireScript}, {@link SlidingLogScript}...), and {@link DecisionCalls} sends a lane's
- * decisions in one call.
+ * reads its answer ({@link AcquireScript}, {@link SlidingLogScript}...), {@link DecisionCalls} sends a lane's
+ * decisions in one call, and {@link StockCalls} lends and hands back the prefetched stocks.
  *
  * <p>Scripts are never retried: a retried limiter script can count twice. Time of {@code sliding-log} and of
  * leases comes from the injected clock of this server, as Redisson's primitives do. Every key written gets a
@@ -73,15 +72,6 @@ import java.util.function.ToIntFunction;
 public final class RedissonBackend
         implements LimiterBackend, Batching, Prefetching, Refunding, Charging, ServerClock, Connecting, KeyLayout, Announcing,
         KeyControl, Overriding {
-    /** The first character of a prefetch's id, which a request's (hexadecimal) never has. */
-    static final String STOCK_ID_MARK = "s";
-    /**
-     * How long a hand-back of a prefetch Sluice gave up on is remembered when it reached Redis first, so that the
-     * prefetch, if Redis runs it after all, takes nothing; and how long and how often such a hand-back is retried.
-     */
-    static final long TOMBSTONE_MILLIS = 60_000;
-    static final long CANCEL_RETRY_MILLIS = 500;
-    static final int CANCEL_ATTEMPTS = 120;
     /**
      * How much longer than its window a sliding log lives in Redis under a test's clock ({@link #onCallerClock}), as
      * {@code redis-time.lua}'s slack does for the scripts on Redis time: Redis expires keys on its own real time, which
@@ -103,8 +93,6 @@ public final class RedissonBackend
     private final AvailableScript available;
     private final RefundLogScript refundLog;
     private final UndoSlotScript undoSlot;
-    private final ReturnLogScript returnLog;
-    private final CancelLogScript cancelLog;
     private final ForgetScript forget;
     private final ServerTimeScript serverTime;
     private final CallExpiry expiry;
@@ -114,6 +102,7 @@ public final class RedissonBackend
     private final OverridesVersion overridesVersion;
     private final AnnounceScript announce;
     private final DecisionCalls calls;
+    private final StockCalls stocks;
     private final Object connectLock = new Object();
     private volatile boolean connected;
     private volatile boolean closed;
@@ -150,14 +139,13 @@ public final class RedissonBackend
         this.available = new AvailableScript(scripts);
         this.refundLog = new RefundLogScript(scripts);
         this.undoSlot = new UndoSlotScript(scripts);
-        this.returnLog = new ReturnLogScript(scripts);
-        this.cancelLog = new CancelLogScript(scripts);
         this.forget = new ForgetScript(scripts);
         this.overridePut = new OverridePutScript(scripts);
         this.overrideRemove = new OverrideRemoveScript(scripts);
         this.overridesRead = new OverridesReadScript(scripts);
         this.overridesVersion = new OverridesVersion(redisson, timeout);
         this.announce = new AnnounceScript(scripts);
+        this.stocks = new StockCalls(scripts, lanes, calls, clock, this::whenConnected, () -> closed);
 
         connection();
     }
@@ -286,7 +274,7 @@ public final class RedissonBackend
         if (!Prefetch.supported(r, ahead)) {
             return tryConsume(r).thenApply(o -> Prefetch.none(r, o));
         }
-        return prefetched(List.of(r), r.withCost(1), ahead, hold, stockId(), usedUp);
+        return stocks.prefetched(List.of(r), r.withCost(1), ahead, hold, StockCalls.stockId(), usedUp);
     }
 
     /** Permits alone, in the key's lane: the same unit without a request. */
@@ -301,63 +289,7 @@ public final class RedissonBackend
         if (!Prefetch.supported(permit, ahead)) {
             return CompletableFuture.completedFuture(Prefetch.nothing(permit));
         }
-        return prefetched(List.of(), permit, ahead, hold, stockId(), usedUp);
-    }
-
-    /**
-     * {@code requests} (the one request, or none) then up to {@code ahead} permits, as one unit of the key's lane,
-     * forgetting the used-up stocks {@code usedUp} first (a log's stocks are never among them: they go back with their
-     * uses). The outcome is the request's, or the prefetch's own when there is none; what is left is the prefetch's
-     * answer.
-     */
-    private CompletionStage<Prefetch> prefetched(List<RateRequest> requests, RateRequest permit, long ahead, Duration hold, String id,
-                                                 List<Prefetch.Receipt> usedUp) {
-        List<String> forget = usedUp.stream().map(Prefetch.Receipt::stockId).filter(RedissonBackend::isStockId).toList();
-        DecisionLanes.Ahead run = new DecisionLanes.Ahead(permit, ahead, hold.toMillis(), id, new AtomicLong(), new AtomicLong(), forget);
-        DecisionLanes.Unit unit = new DecisionLanes.Unit(requests, DecisionScript.CONSUME, run, new CompletableFuture<>());
-        CompletionStage<Prefetch> answered = whenConnected(() -> lanes.submit(unit)).thenApply(answers -> {
-            long taken = run.taken().get();
-            RateOutcome prefetch = answers.get(answers.size() - 1);
-            // The receipt: the stock's id (a log's entry, a bucket's loan) and its permits.
-            Prefetch.Receipt receipt = taken == 0 ? null : new Prefetch.Receipt(run.id(), taken);
-            // A window counter's prefetch answer names the window that counted the stock (a log's, a bucket's none).
-            String counted = taken == 0 ? null : prefetch.entry();
-            return new Prefetch(answers.get(0), permit, taken, prefetch.remaining(), receipt, run.endsIn().get(), counted);
-        });
-        // No answer (a timeout, a lost connection) does not mean Redis took nothing: it may run the call later.
-        answered.whenComplete((p, e) -> {
-            if (e != null && run.sentAt().get() != 0) cancel(run, 1);
-        });
-        return answered;
-    }
-
-    /**
-     * Hands back whatever the prefetch {@code run} took, its answer never having come: by its id, once, whether Redis
-     * ran it already or runs it later (then it takes nothing). Retried while Redis cannot be reached.
-     */
-    private void cancel(DecisionLanes.Ahead run, int attempt) {
-        cancelOnce(run).whenComplete((v, e) -> {
-            if (e == null || closed || attempt >= CANCEL_ATTEMPTS) return;
-            CompletableFuture.runAsync(() -> cancel(run, attempt + 1),
-                    CompletableFuture.delayedExecutor(CANCEL_RETRY_MILLIS, TimeUnit.MILLISECONDS));
-        });
-    }
-
-    /** One attempt of {@link #cancel}. */
-    private CompletionStage<?> cancelOnce(DecisionLanes.Ahead run) {
-        RateRequest r = run.request();
-        CompletionStage<?> sent;
-        try {
-            if (r.algorithm() != Algorithm.SLIDING_LOG) {
-                sent = handBackLent(r.withCost(run.count()), run.id());
-            } else {
-                long countsFrom = run.sentAt().get() + run.offsetMillis();
-                sent = whenConnected(() -> cancelLog.call(r.key(), run.id(), countsFrom, clock.millis(), TOMBSTONE_MILLIS));
-            }
-        } catch (RuntimeException e) {
-            sent = CompletableFuture.failedFuture(e);
-        }
-        return sent;
+        return stocks.prefetched(List.of(), permit, ahead, hold, StockCalls.stockId(), usedUp);
     }
 
     /**
@@ -376,7 +308,7 @@ public final class RedissonBackend
 
     /** For tests: {@code r} and a prefetch under Sluice's id {@code id}, as {@link #tryConsumeAndPrefetch} sends them. */
     CompletionStage<Prefetch> tryConsumeAndPrefetch(RateRequest r, long ahead, Duration hold, String id) {
-        return prefetched(List.of(r), r.withCost(1), ahead, hold, id, List.of());
+        return stocks.prefetched(List.of(r), r.withCost(1), ahead, hold, id, List.of());
     }
 
     /**
@@ -384,20 +316,7 @@ public final class RedissonBackend
      * {@code id}, sent at {@code sentAt} on this backend's clock), whichever reaches Redis first.
      */
     CompletionStage<?> giveUp(RateRequest permit, long ahead, Duration hold, String id, long sentAt) {
-        return cancelOnce(new DecisionLanes.Ahead(permit, ahead, hold.toMillis(), id, new AtomicLong(), new AtomicLong(sentAt)));
-    }
-
-    /**
-     * A stock {@code id} lent by a token bucket or a window counter handed back: up to {@code r.cost()} of its permits
-     * return to the bucket or come off the counter of the window they were counted in (the rest were used), and it is
-     * no longer lent; a tombstone when Redis has not lent it (yet).
-     */
-    private CompletionStage<?> handBackLent(RateRequest r, String id) {
-        DecisionScript script = calls.script(r.algorithm());
-        String now = Long.toString(clock.millis());
-        Object[] argv = script.handBackArguments(r, id, now, TOMBSTONE_MILLIS);
-        return whenConnected(() -> scripts.<List<Object>>evalAsync(r.key(), RScript.Mode.READ_WRITE, script.one().text(),
-                RScript.ReturnType.LIST, script.keys(r), argv));
+        return stocks.giveUp(permit, ahead, hold, id, sentAt);
     }
 
     /**
@@ -406,23 +325,13 @@ public final class RedissonBackend
      */
     @Override
     public CompletionStage<Void> returnPrefetched(Prefetch p, long unused) {
-        if (!p.handsBack(unused)) return CompletableFuture.completedFuture(null);
-        RateRequest r = p.request();
-        String id = p.receipt().stockId();
-        if (r.algorithm() != Algorithm.SLIDING_LOG) return handBackLent(r.withCost(unused), id).thenApply(ignored -> null);
-        return whenConnected(() -> returnLog.call(r.key(), id, p.receipt().permits(), unused, List.of())).thenApply(ignored -> null);
+        return stocks.returnPrefetched(p, unused);
     }
 
     /** A log's stock: its used permits are logged again at their uses, in the same script as its unused go back. */
     @Override
     public CompletionStage<Void> returnPrefetched(Prefetch p, long unused, List<PrefetchUse> used) {
-        if (p.request().algorithm() != Algorithm.SLIDING_LOG || used.isEmpty() || p.receipt() == null) {
-            return returnPrefetched(p, unused);
-        }
-        p.handsBack(unused);
-        RateRequest r = p.request();
-        return whenConnected(() -> returnLog.call(r.key(), p.receipt().stockId(), p.receipt().permits(), unused, used))
-                .thenApply(ignored -> null);
+        return stocks.returnPrefetched(p, unused, used);
     }
 
     @Override
@@ -501,17 +410,30 @@ public final class RedissonBackend
 
     @Override
     public CompletionStage<LeaseOutcome> tryAcquire(LeaseRequest r) {
-        return whenConnected(() -> acquire(r));
+        if (r.waitTime().isZero()) return whenConnected(() -> acquireNow(r)).thenApply(LeaseWaiters.Answer::outcome);
+        // Known to the waiters from now, while still connecting: the engine may give up on it before the first try.
+        // Each waiter tries under its own limit (its plan's) whenever a release may have left room for it.
+        return waiters.tryThenAwait(r.key(), RedissonNames.wakeChannel(r.key()), r.limit(), r.waitTime().toMillis(),
+                r.permitId(), () -> whenConnected(() -> acquireNow(r)), new WaitingTries(r));
     }
 
-    private CompletionStage<LeaseOutcome> acquire(LeaseRequest r) {
-        CompletionStage<LeaseWaiters.Answer> immediate = acquireNow(r);
-        if (r.waitTime().isZero()) return immediate.thenApply(LeaseWaiters.Answer::outcome);
-        return immediate.thenCompose(answer -> answer.outcome().acquired()
-                ? CompletableFuture.completedFuture(answer.outcome())
-                // Each waiter tries under its own limit (its plan's) whenever a release may have left room for it.
-                : waiters.await(r.key(), RedissonNames.wakeChannel(r.key()), r.limit(), r.waitTime().toMillis(), r.permitId(),
-                        () -> acquireNow(r)));
+    /** A waiter's tries of the acquire script; a permit one took after the waiter's wait ran out is released. */
+    private final class WaitingTries implements LeaseWaiters.Attempt {
+        private final LeaseRequest request;
+
+        WaitingTries(LeaseRequest request) {
+            this.request = request;
+        }
+
+        @Override
+        public CompletionStage<LeaseWaiters.Answer> tryNow() {
+            return acquireNow(request);
+        }
+
+        @Override
+        public void giveBack() {
+            release(request, request.permitId());
+        }
     }
 
     /** One try of the acquire script, under the request's limit and the permit id the engine chose. */
@@ -580,20 +502,6 @@ public final class RedissonBackend
             return r.getCommandExecutor().getConnectionManager().getSubscribeService().getPublishCommand().toLowerCase(Locale.ROOT);
         }
         return PUBLISH_BOTH;
-    }
-
-    /** A prefetch's id: marked, so that {@code refund-log.lua} never takes a stock's entry for a request's. */
-    static String stockId() {
-        return STOCK_ID_MARK + SlidingLogScript.randomId();
-    }
-
-    /**
-     * Whether {@code id} is one {@link #stockId} makes: a receipt is the backend's own, but one that is not (another
-     * backend's, a test's) must not reach a script, whose arguments separate ids by a character it could hold.
-     */
-    static boolean isStockId(String id) {
-        int from = STOCK_ID_MARK.length();
-        return id.length() > from && id.startsWith(STOCK_ID_MARK) && id.chars().skip(from).allMatch(c -> Character.digit(c, 16) >= 0);
     }
 
     @Override

@@ -5,16 +5,15 @@ import io.sluice.spi.Algorithm;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 import io.sluice.testing.MutableClock;
+import io.sluice.testing.RedisProcess;
 import io.sluice.testing.Resp;
-import io.sluice.testing.TestRedis;
 import io.sluice.testing.TestRedisson;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import io.sluice.testing.TestRedissonClient;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.redisson.api.RedissonClient;
 
-import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,23 +32,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * them (the scripts on Redis time take the test's clock here, so both keys see the same instants).
  */
 class BatchMatchesSequentialTest {
-    private static RedissonClient redisson;
-
-    @BeforeAll
-    static void connect() {
-        redisson = TestRedisson.client();
-    }
-
-    @AfterAll
-    static void disconnect() {
-        redisson.shutdown();
-    }
+    @RegisterExtension
+    static final TestRedissonClient redisson = new TestRedissonClient();
 
     @ParameterizedTest
     @EnumSource(Algorithm.class)
     void aBatchAnswersWhatSequentialCallsAtTheSameInstantAnswer(Algorithm algorithm) {
         MutableClock clock = new MutableClock(1_700_000_000_000L);
-        RedissonBackend backend = RedissonBackend.onCallerClock(redisson, clock, Duration.ofSeconds(5));
+        RedissonBackend backend = RedissonBackend.onCallerClock(redisson.client(), clock, Duration.ofSeconds(5));
         Random random = new Random(algorithm.ordinal() * 31L + 7);
         String id = UUID.randomUUID().toString();
         String batched = "batch-" + id;
@@ -83,45 +73,54 @@ class BatchMatchesSequentialTest {
     @EnumSource(Algorithm.class)
     void keysDecidedTogetherAnswerWhatEachKeyAloneAnswers(Algorithm algorithm) {
         MutableClock clock = new MutableClock(1_700_000_000_000L);
-        RedissonBackend backend = RedissonBackend.onCallerClock(redisson, clock, Duration.ofSeconds(5));
         Random random = new Random(algorithm.ordinal() * 131L + 3);
         String id = UUID.randomUUID().toString();
         int admitted = 0;
         int rejected = 0;
-        try (Resp redis = Resp.connect(URI.create(TestRedis.address()).getPort(), Duration.ofSeconds(5))) {
-            // Counted from here: the backend's own first command (a PING script, on a thread of its own) is over, and the
-            // first call of a script, which loads it (a second EVALSHA after NOSCRIPT), is not counted.
-            backend.firstConnection().toCompletableFuture().join();
-            RateRequest warmUp = RateRequest.of(algorithm, "warm-up-" + id, 20, Duration.ofSeconds(10));
-            backend.tryConsumeTogether(List.of(List.of(warmUp), List.of(warmUp.withKey("warm-up-2-" + id)))).get(0).join();
-            for (int round = 0; round < 40; round++) {
-                int keys = 1 + random.nextInt(6);
-                List<List<RateRequest>> together = new ArrayList<>();
-                for (int k = 0; k < keys; k++) {
-                    boolean soft = k % 3 == 2;
-                    List<RateRequest> requests = new ArrayList<>();
-                    int runs = 1 + random.nextInt(4);
-                    for (int run = 0; run < runs; run++) {
-                        long cost = random.nextInt(3) == 0 ? 1 + random.nextInt(5) : 1;
-                        RateRequest r = request(algorithm, "together-" + id + "-" + k, cost);
-                        if (soft) r = r.withEffectiveLimit(24);
-                        int length = 1 + random.nextInt(15);
-                        for (int i = 0; i < length; i++) requests.add(r);
+        // A Redis of its own: its script calls are counted, and the shared one also serves what other test classes
+        // left running (a call of theirs counted here made 2 of 1 in one CI run).
+        try (RedisProcess own = RedisProcess.start();
+             Resp redis = Resp.connect(own.port(), Duration.ofSeconds(5))) {
+            RedissonClient client = TestRedisson.client(own.address());
+            RedissonBackend backend = RedissonBackend.onCallerClock(client, clock, Duration.ofSeconds(5));
+            try {
+                // Counted from here: the backend's own first command (a PING script, on a thread of its own) is over, and the
+                // first call of a script, which loads it (a second EVALSHA after NOSCRIPT), is not counted.
+                backend.firstConnection().toCompletableFuture().join();
+                RateRequest warmUp = RateRequest.of(algorithm, "warm-up-" + id, 20, Duration.ofSeconds(10));
+                backend.tryConsumeTogether(List.of(List.of(warmUp), List.of(warmUp.withKey("warm-up-2-" + id)))).get(0).join();
+                for (int round = 0; round < 40; round++) {
+                    int keys = 1 + random.nextInt(6);
+                    List<List<RateRequest>> together = new ArrayList<>();
+                    for (int k = 0; k < keys; k++) {
+                        boolean soft = k % 3 == 2;
+                        List<RateRequest> requests = new ArrayList<>();
+                        int runs = 1 + random.nextInt(4);
+                        for (int run = 0; run < runs; run++) {
+                            long cost = random.nextInt(3) == 0 ? 1 + random.nextInt(5) : 1;
+                            RateRequest r = request(algorithm, "together-" + id + "-" + k, cost);
+                            if (soft) r = r.withEffectiveLimit(24);
+                            int length = 1 + random.nextInt(15);
+                            for (int i = 0; i < length; i++) requests.add(r);
+                        }
+                        together.add(requests);
                     }
-                    together.add(requests);
-                }
-                long before = evalshaCalls(redis);
-                List<List<RateOutcome>> answers = backend.tryConsumeTogether(together).stream().map(CompletableFuture::join).toList();
-                assertThat(evalshaCalls(redis) - before).as("one script call for %d keys: %s", keys, together).isEqualTo(1);
-                for (int k = 0; k < keys; k++) {
-                    List<RateOutcome> alone = new ArrayList<>();
-                    for (RateRequest r : together.get(k)) {
-                        alone.add(backend.tryConsume(r.withKey("alone-" + id + "-" + k)).toCompletableFuture().join());
+                    long before = evalshaCalls(redis);
+                    List<List<RateOutcome>> answers = backend.tryConsumeTogether(together).stream().map(CompletableFuture::join).toList();
+                    assertThat(evalshaCalls(redis) - before).as("one script call for %d keys: %s", keys, together).isEqualTo(1);
+                    for (int k = 0; k < keys; k++) {
+                        List<RateOutcome> alone = new ArrayList<>();
+                        for (RateRequest r : together.get(k)) {
+                            alone.add(backend.tryConsume(r.withKey("alone-" + id + "-" + k)).toCompletableFuture().join());
+                        }
+                        assertThat(Decided.of(answers.get(k))).as("round %d, key %d", round, k).containsExactlyElementsOf(Decided.of(alone));
+                        for (RateOutcome o : alone) if (o.allowed()) admitted++; else rejected++;
                     }
-                    assertThat(Decided.of(answers.get(k))).as("round %d, key %d", round, k).containsExactlyElementsOf(Decided.of(alone));
-                    for (RateOutcome o : alone) if (o.allowed()) admitted++; else rejected++;
+                    clock.advance(Duration.ofMillis(random.nextInt(1500)));
                 }
-                clock.advance(Duration.ofMillis(random.nextInt(1500)));
+            } finally {
+                backend.close();
+                client.shutdown();
             }
         }
         assertThat(admitted).as("both outcomes were exercised").isPositive();
@@ -146,13 +145,13 @@ class BatchMatchesSequentialTest {
     @ParameterizedTest
     @EnumSource(Algorithm.class)
     void aBrokenKeyFailsAloneInItsCall(Algorithm algorithm) {
-        RedissonBackend backend = RedissonBackend.onCallerClock(redisson, new MutableClock(1_700_000_000_000L), Duration.ofSeconds(5));
+        RedissonBackend backend = RedissonBackend.onCallerClock(redisson.client(), new MutableClock(1_700_000_000_000L), Duration.ofSeconds(5));
         String id = UUID.randomUUID().toString();
         RateRequest healthy = RateRequest.of(algorithm, "healthy-" + id, 20, Duration.ofSeconds(10));
         if (algorithm == Algorithm.LEAKY_BUCKET) healthy = healthy.withQueue(5);
         RateRequest broken = RateRequest.of(algorithm, "broken-" + id, 20, Duration.ofSeconds(10));
         // Every algorithm reads its first key as a string or a hash: a list is neither.
-        redisson.getList(broken.key()).add("not a limiter");
+        redisson.client().getList(broken.key()).add("not a limiter");
         List<List<RateRequest>> together = List.of(List.of(healthy, healthy), List.of(broken), List.of(healthy));
         List<CompletableFuture<List<RateOutcome>>> answers = backend.tryConsumeTogether(together);
         List<RateOutcome> alone = new ArrayList<>();

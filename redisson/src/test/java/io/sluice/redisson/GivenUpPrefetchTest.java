@@ -4,12 +4,10 @@ import io.sluice.spi.Algorithm;
 import io.sluice.spi.Prefetch;
 import io.sluice.spi.RateRequest;
 import io.sluice.testing.MutableClock;
-import io.sluice.testing.TestRedisson;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import io.sluice.testing.TestRedissonClient;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.redisson.api.RedissonClient;
 
 import java.time.Duration;
 import java.util.UUID;
@@ -23,24 +21,15 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class GivenUpPrefetchTest {
     private static final Duration HOLD = Duration.ofSeconds(1);
-    private static RedissonClient redisson;
+    @RegisterExtension
+    static final TestRedissonClient redisson = new TestRedissonClient();
     /** A minute into an hour: the window counters' hour does not end within the test. */
     private final MutableClock clock = new MutableClock(Math.floorDiv(System.currentTimeMillis(), 3_600_000L) * 3_600_000L + 60_000);
-
-    @BeforeAll
-    static void connect() {
-        redisson = TestRedisson.client();
-    }
-
-    @AfterAll
-    static void disconnect() {
-        redisson.shutdown();
-    }
 
     @ParameterizedTest
     @EnumSource(value = Algorithm.class, names = {"SLIDING_LOG", "TOKEN_BUCKET", "FIXED_WINDOW", "SLIDING_WINDOW"})
     void theHandBackFirstMakesTheLatePrefetchTakeNothing(Algorithm algorithm) {
-        RedissonBackend backend = RedissonBackend.onCallerClock(redisson, clock, Duration.ofSeconds(5));
+        RedissonBackend backend = RedissonBackend.onCallerClock(redisson.client(), clock, Duration.ofSeconds(5));
         RateRequest r = RateRequest.of(algorithm, "given-up-" + UUID.randomUUID(), 100, Duration.ofHours(1));
         try {
             backend.giveUp(r, 50, HOLD, "late", clock.millis()).toCompletableFuture().join();
@@ -57,7 +46,7 @@ class GivenUpPrefetchTest {
     @ParameterizedTest
     @EnumSource(value = Algorithm.class, names = {"SLIDING_LOG", "TOKEN_BUCKET", "FIXED_WINDOW", "SLIDING_WINDOW"})
     void theHandBackAfterTheLatePrefetchReturnsAllItTookOnce(Algorithm algorithm) {
-        RedissonBackend backend = RedissonBackend.onCallerClock(redisson, clock, Duration.ofSeconds(5));
+        RedissonBackend backend = RedissonBackend.onCallerClock(redisson.client(), clock, Duration.ofSeconds(5));
         RateRequest r = RateRequest.of(algorithm, "given-up-" + UUID.randomUUID(), 100, Duration.ofHours(1));
         try {
             long sentAt = clock.millis();

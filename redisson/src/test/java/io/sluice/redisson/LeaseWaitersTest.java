@@ -54,6 +54,14 @@ class LeaseWaitersTest {
         synchronized void grantLast(String id) {
             made.get(made.size() - 1).complete(new LeaseWaiters.Answer(new LeaseOutcome(id, 0), -1));
         }
+
+        /** Permits given back because a try took them after the wait ended without one. */
+        final AtomicInteger givenBack = new AtomicInteger();
+
+        @Override
+        public void giveBack() {
+            givenBack.incrementAndGet();
+        }
     }
 
     private static LeaseWaiters waiters(Channel channel) {
@@ -145,6 +153,40 @@ class LeaseWaitersTest {
     }
 
     /**
+     * An acquire the engine gave up on while its first try was still in flight (a frozen Redis) does not become a
+     * waiter when that try finds no room: queued, it polled under the id given up on for its whole wait (IT seed
+     * 1527577941, where a Redis restarted empty since then granted it a permit no request held). One given up on once
+     * waiting leaves as before, and one whose first try takes the permit keeps it (the engine releases it).
+     */
+    @Test
+    void anAcquireGivenUpOnDuringItsFirstTryNeverWaits() {
+        Channel channel = new Channel();
+        LeaseWaiters waiters = waiters(channel);
+        Tries givenUp = new Tries();
+        CompletionStage<LeaseOutcome> result = waiters.tryThenAwait("k", "c", 1, HOUR, id(1), givenUp, givenUp);
+        waiters.givenUp("k", id(1));
+        givenUp.refuseLast();
+        assertThat(result.toCompletableFuture()).isCompletedExceptionally();
+        assertThat(givenUp.count()).as("tries").isEqualTo(1);
+        assertThat(channel.subscriptions).as("subscriptions").hasValue(0);
+        assertThat(waiters.waiting("k")).isZero();
+
+        Tries waiting = new Tries();
+        CompletionStage<LeaseOutcome> waited = waiters.tryThenAwait("k", "c", 1, HOUR, id(2), waiting, waiting);
+        waiting.refuseLast();
+        assertThat(waiters.waiting("k")).isEqualTo(1);
+        waiters.givenUp("k", id(2));
+        assertThat(waited.toCompletableFuture()).isCompletedExceptionally();
+        assertThat(waiters.waiting("k")).isZero();
+
+        Tries granted = new Tries();
+        CompletionStage<LeaseOutcome> taken = waiters.tryThenAwait("k", "c", 1, HOUR, id(3), granted, granted);
+        granted.grantLast(id(3));
+        assertThat(taken.toCompletableFuture().join().permitId()).isEqualTo(id(3));
+        assertThat(channel.subscriptions).as("subscriptions").hasValue(1);
+    }
+
+    /**
      * A waiter that no message reaches (one published while the subscription was re-established, or a Redis that lost
      * its state and every permit with it, which no release announces) tries again on its own.
      */
@@ -184,6 +226,44 @@ class LeaseWaitersTest {
             tries.made.get(0).completeExceptionally(new IllegalStateException("the client's timeout"));
         }
         assertThat(result.toCompletableFuture().join().permitId()).isEqualTo(id(1));
+    }
+
+    /**
+     * What Redis did late is ours: a try stuck in a stalled Redis past a poll, then run by Redis once a permit freed,
+     * after the waiter's wait ran out without one (a later try refused, the last one at the wait's end refused too),
+     * took a permit no request holds: it goes back. A late permit of a waiter that got one (the same id) does not.
+     */
+    @Test
+    void aPermitALateTryTookAfterTheWaitEndedWithoutOneGoesBack() throws Exception {
+        LeaseWaiters waiters = new LeaseWaiters((name, held) -> CompletableFuture.completedFuture(() -> { }), () -> 0L, 20);
+        Tries tries = new Tries();
+        CompletionStage<LeaseOutcome> result = waiters.await("k", "c", 1, 200, id(1), tries);
+        tries.secondTry.get(10, TimeUnit.SECONDS);
+        // The second try, and every one after it until the wait ends, refused; the first stays stuck.
+        while (!result.toCompletableFuture().isDone()) {
+            synchronized (tries) {
+                for (int i = 1; i < tries.made.size(); i++) {
+                    if (!tries.made.get(i).isDone()) tries.made.get(i).complete(new LeaseWaiters.Answer(new LeaseOutcome(null, 0), -1));
+                }
+            }
+            Thread.sleep(5);
+        }
+        assertThat(result.toCompletableFuture().join().acquired()).isFalse();
+        assertThat(tries.givenBack).hasValue(0);
+        synchronized (tries) {
+            tries.made.get(0).complete(new LeaseWaiters.Answer(new LeaseOutcome(id(1), 0), -1));
+        }
+        assertThat(tries.givenBack).as("the stuck try's permit").hasValue(1);
+
+        Tries granted = new Tries();
+        CompletionStage<LeaseOutcome> got = waiters.await("k", "c", 1, HOUR, id(2), granted);
+        granted.secondTry.get(10, TimeUnit.SECONDS);
+        granted.grantLast(id(2));
+        assertThat(got.toCompletableFuture().join().permitId()).isEqualTo(id(2));
+        synchronized (granted) {
+            granted.made.get(0).complete(new LeaseWaiters.Answer(new LeaseOutcome(id(2), 0), -1));
+        }
+        assertThat(granted.givenBack).as("the same id, held once").hasValue(0);
     }
 
     /** A permit id as the engine makes them: 32 hex digits. */

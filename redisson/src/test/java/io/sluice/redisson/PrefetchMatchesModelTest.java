@@ -8,12 +8,10 @@ import io.sluice.spi.PrefetchUse;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 import io.sluice.testing.MutableClock;
-import io.sluice.testing.TestRedisson;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import io.sluice.testing.TestRedissonClient;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.redisson.api.RedissonClient;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -36,17 +34,8 @@ class PrefetchMatchesModelTest {
     private static final int STEPS = 80;
     /** rate.lua's keys live a period of real time while this test's time runs ahead: periods long enough for no stall to matter. */
     private static final long[] PERIODS_MS = {60_000, 600_000, 3_600_000};
-    private static RedissonClient redisson;
-
-    @BeforeAll
-    static void connect() {
-        redisson = TestRedisson.client();
-    }
-
-    @AfterAll
-    static void disconnect() {
-        redisson.shutdown();
-    }
+    @RegisterExtension
+    static final TestRedissonClient redisson = new TestRedissonClient();
 
     @ParameterizedTest
     @EnumSource(value = Algorithm.class, names = {"SLIDING_LOG", "TOKEN_BUCKET", "FIXED_WINDOW", "SLIDING_WINDOW"})
@@ -55,7 +44,7 @@ class PrefetchMatchesModelTest {
         System.out.println("PrefetchMatchesModelTest " + algorithm + " seed=" + seed);
         SplittableRandom random = new SplittableRandom(seed);
         MutableClock clock = MutableClock.startingNow();
-        RedissonBackend redis = RedissonBackend.onCallerClock(redisson, clock, Duration.ofSeconds(5));
+        RedissonBackend redis = RedissonBackend.onCallerClock(redisson.client(), clock, Duration.ofSeconds(5));
         InMemoryBackend memory = new InMemoryBackend(clock);
         int prefetches = 0;
         int taken = 0;
@@ -198,7 +187,7 @@ class PrefetchMatchesModelTest {
     @org.junit.jupiter.api.Test
     void aBurstWithinTheHoldFindsTheStockStillOutOfTheBucket() {
         MutableClock clock = MutableClock.startingNow();
-        RedissonBackend redis = RedissonBackend.onCallerClock(redisson, clock, Duration.ofSeconds(5));
+        RedissonBackend redis = RedissonBackend.onCallerClock(redisson.client(), clock, Duration.ofSeconds(5));
         InMemoryBackend memory = new InMemoryBackend(clock);
         RateRequest r = RateRequest.of(Algorithm.TOKEN_BUCKET, "prefetch-burst-" + UUID.randomUUID(), 100, Duration.ofSeconds(1)).withBurst(10);
         Duration hold = Duration.ofMillis(100);

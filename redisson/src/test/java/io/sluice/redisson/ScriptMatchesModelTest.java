@@ -8,12 +8,10 @@ import io.sluice.spi.Algorithm;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 import io.sluice.testing.MutableClock;
-import io.sluice.testing.TestRedisson;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import io.sluice.testing.TestRedissonClient;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.redisson.api.RedissonClient;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,17 +31,8 @@ class ScriptMatchesModelTest {
     static final int STEPS = 80;
     private static final long MIN_LOG_PERIOD_MS = 60_000;
     private static final long[] PERIODS_MS = {50, 100, 250, 1000, 7000, 60_000, 3_600_000, 86_400_000};
-    private static RedissonClient redisson;
-
-    @BeforeAll
-    static void connect() {
-        redisson = TestRedisson.client();
-    }
-
-    @AfterAll
-    static void disconnect() {
-        redisson.shutdown();
-    }
+    @RegisterExtension
+    static final TestRedissonClient redisson = new TestRedissonClient();
 
     /**
      * A refund by an entry an admitted answer named (a window counter's window, maybe one that has ended since): the
@@ -63,7 +52,7 @@ class ScriptMatchesModelTest {
         System.out.println("ScriptMatchesModelTest " + algorithm + " seed=" + seed);
         SplittableRandom random = new SplittableRandom(seed);
         MutableClock clock = MutableClock.startingNow();
-        RedissonBackend backend = RedissonBackend.onCallerClock(redisson, clock, Duration.ofSeconds(5));
+        RedissonBackend backend = RedissonBackend.onCallerClock(redisson.client(), clock, Duration.ofSeconds(5));
         int compared = 0;
         int admitted = 0;
         int delayed = 0;
@@ -129,7 +118,7 @@ class ScriptMatchesModelTest {
     @org.junit.jupiter.api.Test
     void aRefundAtTheNominalLimitGoesBackIntoTheBucketAndKeepsTheOveragesDebt() {
         MutableClock clock = MutableClock.startingNow();
-        RedissonBackend backend = RedissonBackend.onCallerClock(redisson, clock, Duration.ofSeconds(5));
+        RedissonBackend backend = RedissonBackend.onCallerClock(redisson.client(), clock, Duration.ofSeconds(5));
         RateModel model = RateModel.of(Algorithm.TOKEN_BUCKET);
         RateRequest soft = RateRequest.of(Algorithm.TOKEN_BUCKET, "model-" + UUID.randomUUID(), 5, Duration.ofHours(1))
                 .withEffectiveLimit(10);
@@ -182,7 +171,7 @@ class ScriptMatchesModelTest {
         System.out.println("ScriptMatchesModelTest sliding-log seed=" + seed);
         SplittableRandom random = new SplittableRandom(seed);
         MutableClock clock = MutableClock.startingNow();
-        RedissonBackend backend = RedissonBackend.onCallerClock(redisson, clock, Duration.ofSeconds(5));
+        RedissonBackend backend = RedissonBackend.onCallerClock(redisson.client(), clock, Duration.ofSeconds(5));
         InMemoryBackend memory = new InMemoryBackend(clock);
         int compared = 0;
         int admitted = 0;

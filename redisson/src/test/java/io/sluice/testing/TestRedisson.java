@@ -11,8 +11,13 @@ public final class TestRedisson {
 
     /** A Redisson client of its own on {@link TestRedis#address()}, with Redisson's defaults; the caller shuts it down. */
     public static RedissonClient client() {
+        return client(TestRedis.address());
+    }
+
+    /** A Redisson client of its own on the Redis at {@code address}, with Redisson's defaults; the caller shuts it down. */
+    public static RedissonClient client(String address) {
         Config config = new Config();
-        config.useSingleServer().setAddress(TestRedis.address());
+        config.useSingleServer().setAddress(address);
         return Redisson.create(config);
     }
 }

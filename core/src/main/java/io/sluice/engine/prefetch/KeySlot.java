@@ -35,6 +35,8 @@ final class KeySlot {
      * themselves (a hold and a grace after they were taken).
      */
     static final int MAX_USED_UP = 8;
+    /** What giving back a used-up stock waits for: nothing, no call goes. */
+    private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
 
     private final HandBacks handBacks;
     private StockState state = StockState.NoStock.NONE;
@@ -44,7 +46,6 @@ final class KeySlot {
      */
     private final List<Prefetch.Receipt> usedUp = new ArrayList<>(2);
     private final HeardLeft heard = new HeardLeft();
-    private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
     /** Completes when the call in flight has been answered and its stock put in place. */
     private CompletableFuture<Void> call = CompletableFuture.completedFuture(null);
 
