@@ -9,6 +9,7 @@ import io.sluice.redisson.RedissonBackendProvider;
 import io.sluice.rule.Rate;
 import io.sluice.rule.Rule;
 import io.sluice.rule.RuleParser;
+import io.sluice.spi.Algorithm;
 import org.redisson.api.RedissonClient;
 import org.redisson.api.redisnode.RedisNodes;
 import org.redisson.client.protocol.Time;
@@ -27,11 +28,15 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * How much of a hot key's limit is used under overload: one {@code global} rule ({@code 20000/1s} by default),
  * many callers asking far more than it admits, for some seconds. Reports the admitted share of the limit over the
- * steady windows ({@link SteadyWindows}: whole windows of the rule's period aligned on Redis's, the first starting
- * after two seconds of settling, which start from a full limit, a token bucket's whole burst), counting the requests
+ * steady windows ({@link SteadyWindows}: whole windows of the rule's period aligned on Redis's by a reading of its
+ * clock before the callers start and narrowed by one after they stop, the first starting after two seconds of
+ * settling, which start from a full limit, a token bucket's whole burst), counting the requests
  * sent and answered within them, and the most admitted in any rolling second of those as this process saw it
  * (admissions stamped when their answer arrived, so a rolling second can show a few more than the limit from answer
- * jitter, and a fixed window up to twice it across a window's edge; the limit itself is Redis's).
+ * jitter, and a fixed window up to twice it across a window's edge; the limit itself is Redis's). For
+ * {@code fixed-window} a last column cross-checks the share ({@link ResetWindows}): the most admissions placed in one
+ * Redis window by their reset, the windows over the limit (an over-admission) and the admissions the share counted
+ * outside its steady windows (an error of the measure).
  *
  * <p>{@code --servers 3} runs three engines (servers) in this process on the one Redis, the callers taken in turn by
  * each, after they have counted each other (a heartbeat, 5 s): the limit is then shared as across three machines.
@@ -54,6 +59,8 @@ public final class Overload {
      * round trip narrows both edges of the steady windows, and a fixed window admits most at its first edge).
      */
     private static final int CLOCK_READINGS = 20;
+    /** How far Redis's clock may gain or lose on this process's during a row before the run says so (1 ms). */
+    private static final long CLOCK_NOTED_NANOS = 1_000_000L;
     /** Exit status of a refused flag or rule. */
     static final int BAD_INPUT = 2;
     /** Exit status of a run that failed. */
@@ -192,8 +199,9 @@ public final class Overload {
             err.println("Overload: --rate, --timeout, --algorithm and --prefetch make a rule Sluice refuses: " + e.getMessage());
             return BAD_INPUT;
         }
-        out.println("| algorithm | servers | prefetch | callers | decisions/s | admitted/s (steady) | share of the limit | most in a rolling second | by the failure policy |");
-        out.println("|---|---|---|---|---|---|---|---|---|");
+        out.println("| algorithm | servers | prefetch | callers | decisions/s | admitted/s (steady) | share of the limit | most in a rolling second | by the failure policy |"
+                + " fixed window by reset: most in a window; windows over the limit; counted outside |");
+        out.println("|---|---|---|---|---|---|---|---|---|---|");
         for (String algorithm : options.algorithms()) {
             for (String prefetch : options.prefetches()) out.println(row(options, rate, algorithm, prefetch));
         }
@@ -241,7 +249,7 @@ public final class Overload {
         List<Admitted> admitted = new ArrayList<>();
         List<Thread> threads = new ArrayList<>();
         for (int t = 0; t < options.callers(); t++) {
-            Admitted mine = new Admitted();
+            Admitted mine = new Admitted(new ResetWindows(redis, periodNanos));
             Sluice sluice = engines.get(t % engines.size());
             List<Rule> rules = hot(sluice);
             admitted.add(mine);
@@ -252,7 +260,10 @@ public final class Overload {
                         long answered = System.nanoTime();
                         decisions.increment();
                         if (adm.decisions().get(0).outcome() != Decision.Outcome.DECIDED) byPolicy.increment();
-                        if (adm.allowed() && steady.holds(sent, answered)) mine.add(answered);
+                        if (!adm.allowed()) continue;
+                        long resetMillis = adm.decisions().get(0).reset().toMillis();
+                        mine.placed.add(sent, answered, resetMillis);
+                        if (steady.holds(sent, answered)) mine.add(sent, answered, resetMillis);
                     }
                 } catch (RuntimeException e) {
                     failures.add(e);
@@ -263,11 +274,32 @@ public final class Overload {
         }
         for (Thread th : threads) th.join();
         if (!failures.isEmpty()) throw new IllegalStateException(failures.size() + " callers failed", failures.peek());
-        long[] answers = Admitted.all(admitted);
-        double perSecond = steady.perSecond(answers.length);
-        return String.format("| %s | %d | %s | %d | %,.0f | %,.0f | **%.1f %%** | %,d | %d |", algorithm, engines.size(), prefetch,
-                options.callers(), decisions.sum() * 1e9 / (end - start), perSecond, 100 * steady.shareOf(rate.permits(), answers.length),
-                SteadyWindows.mostInASecond(answers), byPolicy.sum());
+        SteadyWindows.RedisTime after = redisTime(BenchRedis.client());
+        long gained = SteadyWindows.gained(redis, after);
+        if (Math.abs(gained) > CLOCK_NOTED_NANOS) {
+            System.err.printf("Overload: Redis's clock %s %.1f ms against this process's during the %s %s row; its steady"
+                    + " windows are narrowed to match%n", gained > 0 ? "gained" : "lost", Math.abs(gained) / 1e6, algorithm, prefetch);
+        }
+        SteadyWindows narrowed = steady.narrowedBy(after);
+        ResetWindows countedPlaced = new ResetWindows(redis, periodNanos);
+        long[] answers = Admitted.within(admitted, narrowed, countedPlaced);
+        double perSecond = narrowed.perSecond(answers.length);
+        return String.format("| %s | %d | %s | %d | %,.0f | %,.0f | **%.1f %%** | %,d | %d | %s |", algorithm, engines.size(), prefetch,
+                options.callers(), decisions.sum() * 1e9 / (end - start), perSecond, 100 * narrowed.shareOf(rate.permits(), answers.length),
+                SteadyWindows.mostInASecond(answers), byPolicy.sum(), byReset(algorithm, admitted, countedPlaced, narrowed, rate.permits()));
+    }
+
+    /**
+     * The fixed window's cross-check of the share ({@link ResetWindows}): the most admissions placed in one Redis window
+     * by their reset, how many windows hold more than the limit, and how many of the counted admissions fall outside
+     * the steady windows; a dash for the other algorithms, whose reset is not their window's end.
+     */
+    private static String byReset(String algorithm, List<Admitted> admitted, ResetWindows counted, SteadyWindows steady, long limit) {
+        if (!algorithm.equals(Algorithm.FIXED_WINDOW.id())) return "–";
+        ResetWindows placed = ResetWindows.of(admitted.stream().map(a -> a.placed).toList());
+        String unplaced = placed.unplaced() == 0 ? "" : String.format(" (%,d unplaced)", placed.unplaced());
+        return String.format("%,d; %d over; %,d outside%s", placed.most(), placed.over(limit),
+                counted.outside(steady.firstWindow(), steady.windows()), unplaced);
     }
 
     /** Redis's {@code TIME}, the reading of the shortest round trip of a few. */
@@ -287,18 +319,40 @@ public final class Overload {
         return List.of(sluice.rules().get("hot").orElseThrow());
     }
 
-    /** When one caller's counted admissions were answered (nanoTime); written by that caller only. */
+    /**
+     * One caller's admissions within the steady windows as the first reading placed them: when each was sent and
+     * answered (nanoTime) and its reset (ms), three numbers each; written by that caller only.
+     */
     private static final class Admitted {
-        private long[] answered = new long[1024];
+        private static final int NUMBERS = 3;
+        private long[] admissions = new long[NUMBERS * 1024];
         private int size;
+        /** Every admission of this caller, placed in its window by its reset. */
+        final ResetWindows placed;
 
-        void add(long nanos) {
-            if (size == answered.length) answered = Arrays.copyOf(answered, size * 2);
-            answered[size++] = nanos;
+        Admitted(ResetWindows placed) {
+            this.placed = placed;
         }
 
-        static long[] all(List<Admitted> callers) {
-            return callers.stream().flatMapToLong(c -> Arrays.stream(c.answered, 0, c.size)).toArray();
+        void add(long sentNanos, long answeredNanos, long resetMillis) {
+            if (size == admissions.length) admissions = Arrays.copyOf(admissions, size * 2);
+            admissions[size++] = sentNanos;
+            admissions[size++] = answeredNanos;
+            admissions[size++] = resetMillis;
+        }
+
+        /** When the admissions {@code steady} holds were answered; each placed in {@code placed} too. */
+        static long[] within(List<Admitted> callers, SteadyWindows steady, ResetWindows placed) {
+            long[] answered = new long[callers.stream().mapToInt(c -> c.size / NUMBERS).sum()];
+            int n = 0;
+            for (Admitted c : callers) {
+                for (int i = 0; i < c.size; i += NUMBERS) {
+                    if (!steady.holds(c.admissions[i], c.admissions[i + 1])) continue;
+                    answered[n++] = c.admissions[i + 1];
+                    placed.add(c.admissions[i], c.admissions[i + 1], c.admissions[i + 2]);
+                }
+            }
+            return Arrays.copyOf(answered, n);
         }
     }
 }

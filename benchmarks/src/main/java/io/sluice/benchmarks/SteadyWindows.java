@@ -15,9 +15,10 @@ import java.util.Arrays;
  * what it and the servers' stocks held at the first edge, less what they hold at the last: about nothing under
  * overload, so at most a stock's worth above.
  *
- * <p>Times are {@link System#nanoTime()}; Redis's time is placed on it by one {@link RedisTime} reading, whose round
- * trip narrows the steady span on both sides so that no edge is crossed whichever instant of it Redis read its
- * clock at.
+ * <p>Times are {@link System#nanoTime()}; Redis's time is placed on it by a {@link RedisTime} reading taken before the
+ * callers start, whose round trip narrows the steady span on both sides so that no edge is crossed whichever instant
+ * of it Redis read its clock at, and by a second one taken after they stop ({@link #narrowedBy}), so that a Redis
+ * clock that gains or loses on {@code nanoTime} meanwhile does not widen the span either.
  */
 final class SteadyWindows {
     private static final long NANOS_PER_MICRO = 1_000L;
@@ -37,8 +38,10 @@ final class SteadyWindows {
     private final long toNanos;
     private final int windows;
     private final long periodNanos;
+    private final long firstWindow;
 
-    private SteadyWindows(long fromNanos, long toNanos, int windows, long periodNanos) {
+    private SteadyWindows(long fromNanos, long toNanos, int windows, long periodNanos, long firstWindow) {
+        this.firstWindow = firstWindow;
         this.fromNanos = fromNanos;
         this.toNanos = toNanos;
         this.windows = windows;
@@ -58,10 +61,46 @@ final class SteadyWindows {
         long earliest = redisNanos + settledNanos - redis.answeredNanos();
         long first = Math.floorDiv(earliest + periodNanos - 1, periodNanos) * periodNanos;
         long last = first + windows * periodNanos;
-        // On nanoTime: the first boundary has surely passed at from, the last surely not yet before to.
-        long from = first - redisNanos + redis.answeredNanos();
-        long to = last - redisNanos + redis.sentNanos();
-        return new SteadyWindows(from, to, windows, periodNanos);
+        return new SteadyWindows(surelyPassed(first, redis), notYet(last, redis), windows, periodNanos, Math.floorDiv(first, periodNanos));
+    }
+
+    /**
+     * These windows as a second reading of Redis's clock, taken after the callers stopped, also places them: each edge
+     * where the stricter of the two readings puts it. Between two readings Redis's clock may gain on this process's
+     * or lose (in a virtual machine its wall clock can be stepped while {@code nanoTime} runs on): when it gains, its
+     * last edge comes sooner than the first reading says, and the later reading, taken after that edge, says so; when
+     * it loses, its first edge comes later, and the later reading, taken after that edge, says so. So a clock that
+     * moves one way, steadily or in one step, never widens the windows past Redis's.
+     */
+    SteadyWindows narrowedBy(RedisTime later) {
+        long first = firstWindow * periodNanos;
+        long from = Math.max(fromNanos, surelyPassed(first, later));
+        long to = Math.min(toNanos, notYet(first + windows * periodNanos, later));
+        return new SteadyWindows(from, to, windows, periodNanos, firstWindow);
+    }
+
+    /**
+     * How far (ns) Redis's clock gained on this process's from {@code earlier} to {@code later} (lost, if negative),
+     * taking each reading at the middle of its round trip: exact within half their round trips added.
+     */
+    static long gained(RedisTime earlier, RedisTime later) {
+        long redis = (later.redisMicros() - earlier.redisMicros()) * NANOS_PER_MICRO;
+        return redis - (middle(later) - middle(earlier));
+    }
+
+    private static long middle(RedisTime reading) {
+        return reading.sentNanos() + (reading.answeredNanos() - reading.sentNanos()) / 2;
+    }
+
+    /** The nanoTime from which Redis's clock has surely passed {@code redisNanos}, by this reading. */
+    private static long surelyPassed(long redisNanos, RedisTime redis) {
+        // Redis's time at nanoTime t is redisMicros + (t - read), read somewhere in [sent, answered].
+        return redisNanos - redis.redisMicros() * NANOS_PER_MICRO + redis.answeredNanos();
+    }
+
+    /** The nanoTime before which Redis's clock has surely not reached {@code redisNanos}, by this reading. */
+    private static long notYet(long redisNanos, RedisTime redis) {
+        return redisNanos - redis.redisMicros() * NANOS_PER_MICRO + redis.sentNanos();
     }
 
     /** From when (nanoTime) a request counts if sent then or later. */
@@ -72,6 +111,11 @@ final class SteadyWindows {
     /** Until when (nanoTime, excluded) a request counts if answered before; callers may stop asking then. */
     long toNanos() {
         return toNanos;
+    }
+
+    /** The index of the first steady window: its start in Redis's time over the period. */
+    long firstWindow() {
+        return firstWindow;
     }
 
     int windows() {

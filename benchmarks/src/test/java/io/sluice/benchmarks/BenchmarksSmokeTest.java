@@ -95,10 +95,15 @@ class BenchmarksSmokeTest {
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void theOverloadBenchmarkRuns() throws Exception {
         String row = Overload.row(Overload.Options.parse("--callers", "4", "--seconds", "1", "--rate", "200/1s"), "token-bucket", "auto");
-        assertThat(row).startsWith("| token-bucket | 1 | auto | 4 |").endsWith("| 0 |");
+        assertThat(row).startsWith("| token-bucket | 1 | auto | 4 |").endsWith("| 0 | – |");
         String shared = Overload.row(Overload.Options.parse("--servers", "3", "--callers", "6", "--seconds", "1", "--rate", "200/1s"),
                 "sliding-log", "auto");
-        assertThat(shared).startsWith("| sliding-log | 3 | auto | 6 |").endsWith("| 0 |");
+        assertThat(shared).startsWith("| sliding-log | 3 | auto | 6 |").endsWith("| 0 | – |");
+        // A fixed window's cross-check: no window over its limit, nothing counted outside the steady window.
+        String fixed = Overload.row(Overload.Options.parse("--callers", "4", "--seconds", "1", "--rate", "200/1s"), "fixed-window", "off");
+        assertThat(fixed).startsWith("| fixed-window | 1 | off | 4 |").matches(".*\\| 0 \\| [0-9,]+; 0 over; 0 outside( \\([0-9,]+ unplaced\\))? \\|$");
+        String most = fixed.replaceFirst(".*\\| 0 \\| ([0-9,]+); .*", "$1").replace(",", "");
+        assertThat(Long.parseLong(most)).isBetween(1L, 200L);
     }
 
     @Test

@@ -96,6 +96,47 @@ class SteadyWindowsTest {
     }
 
     @Test
+    void aRedisClockThatGainsMeanwhileEndsTheWindowsSoonerByTheLaterReading() {
+        // What the lead's run looked like: every algorithm 0.4 % over, Redis's clock 24 ms ahead after 6 windows.
+        SteadyWindows steady = SteadyWindows.after(SENT + 2 * SECOND, READING, SECOND, 6);
+        long gain = 24 * MS;
+        SteadyWindows.RedisTime later = new SteadyWindows.RedisTime(SENT + 9 * SECOND, REDIS_MICROS + (9 * SECOND + gain) / 1_000,
+                SENT + 9 * SECOND + ROUND_TRIP);
+        assertThat(SteadyWindows.gained(READING, later)).isEqualTo(gain);
+        SteadyWindows narrowed = steady.narrowedBy(later);
+        assertThat(narrowed.fromNanos()).as("the first edge as the earlier reading placed it").isEqualTo(steady.fromNanos());
+        assertThat(narrowed.toNanos()).isEqualTo(steady.toNanos() - gain);
+        assertThat(narrowed.firstWindow()).isEqualTo(steady.firstWindow());
+        assertThat(narrowed.windows()).isEqualTo(6);
+        // A fixed window's burst 10 ms into the 7th window, which the earlier reading alone counted.
+        long burst = steady.toNanos() - gain + 10 * MS;
+        assertThat(steady.holds(burst - MS, burst)).isTrue();
+        assertThat(narrowed.holds(burst - MS, burst)).isFalse();
+    }
+
+    @Test
+    void aRedisClockThatLosesMeanwhileStartsTheWindowsLaterByTheLaterReading() {
+        SteadyWindows steady = SteadyWindows.after(SENT + 2 * SECOND, READING, SECOND, 6);
+        long loss = 24 * MS;
+        SteadyWindows.RedisTime later = new SteadyWindows.RedisTime(SENT + 9 * SECOND, REDIS_MICROS + (9 * SECOND - loss) / 1_000,
+                SENT + 9 * SECOND + ROUND_TRIP);
+        assertThat(SteadyWindows.gained(READING, later)).isEqualTo(-loss);
+        SteadyWindows narrowed = steady.narrowedBy(later);
+        assertThat(narrowed.fromNanos()).isEqualTo(steady.fromNanos() + loss);
+        assertThat(narrowed.toNanos()).as("the last edge as the earlier reading placed it").isEqualTo(steady.toNanos());
+    }
+
+    @Test
+    void aClockThatKeptTimeNarrowsNothing() {
+        SteadyWindows steady = SteadyWindows.after(SENT + 2 * SECOND, READING, SECOND, 3);
+        SteadyWindows.RedisTime later = new SteadyWindows.RedisTime(SENT + 6 * SECOND, REDIS_MICROS + 6_000_000, SENT + 6 * SECOND + ROUND_TRIP);
+        assertThat(SteadyWindows.gained(READING, later)).isZero();
+        SteadyWindows narrowed = steady.narrowedBy(later);
+        assertThat(narrowed.fromNanos()).isEqualTo(steady.fromNanos());
+        assertThat(narrowed.toNanos()).isEqualTo(steady.toNanos());
+    }
+
+    @Test
     void theMostInASecondCountsAnswersInAnyRollingSecond() {
         assertThat(SteadyWindows.mostInASecond(new long[0])).isZero();
         // A fixed window's edge: 3 answers at the end of one window and 3 at the start of the next, 0.2 s apart.
