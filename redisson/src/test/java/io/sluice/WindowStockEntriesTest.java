@@ -76,7 +76,10 @@ class WindowStockEntriesTest {
             }
             System.out.println("MOST ENTRIES " + algorithm + " " + mostEntries + " admitted " + admitted);
             if (!algorithm.equals("token-bucket"))             assertThat(admitted).as("the window's admissions").isEqualTo(LIMIT);
-            assertThat(mostEntries).as("stock entries in the key's state at most").isLessThanOrEqualTo(FEW_ENTRIES);
+            // A window counter keeps no tombstones here: three a server (in use, next, one used up until the next
+            // refill forgets it); a bucket's count also holds a refill in flight.
+            int most = algorithm.equals("token-bucket") ? FEW_ENTRIES : 3 * 3;
+            assertThat(mostEntries).as("stock entries in the key's state at most").isLessThanOrEqualTo(most);
         } finally {
             for (Sluice s : servers) s.close();
         }
