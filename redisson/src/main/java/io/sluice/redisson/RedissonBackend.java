@@ -127,7 +127,7 @@ public final class RedissonBackend
         this.callerTime = callerTime;
         this.timeout = timeout;
         this.scripts = redisson.getScript(OptionalOptions.defaults()
-                .codec(StringCodec.INSTANCE).timeout(timeout).retryAttempts(0));
+                .codec(ScriptArgumentCodec.INSTANCE).timeout(timeout).retryAttempts(0));
         this.serverTime = new ServerTimeScript(scripts);
         this.expiry = new CallExpiry(serverTime::call, timeout);
         this.calls = new DecisionCalls(scripts, clock, callerTime, expiry);

@@ -45,6 +45,8 @@ public final class RedissonClients {
             // No UDP sockets on the wildcard address (Netty's DNS client): see JdkAddressResolverFactory.
             config.setAddressResolverGroupFactory(new JdkAddressResolverFactory());
             config.setTransportMode(NettyTransports.choose(settings.redisTransport()));
+            // Sluice stores no Redisson live objects: without this, every script argument is first looked up as one.
+            config.setReferenceEnabled(false);
         }
         config.setLazyInitialization(true);
         try {
