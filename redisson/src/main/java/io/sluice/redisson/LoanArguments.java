@@ -16,7 +16,7 @@ record LoanArguments(int first, int usedUp) {
     static final String NO_STOCK = "";
     static final String NOT_LENT = "0";
     static final String NONE_USED_UP = "";
-    /** What separates the used-up stocks' ids (never in an id). */
+    /** What separates the used-up stocks' ids (never in an id: {@link StockCalls#stockId} is a mark and hexadecimal). */
     static final String ID_SEPARATOR = ",";
     /** A loan's hand-back may come until its hold and this grace have passed; then its permits count as used. */
     static final long GRACE_MILLIS = Prefetch.RETURN_GRACE.toMillis();

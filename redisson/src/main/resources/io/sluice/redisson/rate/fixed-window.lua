@@ -13,7 +13,7 @@
 -- the counter only while that window is the current one (a window gone counts nothing any more, and a later one never
 -- counted the request); its answer's first number is then 1 when a counter got permits back, else 0. ARGV[11] with a
 -- prefetch: the ids of stocks of the key the server used up, separated by ',' ('' none), forgotten first
--- (window-stocks.lua's forgetUsedUp).
+-- (window-stocks.lua's lendStock).
 -- Returns {allowed, remaining, reset ms, retry-after ms (-1: never fits), 0, over the nominal limit, the window's
 -- index} (the index names where an admitted request was counted, for its refund).
 -- io.sluice.memory.FixedWindowModel is the same computation in Java, operation for operation.
@@ -68,18 +68,8 @@ if ARGV[6] == '2' then
 end
 
 if upTo > 0 then
-  local taken = 0
-  local changed = forgetUsedUp(usedUp)
-  if givenUp(stockId) then
-    changed = true
-  else
-    taken = math.max(0, math.min(upTo, eff - n))
-    if taken > 0 then
-      n = n + taken
-      stocks[#stocks + 1] = {stockId, w, taken, now + lentMs * 1000}
-      changed = true
-    end
-  end
+  local taken, changed = lendStock(upTo, eff - n, stockId, w, lentMs, usedUp)
+  n = n + taken
   if changed then store() end
   local retry = 0
   if taken < upTo then retry = math.ceil((finish - now) / 1000) end

@@ -19,7 +19,7 @@
 -- nothing any more; its answer's first number is then 1 when a counter got permits back, else 0, its second how much
 -- the key's remaining rose (the previous window's weight times the cost, rounded as the remaining is: maybe less).
 -- ARGV[11] with a prefetch: the ids of stocks of the key the server used up, separated by ',' ('' none), forgotten
--- first (window-stocks.lua's forgetUsedUp).
+-- first (window-stocks.lua's lendStock).
 -- Returns {allowed, remaining, reset ms, retry-after ms (-1: never fits), 0, over the nominal limit, the current
 -- window's index} (the index names where an admitted request was counted, for its refund).
 -- io.sluice.memory.SlidingWindowModel is the same computation in Java, operation for operation.
@@ -105,18 +105,9 @@ local function wait(need, cap)
 end
 
 if upTo > 0 then
-  local taken = 0
-  local changed = forgetUsedUp(usedUp)
-  if givenUp(stockId) then
-    changed = true
-  else
-    taken = math.max(0, math.min(upTo, math.floor(eff - (prev * (period - e) / period + cur))))
-    if taken > 0 then
-      cur = cur + taken
-      stocks[#stocks + 1] = {stockId, w, taken, now + lentMs * 1000}
-      changed = true
-    end
-  end
+  local room = math.floor(eff - (prev * (period - e) / period + cur))
+  local taken, changed = lendStock(upTo, room, stockId, w, lentMs, usedUp)
+  cur = cur + taken
   if changed then store() end
   local retry = 0
   if taken < upTo then retry = math.ceil(wait(1, eff) / 1000) end

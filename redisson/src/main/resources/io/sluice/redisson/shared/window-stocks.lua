@@ -4,9 +4,10 @@
 -- counter it raised; it is kept while its window counts (a fixed window: the window itself; a sliding window: it and
 -- the next, where it is the previous window) and its hand-back may still come (until <until>: its hold and a grace,
 -- as a token bucket's loan; a server that stopped hands back nothing at all), then counts as used. A stock the server
--- used up is forgotten by its next prefetch of the key (forgetUsedUp): it hands back nothing of it, and carrying it to
--- its lapse would make every call of a busy key read and rewrite hundreds of entries (issue 26). "!<id>,<until, us>" is a tombstone: a hand-back that came before its
--- prefetch (one Sluice gave up on), so that the prefetch, if Redis runs it after all, takes nothing.
+-- used up is forgotten by its next prefetch of the key (lendStock): it hands back nothing of it, and carrying it to
+-- its lapse would make every call of a busy key read and rewrite hundreds of entries (issue 26). "!<id>,<until, us>"
+-- is a tombstone: a hand-back that came before its prefetch (one Sluice gave up on), so that the prefetch, if Redis
+-- runs it after all, takes nothing.
 local stocks = {}
 local tombstones = {}
 -- Reads the entries after the counters: stocks of window `from` and later not lapsed, tombstones not ended.
@@ -66,4 +67,18 @@ local function forgetUsedUp(ids)
     end
   end
   return any
+end
+-- A prefetch's loan, the one way both counters lend: forgets the used-up stocks `usedUp` first (forgetUsedUp), then
+-- lends up to `upTo` of the `room` permits that fit under id for `lentMs` ms (its hold and a grace), counted in window
+-- `window`, unless its hand-back came first (givenUp: it takes nothing). Returns how many it took, which the caller
+-- adds to its counter, and whether the state changed, which the caller then stores once.
+local function lendStock(upTo, room, id, window, lentMs, usedUp)
+  local changed = forgetUsedUp(usedUp)
+  if givenUp(id) then return 0, true end
+  local taken = math.max(0, math.min(upTo, room))
+  if taken > 0 then
+    stocks[#stocks + 1] = {id, window, taken, now + lentMs * 1000}
+    changed = true
+  end
+  return taken, changed
 end
