@@ -1,6 +1,7 @@
 package io.sluice;
 
 import io.sluice.redisson.CallerClockBackend;
+import io.sluice.spi.Entry;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 import io.sluice.testing.ForwardingBackend;
@@ -51,7 +52,7 @@ class LateElasticPaymentOnRedisTest {
         }
 
         @Override
-        public CompletionStage<Long> refundCredited(RateRequest request, String entry) {
+        public CompletionStage<Long> refundCredited(RateRequest request, Entry entry) {
             CompletionStage<Long> refund = super.refundCredited(request, entry);
             refunds.add(refund);
             return refund;

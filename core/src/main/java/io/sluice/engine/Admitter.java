@@ -10,6 +10,8 @@ import io.sluice.rule.HeaderStyle;
 import io.sluice.rule.MissingKeyPolicy;
 import io.sluice.rule.PlanLimits;
 import io.sluice.rule.Rule;
+import io.sluice.spi.Entry;
+
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -143,7 +145,7 @@ final class Admitter {
      * {@code local}, of this server's share while the backend could not answer (the share's entry); {@code overLimit} when the overage paid for them (soft or elastic),
      * where they go back.
      */
-    record Taken(Rule limits, String raw, long cost, boolean local, String entry, boolean overLimit) {
+    record Taken(Rule limits, String raw, long cost, boolean local, Entry entry, boolean overLimit) {
         /** Gives the permits back: to the share when decided locally, else to the backend (or the key's stock). */
         CompletionStage<Void> giveBack(RateDecider rates) {
             return local ? rates.giveBackLocal(limits, raw, cost, entry) : rates.giveBack(limits, raw, cost, entry, overLimit);
@@ -216,7 +218,7 @@ final class Admitter {
         if (d.rejects()) return true;
         boolean local = d.outcome() == Decision.Outcome.FAILED_LOCAL;
         if (step.kind() == Decision.Kind.RATE && d.allowed() && (d.hasCounts() || local)) {
-            p.taken.add(new Taken(step.limits(), raw, d.cost(), local, entry.token(), d.overLimit()));
+            p.taken.add(new Taken(step.limits(), raw, d.cost(), local, entry.get(), d.overLimit()));
         }
         if (d.dryRunRejection()) {
             log.warn("dry-run:" + d.ruleName(), "Dry-run rule '" + d.ruleName() + "' would have rejected a request ("

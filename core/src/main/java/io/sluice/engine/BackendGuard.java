@@ -5,6 +5,7 @@ import io.sluice.Decision;
 import io.sluice.internal.ThrottledLog;
 import io.sluice.rule.FailurePolicy;
 import io.sluice.rule.Rule;
+import io.sluice.spi.Entry;
 import io.sluice.spi.LeaseRequest;
 import io.sluice.spi.RateRequest;
 import io.sluice.spi.RequestRefusedException;
@@ -169,9 +170,9 @@ public final class BackendGuard {
 
     /**
      * As {@link #failure(Rule, RateRequest, long, Throwable)}; admitted by this server's share, {@code localEntry} is
-     * told the entry of its permits there, which {@link #giveBackLocal(Rule, RateRequest, String)} gives back.
+     * told the entry of its permits there, which {@link #giveBackLocal(Rule, RateRequest, Entry)} gives back.
      */
-    public Decision failure(Rule rule, RateRequest request, long limit, Throwable e, Consumer<String> localEntry) {
+    public Decision failure(Rule rule, RateRequest request, long limit, Throwable e, Consumer<Entry> localEntry) {
         return failure(rule, Decision.Kind.RATE, limit, e, () -> local.rate(rule, request, limit, localEntry));
     }
 
@@ -192,7 +193,7 @@ public final class BackendGuard {
     }
 
     /** As {@link #giveBackLocal(Rule, RateRequest)}, for the permits kept under {@code entry} (null: unknown). */
-    public void giveBackLocal(Rule rule, RateRequest request, String entry) {
+    public void giveBackLocal(Rule rule, RateRequest request, Entry entry) {
         local.giveBack(rule, request, entry);
     }
 
@@ -250,7 +251,7 @@ public final class BackendGuard {
     }
 
     /** As {@link #circuitOpen(Rule, RateRequest, long)}, telling {@code localEntry} as {@link #failure} does. */
-    public Decision circuitOpen(Rule rule, RateRequest request, long limit, Consumer<String> localEntry) {
+    public Decision circuitOpen(Rule rule, RateRequest request, long limit, Consumer<Entry> localEntry) {
         return failure(rule, request, limit, CIRCUIT_OPEN, localEntry);
     }
 

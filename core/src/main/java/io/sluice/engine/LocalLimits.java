@@ -5,6 +5,7 @@ import io.sluice.Decision;
 import io.sluice.memory.InMemoryBackend;
 import io.sluice.rule.Rule;
 import io.sluice.rule.Throttling;
+import io.sluice.spi.Entry;
 import io.sluice.spi.LeaseOutcome;
 import io.sluice.spi.LeaseRequest;
 import io.sluice.spi.RateOutcome;
@@ -60,7 +61,7 @@ public final class LocalLimits {
      * @param limit the rule's limit, which the decision reports
      * @param entry told, when admitted, the entry of its permits in the share (a log's), which {@link #giveBack} takes
      */
-    Decision rate(Rule rule, RateRequest request, long limit, Consumer<String> entry) {
+    Decision rate(Rule rule, RateRequest request, long limit, Consumer<Entry> entry) {
         RateRequest mine = shareOf(rule, request, divisor());
         RateOutcome o = memory.tryConsume(mine).toCompletableFuture().join();
         if (o.allowed()) entry.accept(o.entry());
@@ -99,7 +100,7 @@ public final class LocalLimits {
      * Gives back a rate permit a local decision took for a request another rule then rejected: a log's entry
      * {@code entry} ({@link #rate}'s, the request's own; null: unknown, the newest of that cost).
      */
-    void giveBack(Rule rule, RateRequest request, String entry) {
+    void giveBack(Rule rule, RateRequest request, Entry entry) {
         if (!request.algorithm().refundable()) return;
         memory.refund(shareOf(rule, request, divisor()), entry);
     }

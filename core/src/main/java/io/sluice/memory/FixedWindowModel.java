@@ -1,5 +1,6 @@
 package io.sluice.memory;
 
+import io.sluice.spi.Entry;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 
@@ -53,7 +54,7 @@ public final class FixedWindowModel implements RateModel {
 
     /** Off the counter of the window {@code entry} names, only while it is the current one (null: the current one). */
     @Override
-    public boolean refund(RateRequest r, String entry, long nowMicros) {
+    public boolean refund(RateRequest r, Entry entry, long nowMicros) {
         double now = nowMicros;
         double period = r.period().toMillis() * 1000.0;
         double w = RateModel.window(now, period);

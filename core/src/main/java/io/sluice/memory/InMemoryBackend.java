@@ -1,5 +1,6 @@
 package io.sluice.memory;
 
+import io.sluice.spi.Entry;
 import io.sluice.spi.Algorithm;
 import io.sluice.spi.Announcing;
 import io.sluice.spi.KeyControl;
@@ -89,7 +90,7 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
 
     /** A log gives back the entry of that id, as refund-log.lua does; without one, its newest request entry of that cost. */
     @Override
-    public CompletionStage<Void> refund(RateRequest r, String entry) {
+    public CompletionStage<Void> refund(RateRequest r, Entry entry) {
         if (!r.algorithm().refundable()) {
             return CompletableFuture.failedFuture(new UnsupportedOperationException(r.algorithm() + " cannot refund"));
         }
@@ -162,7 +163,7 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
      * algorithms' the whole cost.
      */
     @Override
-    public CompletionStage<Long> refundCredited(RateRequest r, String entry) {
+    public CompletionStage<Long> refundCredited(RateRequest r, Entry entry) {
         if (r.algorithm() != Algorithm.FIXED_WINDOW && r.algorithm() != Algorithm.SLIDING_WINDOW) {
             return Refunding.super.refundCredited(r, entry);
         }

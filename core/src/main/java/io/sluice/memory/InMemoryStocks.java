@@ -1,6 +1,7 @@
 package io.sluice.memory;
 
 import io.sluice.spi.Algorithm;
+import io.sluice.spi.Entry;
 import io.sluice.spi.Prefetch;
 import io.sluice.spi.PrefetchUse;
 import io.sluice.spi.RateOutcome;
@@ -92,7 +93,7 @@ final class InMemoryStocks {
             RateOutcome last = t.last();
             RateOutcome outcome = own != null ? own : last;
             return new Prefetch(outcome, permit, taken, last.remaining(), taken == 0 ? null : new Prefetch.Receipt(id, taken),
-                    t.endsInMillis(), taken == 0 ? null : last.entry());
+                    t.endsInMillis(), taken == 0 ? null : Entry.as(Entry.WindowIndex.class, last.entry()));
         });
     }
 

@@ -1,5 +1,6 @@
 package io.sluice.memory;
 
+import io.sluice.spi.Entry;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 
@@ -45,12 +46,12 @@ final class KeyModels {
     }
 
     /** {@code r}'s permits back to its model, where {@code entry} says they are kept (a window counter's window). */
-    boolean refund(RateRequest r, String entry, long nowMillis) {
+    boolean refund(RateRequest r, Entry entry, long nowMillis) {
         long nowMicros = micros(nowMillis);
         return under(r, m -> m.refund(r, entry, nowMicros));
     }
 
-    long refundCredited(RateRequest r, String entry, long nowMillis) {
+    long refundCredited(RateRequest r, Entry entry, long nowMillis) {
         long nowMicros = micros(nowMillis);
         return under(r, m -> m.refundCredited(r, entry, nowMicros));
     }

@@ -1,5 +1,6 @@
 package io.sluice.memory;
 
+import io.sluice.spi.Entry;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 
@@ -63,7 +64,7 @@ public final class LeakyBucketModel implements RateModel {
         long reset = d > 0 ? RateModel.millis(d - room + remaining * interval) : 0;
         RateOutcome outcome = new RateOutcome(allowed, (long) remaining, reset, retry, delay, false);
         // The end of the slot taken, as leaky-bucket.lua names it (the entry a late answer's slot goes back by).
-        return allowed ? outcome.withEntry(Long.toString((long) tatF)) : outcome;
+        return allowed ? outcome.withEntry(new Entry.SlotEnd((long) tatF)) : outcome;
     }
 
     /** A leaky bucket's slots are not handed back: elastic throttling is refused for it at parse time. */

@@ -1,5 +1,6 @@
 package io.sluice.memory;
 
+import io.sluice.spi.Entry;
 import io.sluice.spi.Algorithm;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
@@ -26,16 +27,16 @@ public interface RateModel {
      *
      * @return whether a count got permits back (not when the place counts no more)
      */
-    default boolean refund(RateRequest r, String entry, long nowMicros) {
+    default boolean refund(RateRequest r, Entry entry, long nowMicros) {
         refund(r, nowMicros);
         return true;
     }
 
     /**
-     * As {@link #refund(RateRequest, String, long)}: how much the key's remaining rose (0 when no count got permits
+     * As {@link #refund(RateRequest, Entry, long)}: how much the key's remaining rose (0 when no count got permits
      * back); the whole cost, but for a sliding window's previous window, which weighs less.
      */
-    default long refundCredited(RateRequest r, String entry, long nowMicros) {
+    default long refundCredited(RateRequest r, Entry entry, long nowMicros) {
         return refund(r, entry, nowMicros) ? r.cost() : 0;
     }
 
@@ -66,18 +67,14 @@ public interface RateModel {
         return (long) Math.ceil(micros / 1000);
     }
 
-    /** A window counter's entry for window {@code w}: its index in digits, as the scripts answer it. */
-    static String windowEntry(double w) {
-        return Long.toString((long) w);
+    /** A window counter's entry for window {@code w}, as the scripts answer it. */
+    static Entry.WindowIndex windowEntry(double w) {
+        return new Entry.WindowIndex((long) w);
     }
 
-    /** The window index a window counter's entry names; NaN (no window's) when it is not one. */
-    static double windowOf(String entry) {
-        try {
-            return Long.parseLong(entry);
-        } catch (NumberFormatException e) {
-            return Double.NaN;
-        }
+    /** The window index a window counter's entry names (not null). */
+    static double windowOf(Entry entry) {
+        return Entry.as(Entry.WindowIndex.class, entry).index();
     }
 
     /** The index of the fixed window of {@code period} that holds {@code now}, exactly, as the scripts compute it. */

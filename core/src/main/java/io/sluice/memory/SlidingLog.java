@@ -1,6 +1,6 @@
 package io.sluice.memory;
 
-import io.sluice.spi.Prefetch;
+import io.sluice.spi.Entry;
 import io.sluice.spi.PrefetchUse;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
@@ -22,11 +22,14 @@ final class SlidingLog {
     /** How a request's log entry id starts (a stock's is a UUID's hex digits): what a refund may remove. */
     static final String REQUEST_ENTRY = "r:";
 
-    /** A log entry: when it counts from, its permits, and its id (a request's, by which it is refunded, or a stock's). */
-    private record Entry(long at, long permits, String id) {
+    /**
+     * A log entry as the log keeps it: when it counts from, its permits, and its id (a request's, by which it is
+     * refunded, or a stock's).
+     */
+    private record Logged(long at, long permits, String id) {
     }
 
-    private final List<Entry> entries = new ArrayList<>();
+    private final List<Logged> entries = new ArrayList<>();
     private long used;
     private long lastTouched;
     /** The latest time an entry counts from: the log lives until that has left the window too. */
@@ -34,7 +37,7 @@ final class SlidingLog {
     /** Dropped by the sweep or forgotten: a caller that found it makes a new one. */
     boolean dead;
 
-    private void add(Entry e) {
+    private void add(Logged e) {
         int at = entries.size();
         while (at > 0 && entries.get(at - 1).at() > e.at()) at--;
         entries.add(at, e);
@@ -57,19 +60,19 @@ final class SlidingLog {
         entries.subList(0, expired).clear();
     }
 
-    /** {@code r} decided against the log; admitted, its entry is logged under {@code entry}, which the outcome carries. */
-    RateOutcome consume(RateRequest r, long now, long interval, String entry) {
+    /** {@code r} decided against the log; admitted, its entry is logged under {@code id}, which the outcome names. */
+    RateOutcome consume(RateRequest r, long now, long interval, String id) {
         expire(now, interval);
         long free = r.limit() - used;
         boolean allowed = free >= r.cost();
         long wait = 0;
         if (allowed) {
-            add(new Entry(now, r.cost(), entry));
+            add(new Logged(now, r.cost(), id));
             free -= r.cost();
         } else {
             long needed = r.cost() - free;
             wait = interval;
-            for (Entry e : entries) {
+            for (Logged e : entries) {
                 needed -= e.permits();
                 if (needed <= 0) {
                     wait = interval - (now - e.at());
@@ -79,7 +82,7 @@ final class SlidingLog {
         }
         // Below 0 after a lowered limit: none left until the usage is under it.
         RateOutcome o = new RateOutcome(allowed, Math.max(0, free), resetMillis(now, interval), Math.max(0, wait));
-        return allowed ? o.withEntry(entry) : o;
+        return allowed ? o.withEntry(new Entry.LogEntry(id)) : o;
     }
 
     /** How long until the oldest entry leaves the window at {@code now}; 0 for an empty log. */
@@ -93,21 +96,22 @@ final class SlidingLog {
     }
 
     /**
-     * {@code cost} permits given back, as refund-log.lua does: a stock's use, the entry of id {@code entry}, or without
-     * one the newest request entry of exactly that many permits.
+     * {@code cost} permits given back, as refund-log.lua does: a stock's use, the request's own entry, or without
+     * {@code entry} the newest request entry of exactly that many permits.
      */
-    void refund(long cost, String entry) {
-        if (Prefetch.Receipt.namesUse(entry)) {
-            refundUse(cost, entry);
+    void refund(long cost, Entry entry) {
+        if (entry instanceof Entry.StockUse use) {
+            refundUse(cost, use);
             return;
         }
+        Entry.LogEntry own = Entry.as(Entry.LogEntry.class, entry);
         // As the script does: the entry of that id, or without one the newest request entry of exactly that many
         // permits, leaves the log.
         int scanned = 0;
-        for (ListIterator<Entry> it = entries.listIterator(entries.size());
-             it.hasPrevious() && (entry != null || scanned++ < REFUND_SCAN); ) {
-            Entry e = it.previous();
-            boolean match = entry != null ? entry.equals(e.id()) : e.id().startsWith(REQUEST_ENTRY);
+        for (ListIterator<Logged> it = entries.listIterator(entries.size());
+             it.hasPrevious() && (own != null || scanned++ < REFUND_SCAN); ) {
+            Logged e = it.previous();
+            boolean match = own != null ? own.id().equals(e.id()) : e.id().startsWith(REQUEST_ENTRY);
             if (match && e.permits() == cost) {
                 it.remove();
                 used -= e.permits();
@@ -121,10 +125,9 @@ final class SlidingLog {
      * before its hold's end up to the use's ({@code stockId:ms}, the stock's id itself being 0), which holds the use or
      * the one it merged into.
      */
-    private void refundUse(long cost, String entry) {
-        int mark = entry.indexOf(Prefetch.USE_MARK);
-        String stock = entry.substring(0, mark);
-        long usedBefore = Long.parseLong(entry.substring(mark + 1));
+    private void refundUse(long cost, Entry.StockUse use) {
+        String stock = use.stockId();
+        long usedBefore = use.beforeEndMillis();
         int found = -1;
         long foundBefore = -1;
         for (int i = 0; i < entries.size(); i++) {
@@ -136,9 +139,9 @@ final class SlidingLog {
             }
         }
         if (found < 0) return;
-        Entry e = entries.get(found);
+        Logged e = entries.get(found);
         long off = Math.min(cost, e.permits());
-        if (e.permits() > off) entries.set(found, new Entry(e.at(), e.permits() - off, e.id()));
+        if (e.permits() > off) entries.set(found, new Logged(e.at(), e.permits() - off, e.id()));
         else entries.remove(found);
         used -= off;
     }
@@ -151,16 +154,16 @@ final class SlidingLog {
      */
     long lend(String id, long ahead, long limit, long holdEnd) {
         long taken = Math.max(0, Math.min(ahead, limit - used));
-        if (taken > 0) add(new Entry(holdEnd, taken, id));
+        if (taken > 0) add(new Logged(holdEnd, taken, id));
         return taken;
     }
 
     /** Stock {@code id} of {@code lent} permits handed back: its entry loses the unused permits (and leaves when none is left). */
     void handBack(String id, long lent, long unused) {
-        for (ListIterator<Entry> it = entries.listIterator(); it.hasNext(); ) {
-            Entry e = it.next();
+        for (ListIterator<Logged> it = entries.listIterator(); it.hasNext(); ) {
+            Logged e = it.next();
             if (!id.equals(e.id()) || e.permits() != lent) continue;
-            if (e.permits() > unused) it.set(new Entry(e.at(), e.permits() - unused, id));
+            if (e.permits() > unused) it.set(new Logged(e.at(), e.permits() - unused, id));
             else it.remove();
             used -= unused;
             break;
@@ -169,8 +172,8 @@ final class SlidingLog {
 
     /** As above, its used permits logged again at their uses, as return-log.lua does. */
     void handBack(String id, long lent, long unused, List<PrefetchUse> uses) {
-        for (ListIterator<Entry> it = entries.listIterator(); it.hasNext(); ) {
-            Entry e = it.next();
+        for (ListIterator<Logged> it = entries.listIterator(); it.hasNext(); ) {
+            Logged e = it.next();
             if (!id.equals(e.id()) || e.permits() != lent) continue;
             it.remove();
             used -= e.permits();
@@ -183,8 +186,8 @@ final class SlidingLog {
                 usedAt.merge(u.beforeEndMillis(), n, Long::sum);
                 kept -= n;
             }
-            usedAt.forEach((before, n) -> add(new Entry(e.at() - before, n, id + ":" + before)));
-            if (kept > 0) add(new Entry(e.at(), kept, id));
+            usedAt.forEach((before, n) -> add(new Logged(e.at() - before, n, id + ":" + before)));
+            if (kept > 0) add(new Logged(e.at(), kept, id));
             break;
         }
     }

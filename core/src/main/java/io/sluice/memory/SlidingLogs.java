@@ -1,5 +1,6 @@
 package io.sluice.memory;
 
+import io.sluice.spi.Entry;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 
@@ -64,7 +65,7 @@ final class SlidingLogs {
     }
 
     /** A log gives back the entry of that id, as refund-log.lua does; without one, its newest request entry of that cost. */
-    void refund(RateRequest r, String entry) {
+    void refund(RateRequest r, Entry entry) {
         ifHeld(r, log -> log.refund(r.cost(), entry));
     }
 

@@ -1,5 +1,6 @@
 package io.sluice.memory;
 
+import io.sluice.spi.Entry;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 
@@ -56,21 +57,21 @@ public final class SlidingWindowModel implements RateModel {
      * previous one, which still weighs in; an older one counts nothing any more.
      */
     @Override
-    public boolean refund(RateRequest r, String entry, long nowMicros) {
+    public boolean refund(RateRequest r, Entry entry, long nowMicros) {
         return refunded(r, entry, nowMicros) >= 0;
     }
 
     /**
-     * As {@link #refund(RateRequest, String, long)}: how much the key's remaining rose, which for the previous window is
+     * As {@link #refund(RateRequest, Entry, long)}: how much the key's remaining rose, which for the previous window is
      * its weight's share of the cost, rounded as the remaining is (often less than the cost, maybe nothing).
      */
     @Override
-    public long refundCredited(RateRequest r, String entry, long nowMicros) {
+    public long refundCredited(RateRequest r, Entry entry, long nowMicros) {
         return Math.max(0, refunded(r, entry, nowMicros));
     }
 
     /** The refund: how much the key's remaining rose; -1 when no counter got permits back. */
-    private long refunded(RateRequest r, String entry, long nowMicros) {
+    private long refunded(RateRequest r, Entry entry, long nowMicros) {
         if (!stored) return -1;
         Window s = load(r, nowMicros);
         double counted = entry == null ? s.w : RateModel.windowOf(entry);

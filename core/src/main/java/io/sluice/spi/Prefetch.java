@@ -18,11 +18,11 @@ import java.util.Objects;
  *                  the window it was counted in, since a permit used in the next window would be admitted past that
  *                  window's limit; {@link #NO_END} when only the hold ends it
  * @param stockEntry where the backend counted the permits taken ahead, as {@link RateOutcome#entry()} names a request's:
- *                  a window counter's window (its index), so that a permit paid from the stock and given back comes
- *                  off that window; null when the backend keeps none (a log's stock, a bucket's) or took nothing
+ *                  a window counter's window, so that a permit paid from the stock and given back comes off that
+ *                  window; null when the backend keeps none (a log's stock, a bucket's) or took nothing
  */
 public record Prefetch(RateOutcome outcome, RateRequest request, long taken, long remaining, Receipt receipt,
-                       long endsInMillis, String stockEntry) {
+                       long endsInMillis, Entry.WindowIndex stockEntry) {
     /** {@link #endsInMillis()} of a stock that only its hold ends (a sliding log's, a token bucket's). */
     public static final long NO_END = Long.MAX_VALUE;
 
@@ -47,50 +47,17 @@ public record Prefetch(RateOutcome outcome, RateRequest request, long taken, lon
 
         /**
          * The entry of permits this server paid from the stock {@code beforeEndMillis} before its hold ended, for their
-         * give-back ({@link Refunding#refund(RateRequest, String)}): once the stock is back, a log keeps them under the
-         * stock's id at the time of their use ({@link PrefetchUse}), and a give-back naming this entry takes them off
+         * give-back ({@link Refunding#refund(RateRequest, Entry)}): once the stock is back, a log keeps them under the
+         * stock's id at the time of their use ({@link PrefetchUse}), and a give-back naming this use takes them off
          * that use, not off another request's.
          *
          * @param beforeEndMillis how long before the hold's end the permits were used, at least 0
-         * @return {@code <stockId>@<beforeEndMillis>}
+         * @return the use
          */
-        public String useEntry(long beforeEndMillis) {
-            if (beforeEndMillis < 0) throw new IllegalArgumentException("a use is within the hold: " + beforeEndMillis);
-            return stockId + USE_MARK + beforeEndMillis;
-        }
-
-        /**
-         * How long before its stock's hold ended the use {@code entry} names was ({@link #useEntry}); -1 when the entry
-         * names no use of this stock.
-         *
-         * @param entry an entry token, or null
-         * @return the milliseconds before the hold's end, or -1
-         */
-        public long beforeEndOf(String entry) {
-            if (entry == null || entry.length() <= stockId.length() + 1 || !entry.startsWith(stockId)
-                    || entry.charAt(stockId.length()) != USE_MARK) {
-                return -1;
-            }
-            try {
-                return Long.parseLong(entry, stockId.length() + 1, entry.length(), 10);
-            } catch (NumberFormatException e) {
-                return -1;
-            }
-        }
-
-        /**
-         * Whether {@code entry} names a use of some stock ({@link #useEntry}) rather than a request's own entry.
-         *
-         * @param entry an entry token, or null
-         * @return whether it names a stock's use
-         */
-        public static boolean namesUse(String entry) {
-            return entry != null && entry.indexOf(USE_MARK) >= 0;
+        public Entry.StockUse use(long beforeEndMillis) {
+            return new Entry.StockUse(stockId, beforeEndMillis);
         }
     }
-
-    /** What separates a stock's id from the time of a use in {@link Receipt#useEntry} (never in an id). */
-    public static final char USE_MARK = '@';
 
     /**
      * How long after its hold a token bucket's stock still counts as lent, for its hand-back to arrive: the bucket

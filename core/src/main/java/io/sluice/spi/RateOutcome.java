@@ -13,13 +13,13 @@ package io.sluice.spi;
  *                         pay for it from its capacity rule, or refund it
  * @param entry            where an admitted request's permits are kept, when the backend can tell (a
  *                         {@code sliding-log}'s log entry, the window a {@code fixed-window} or {@code sliding-window}
- *                         counted them in): an opaque token that {@link Refunding#refund(RateRequest, String)} takes
- *                         back, so that a refund gives back this request's permits and no other's (a window counter's:
- *                         never off a later window's counter); null when the backend keeps no such place (a bucket) or
- *                         the request was rejected
+ *                         counted them in, a {@code leaky-bucket}'s slot): what {@link Refunding#refund(RateRequest,
+ *                         Entry)} takes back, so that a refund gives back this request's permits and no other's (a
+ *                         window counter's: never off a later window's counter); null when the backend keeps no such
+ *                         place (a token bucket) or the request was rejected
  */
 public record RateOutcome(boolean allowed, long remaining, long resetMillis, long retryAfterMillis,
-                          long delayMillis, boolean overLimit, String entry) {
+                          long delayMillis, boolean overLimit, Entry entry) {
 
     /** {@link #retryAfterMillis()} of a request whose cost can never fit, however long it waits. */
     public static final long NEVER_FITS = -1;
@@ -54,10 +54,10 @@ public record RateOutcome(boolean allowed, long remaining, long resetMillis, lon
     /**
      * This outcome, its permits kept under {@code entry}.
      *
-     * @param entry the backend's token for the request's permits (null: none)
+     * @param entry where the backend keeps the request's permits (null: nowhere it can tell)
      * @return the same outcome with that entry
      */
-    public RateOutcome withEntry(String entry) {
+    public RateOutcome withEntry(Entry entry) {
         return new RateOutcome(allowed, remaining, resetMillis, retryAfterMillis, delayMillis, overLimit, entry);
     }
 

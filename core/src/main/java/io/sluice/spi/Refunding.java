@@ -15,7 +15,7 @@ public interface Refunding {
      * {@link UnsupportedOperationException}. Without the request's entry, a {@code sliding-log} gives back its newest
      * entry of exactly that cost (never a prefetched stock's), which is the request's own only while no later request
      * of the same cost has come: given back late, it may free a later request's permits, whose window then admits
-     * that many more than the limit. Use {@link #refund(RateRequest, String)} when the outcome carried an entry.
+     * that many more than the limit. Use {@link #refund(RateRequest, Entry)} when the outcome carried an entry.
      *
      * @param request the request whose permits to hand back
      * @return completes once handed back
@@ -31,8 +31,8 @@ public interface Refunding {
      * previous one), never below zero, and never off a later window's, which did not count the request. A null
      * entry is {@link #refund(RateRequest)}, which a backend keeping no entries per request (and the default) does
      * anyway. An entry may also name permits a server paid from a {@link Prefetching} stock of this backend
-     * ({@link Prefetch.Receipt#useEntry}), given back after the stock was handed back with its uses: a log takes them
-     * off the use they were logged under. A {@code leaky-bucket}, which cannot refund otherwise, may give back a slot
+     * ({@link Entry.StockUse}), given back after the stock was handed back with its uses: a log takes them off the
+     * use they were logged under. A {@code leaky-bucket}, which cannot refund otherwise, may give back a slot
      * by its entry (the slot's end) while that slot is still the last one scheduled, and keeps it otherwise: the
      * engine asks this only of a slot Redis gave a request after the engine stopped waiting for it.
      *
@@ -40,12 +40,12 @@ public interface Refunding {
      * @param entry   the entry its admitted outcome carried, or null when none is known
      * @return completes once handed back
      */
-    default CompletionStage<Void> refund(RateRequest request, String entry) {
+    default CompletionStage<Void> refund(RateRequest request, Entry entry) {
         return refund(request);
     }
 
     /**
-     * As {@link #refund(RateRequest, String)}, completing with how many permits the key's count got back: fewer than
+     * As {@link #refund(RateRequest, Entry)}, completing with how many permits the key's count got back: fewer than
      * the cost when the place {@code entry} names counts no more (a window counter's window that has ended, whose
      * give-back lowers no counter), so that a server holding a stock of the key knows what the key has left besides
      * it. The default says the whole cost.
@@ -54,7 +54,7 @@ public interface Refunding {
      * @param entry   the entry its admitted outcome carried, or null when none is known
      * @return completes once handed back, with the permits credited (0 to {@code request.cost()})
      */
-    default CompletionStage<Long> refundCredited(RateRequest request, String entry) {
+    default CompletionStage<Long> refundCredited(RateRequest request, Entry entry) {
         return refund(request, entry).thenApply(v -> request.cost());
     }
 }

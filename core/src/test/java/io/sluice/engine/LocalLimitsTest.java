@@ -3,6 +3,7 @@ package io.sluice.engine;
 import io.sluice.Decision;
 import io.sluice.rule.Rule;
 import io.sluice.rule.RuleParser;
+import io.sluice.spi.Entry;
 import io.sluice.spi.LeaseRequest;
 import io.sluice.spi.RateRequest;
 import io.sluice.testing.MutableClock;
@@ -123,7 +124,7 @@ class LocalLimitsTest {
     @Test
     void aLogShareGivesBackTheRequestsOwnEntry() {
         Rule rule = rule("rate", "9/10s");
-        AtomicReference<String> a = new AtomicReference<>();
+        AtomicReference<Entry> a = new AtomicReference<>();
         assertThat(local.rate(rule, request(rule, "k", 1), 9, a::set).allowed()).isTrue();
         assertThat(a.get()).as("the share names A's entry").isNotNull();
         clock.advance(Duration.ofSeconds(5));

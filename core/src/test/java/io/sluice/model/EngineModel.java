@@ -10,6 +10,7 @@ import io.sluice.rule.RuleSet;
 import io.sluice.rule.Settle;
 import io.sluice.rule.Throttling;
 import io.sluice.spi.Algorithm;
+import io.sluice.spi.Entry;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 import io.sluice.spi.StoredOverride;
@@ -163,7 +164,7 @@ public final class EngineModel {
      * alone a give-back lowers.
      */
     private record TakenRate(Rule limits, String key, long cost, long at, SlidingLogModel.Entry entry, boolean overLimit,
-                             String window) {
+                             Entry window) {
     }
 
     /** Permits given back to a rule's key after its request ended, and when that request was admitted. */
@@ -225,7 +226,7 @@ public final class EngineModel {
      * token bucket's own tokens; over it, the overage's): a log its request's own {@code entry}, whatever came since; a
      * window counter off the counter of the {@code window} that counted the request, while it still counts.
      */
-    private void giveBack(Rule limits, String key, long cost, SlidingLogModel.Entry entry, boolean overLimit, String window,
+    private void giveBack(Rule limits, String key, long cost, SlidingLogModel.Entry entry, boolean overLimit, Entry window,
                           long now) {
         RateRequest r = paidFor(limits.ratePolicy().request(limits.name() + "|" + key, limits.rate().orElseThrow(), cost), overLimit);
         if (r.algorithm() == Algorithm.SLIDING_LOG) {
@@ -320,7 +321,7 @@ public final class EngineModel {
      * paid, and (a window counter's) the window that counted them.
      */
     private record RateVerdict(boolean allowed, long remaining, Runnable giveBack, SlidingLogModel.Entry entry, boolean overLimit,
-                               String window) {
+                               Entry window) {
         RateVerdict(boolean allowed, long remaining, Runnable giveBack) {
             this(allowed, remaining, giveBack, null, false);
         }

@@ -378,7 +378,7 @@ public abstract class BackendContract {
         RateRequest r = new RateRequest(key("late-refund"), 3, Duration.ofSeconds(10), 1);
         RateOutcome a = consume(r);
         assertThat(a.allowed()).isTrue();
-        assertThat(a.entry()).as("an admitted log decision names its entry").isNotNull();
+        assertThat(a.entry()).as("an admitted log decision names its entry").isInstanceOf(Entry.LogEntry.class);
         clock.advance(Duration.ofSeconds(5));
         RateOutcome b = consume(r);
         assertThat(b.remaining()).isEqualTo(1);
@@ -396,7 +396,7 @@ public abstract class BackendContract {
 
     /**
      * A log's stock of 3 taken at 0 s for a hold of 1 s, used at 0.1 s, 0.5 s and 0.8 s and handed back at 1 s with those
-     * uses; then the permit used at 0.1 s is given back by its use's entry ({@code Prefetch.Receipt.useEntry}). At
+     * uses; then the permit used at 0.1 s is given back by its use ({@code Prefetch.Receipt.use}). At
      * 10.05 s the uses of 0.5 s and 0.8 s still count: exactly 1 admitted. With the first two uses merged at 0.5 s (as a
      * stock keeping too many use times does), the give-back comes off the merged use: the same.
      */
@@ -411,7 +411,7 @@ public abstract class BackendContract {
         List<PrefetchUse> uses = merged ? List.of(new PrefetchUse(2, 500), new PrefetchUse(1, 200))
                 : List.of(new PrefetchUse(1, 900), new PrefetchUse(1, 500), new PrefetchUse(1, 200));
         ((Prefetching) backend).returnPrefetched(p, 0, uses).toCompletableFuture().join();
-        refunding().refund(r, p.receipt().useEntry(900)).toCompletableFuture().join();
+        refunding().refund(r, p.receipt().use(900)).toCompletableFuture().join();
         clock.advance(Duration.ofMillis(9_050));
         RateOutcome first = consume(r);
         assertThat(first.allowed()).as("the use of 0.1 s was given back").isTrue();
@@ -466,7 +466,7 @@ public abstract class BackendContract {
         RateRequest r = request(FIXED_WINDOW, "window-refund", 3, period);
         clock.advance(Duration.ofSeconds(9));
         RateOutcome a = consume(r);
-        assertThat(a.entry()).as("an admitted window decision names its window").isNotNull();
+        assertThat(a.entry()).as("an admitted window decision names its window").isInstanceOf(Entry.WindowIndex.class);
         clock.advance(Duration.ofSeconds(1));
         RateOutcome b = consume(r);
         assertThat(b.entry()).isNotNull().isNotEqualTo(a.entry());

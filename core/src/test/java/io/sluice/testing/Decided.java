@@ -5,7 +5,7 @@ import io.sluice.spi.RateOutcome;
 import java.util.List;
 
 /**
- * Outcomes as decisions, for comparing two backends' (or two calls') answers: without the entry token an admitted
+ * Outcomes as decisions, for comparing two backends' (or two calls') answers: without the entry an admitted
  * log decision carries, which names where one backend keeps the permits and differs from call to call.
  */
 public final class Decided {

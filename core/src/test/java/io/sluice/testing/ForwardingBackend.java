@@ -1,5 +1,6 @@
 package io.sluice.testing;
 
+import io.sluice.spi.Entry;
 import io.sluice.spi.Batching;
 import io.sluice.spi.Connecting;
 import io.sluice.spi.LeaseOutcome;
@@ -79,18 +80,18 @@ public class ForwardingBackend implements LimiterBackend, Batching, Prefetching,
     }
 
     @Override
-    public CompletionStage<Void> refund(RateRequest request, String entry) {
+    public CompletionStage<Void> refund(RateRequest request, Entry entry) {
         return delegate instanceof Refunding r ? r.refund(request, entry)
                 : CompletableFuture.failedFuture(new UnsupportedOperationException("cannot refund"));
     }
 
     /**
      * The delegate's own credit (a window that has ended credits nothing), not the default's whole cost. A subclass
-     * that watches give-backs by overriding {@link #refund(RateRequest, String)} overrides this too: the engine asks
+     * that watches give-backs by overriding {@link #refund(RateRequest, Entry)} overrides this too: the engine asks
      * this one.
      */
     @Override
-    public CompletionStage<Long> refundCredited(RateRequest request, String entry) {
+    public CompletionStage<Long> refundCredited(RateRequest request, Entry entry) {
         return delegate instanceof Refunding r ? r.refundCredited(request, entry)
                 : CompletableFuture.failedFuture(new UnsupportedOperationException("cannot refund"));
     }

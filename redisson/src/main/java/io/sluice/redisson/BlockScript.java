@@ -1,5 +1,6 @@
 package io.sluice.redisson;
 
+import io.sluice.spi.Entry;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 
@@ -49,7 +50,7 @@ final class BlockScript extends DecisionScript {
 
     /** A refund passes the block by, to the permits' own place in the algorithm's state. */
     @Override
-    String[] refundArguments(RateRequest r, String entry, String now) {
+    String[] refundArguments(RateRequest r, Entry entry, String now) {
         return withOwn(rate.refundArguments(r, entry, now), now, PASS);
     }
 

@@ -1,5 +1,6 @@
 package io.sluice.redisson;
 
+import io.sluice.spi.Entry;
 import io.sluice.spi.Algorithm;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
@@ -203,7 +204,7 @@ final class DecisionCalls {
                     answers.add(taken.allowed() ? taken.withEntry(decider.stockEntry(v, at)) : taken);
                 } else if (failure == null) {
                     RateOutcome o = decider.outcome(r, v, at);
-                    answers.add(ids != null && o.allowed() ? o.withEntry(ids[i]) : o);
+                    answers.add(ids != null && o.allowed() ? o.withEntry(new Entry.LogEntry(ids[i])) : o);
                 }
                 at += step;
             }

@@ -1,6 +1,7 @@
 package io.sluice.redisson;
 
 import io.sluice.internal.Coalescer;
+import io.sluice.spi.Entry;
 import io.sluice.spi.Prefetch;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
@@ -37,7 +38,7 @@ final class DecisionLanes {
      * ({@link RateOutcome#entry()}; null when not known).
      */
     record Unit(List<RateRequest> requests, String mode, Ahead ahead, CompletableFuture<List<RateOutcome>> answers,
-                String entry) {
+                Entry entry) {
         Unit(List<RateRequest> requests, String mode, Ahead ahead, CompletableFuture<List<RateOutcome>> answers) {
             this(requests, mode, ahead, answers, null);
         }
@@ -47,7 +48,7 @@ final class DecisionLanes {
         }
 
         /** A refund of {@code request}'s permits, kept where {@code entry} says (null: not known). */
-        static Unit refund(RateRequest request, String refundMode, String entry) {
+        static Unit refund(RateRequest request, String refundMode, Entry entry) {
             return new Unit(List.of(request), refundMode, null, new CompletableFuture<>(), entry);
         }
 

@@ -1,5 +1,6 @@
 package io.sluice.redisson;
 
+import io.sluice.spi.Entry;
 import io.sluice.spi.Algorithm;
 import io.sluice.spi.Prefetch;
 import io.sluice.spi.RateOutcome;
@@ -130,7 +131,7 @@ abstract class DecisionScript {
      * A refund's arguments: {@code r}'s permits back to where the admitted answer said they are kept ({@code entry},
      * {@link RateOutcome#entry()}; null when not known). A script that keeps no such place gives back as any refund.
      */
-    String[] refundArguments(RateRequest r, String entry, String now) {
+    String[] refundArguments(RateRequest r, Entry entry, String now) {
         return arguments(r, REFUND, now);
     }
 
@@ -166,7 +167,7 @@ abstract class DecisionScript {
      * Where the stock of the prefetch answered at {@code at} is counted, for a give-back of a permit it paid: null but
      * for a window counter, the window (its index) that counted it.
      */
-    String stockEntry(List<Object> answers, int at) {
+    Entry.WindowIndex stockEntry(List<Object> answers, int at) {
         return null;
     }
 

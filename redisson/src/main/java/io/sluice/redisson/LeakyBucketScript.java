@@ -1,5 +1,6 @@
 package io.sluice.redisson;
 
+import io.sluice.spi.Entry;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 
@@ -25,6 +26,6 @@ final class LeakyBucketScript extends DecisionScript {
         RateOutcome o = sixNumbers(v, at);
         if (!o.allowed()) return o;
         // The end of the slot taken: the entry a late answer's slot is given back by (UndoSlotScript).
-        return o.withEntry(Long.toString(number(v, at + 6)));
+        return o.withEntry(new Entry.SlotEnd(number(v, at + 6)));
     }
 }

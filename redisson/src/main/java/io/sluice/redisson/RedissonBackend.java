@@ -1,5 +1,6 @@
 package io.sluice.redisson;
 
+import io.sluice.spi.Entry;
 import io.sluice.spi.Algorithm;
 import io.sluice.spi.Announcing;
 import io.sluice.spi.Batching;
@@ -355,13 +356,13 @@ public final class RedissonBackend
      * back the slot whose end {@code entry} names while it is still the last one scheduled.
      */
     @Override
-    public CompletionStage<Void> refund(RateRequest r, String entry) {
+    public CompletionStage<Void> refund(RateRequest r, Entry entry) {
         CompletionStage<?> done = switch (r.algorithm()) {
             case TOKEN_BUCKET -> whenConnected(() -> lanes.submit(List.of(r), DecisionScript.REFUND));
             case FIXED_WINDOW, SLIDING_WINDOW -> refundWindow(r, entry);
             case SLIDING_LOG -> whenConnected(() -> refundLog.call(r.key(), r.cost(), entry));
             // A slot only by its end, and only while it is the last one scheduled.
-            case LEAKY_BUCKET -> entry == null ? null : whenConnected(() -> undoSlot.call(r, entry));
+            case LEAKY_BUCKET -> entry == null ? null : whenConnected(() -> undoSlot.call(r, Entry.as(Entry.SlotEnd.class, entry)));
         };
         return done == null ? CompletableFuture.failedFuture(new UnsupportedOperationException(r.algorithm() + " cannot refund"))
                 : done.thenApply(ignored -> null);
@@ -373,7 +374,7 @@ public final class RedissonBackend
      * sliding window credits what the key's remaining rose by (the script's second number).
      */
     @Override
-    public CompletionStage<Long> refundCredited(RateRequest r, String entry) {
+    public CompletionStage<Long> refundCredited(RateRequest r, Entry entry) {
         return switch (r.algorithm()) {
             case FIXED_WINDOW -> refundWindow(r, entry).thenApply(back -> back.allowed() ? r.cost() : 0L);
             // The previous window weighs less: its refund raises the remaining by less than the cost, maybe not at all.
@@ -383,7 +384,7 @@ public final class RedissonBackend
     }
 
     /** A window counter's refund, off the counter of the window {@code entry} names (null: the current one): its answer. */
-    private CompletionStage<RateOutcome> refundWindow(RateRequest r, String entry) {
+    private CompletionStage<RateOutcome> refundWindow(RateRequest r, Entry entry) {
         return whenConnected(() -> lanes.submit(DecisionLanes.Unit.refund(r, DecisionScript.REFUND, entry)))
                 .thenApply(answers -> answers.get(0));
     }

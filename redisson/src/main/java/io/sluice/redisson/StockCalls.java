@@ -1,5 +1,6 @@
 package io.sluice.redisson;
 
+import io.sluice.spi.Entry;
 import io.sluice.spi.Algorithm;
 import io.sluice.spi.Prefetch;
 import io.sluice.spi.PrefetchUse;
@@ -77,7 +78,7 @@ final class StockCalls {
             // The receipt: the stock's id (a log's entry, a bucket's loan) and its permits.
             Prefetch.Receipt receipt = taken == 0 ? null : new Prefetch.Receipt(run.id(), taken);
             // A window counter's prefetch answer names the window that counted the stock (a log's, a bucket's none).
-            String counted = taken == 0 ? null : prefetch.entry();
+            Entry.WindowIndex counted = taken == 0 ? null : Entry.as(Entry.WindowIndex.class, prefetch.entry());
             return new Prefetch(answers.get(0), permit, taken, prefetch.remaining(), receipt, run.endsIn().get(), counted);
         });
         // No answer (a timeout, a lost connection) does not mean Redis took nothing: it may run the call later.

@@ -1,5 +1,6 @@
 package io.sluice.redisson;
 
+import io.sluice.spi.Entry;
 import io.sluice.spi.RateRequest;
 import org.redisson.api.RScript;
 
@@ -24,9 +25,9 @@ final class UndoSlotScript {
      * @param slotEnd the end of the slot the decision took ({@code RateOutcome.entry})
      * @return whether the slot was given back (not: a later slot was scheduled since, or the pace changed)
      */
-    CompletionStage<Boolean> call(RateRequest r, String slotEnd) {
+    CompletionStage<Boolean> call(RateRequest r, Entry.SlotEnd slotEnd) {
         return scripts.<Long>evalAsync(r.key(), RScript.Mode.READ_WRITE, TEXT, RScript.ReturnType.LONG,
-                        List.of(r.key()), slotEnd, Long.toString(r.period().toMillis()),
+                        List.of(r.key()), Long.toString(slotEnd.endMicros()), Long.toString(r.period().toMillis()),
                         Long.toString(r.effectiveLimit()), Long.toString(r.cost()))
                 .thenApply(v -> v == GIVEN_BACK);
     }

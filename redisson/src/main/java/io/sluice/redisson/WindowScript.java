@@ -1,5 +1,6 @@
 package io.sluice.redisson;
 
+import io.sluice.spi.Entry;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 
@@ -46,13 +47,14 @@ final class WindowScript extends DecisionScript {
     }
 
     /**
-     * A refund of permits an admitted answer counted in the window {@code entry} names (its index): off that window's
+     * A refund of permits an admitted answer counted in the window {@code entry} names: off that window's
      * counter while it still counts, never off a later one's.
      */
     @Override
-    String[] refundArguments(RateRequest r, String entry, String now) {
+    String[] refundArguments(RateRequest r, Entry entry, String now) {
         String[] one = arguments(r, REFUND, now);
-        if (entry != null) one[REFUND_WINDOW - 1] = entry;
+        Entry.WindowIndex window = Entry.as(Entry.WindowIndex.class, entry);
+        if (window != null) one[REFUND_WINDOW - 1] = Long.toString(window.index());
         return one;
     }
 
@@ -78,13 +80,13 @@ final class WindowScript extends DecisionScript {
 
     /** A window's stock is counted in the window of its prefetch: the answer's 7th number, as a request's. */
     @Override
-    String stockEntry(List<Object> answers, int at) {
-        return Long.toString(number(answers, at + WINDOW));
+    Entry.WindowIndex stockEntry(List<Object> answers, int at) {
+        return new Entry.WindowIndex(number(answers, at + WINDOW));
     }
 
     @Override
     RateOutcome outcome(RateRequest r, List<Object> v, int at) {
         RateOutcome o = sixNumbers(v, at);
-        return o.allowed() ? o.withEntry(Long.toString(number(v, at + WINDOW))) : o;
+        return o.allowed() ? o.withEntry(new Entry.WindowIndex(number(v, at + WINDOW))) : o;
     }
 }

@@ -2,6 +2,7 @@ package io.sluice.redisson;
 
 import io.sluice.testing.Decided;
 import io.sluice.memory.InMemoryBackend;
+import io.sluice.spi.Entry;
 import io.sluice.spi.Algorithm;
 import io.sluice.spi.Prefetch;
 import io.sluice.spi.PrefetchUse;
@@ -144,8 +145,8 @@ class PrefetchMatchesModelTest {
     }
 
     /**
-     * Half the time, gives back some permits of a log stock's uses just handed back, by the use's entry
-     * ({@code Prefetch.Receipt.useEntry}), as a server does for a stock-paid request that ends after its stock went back:
+     * Half the time, gives back some permits of a log stock's uses just handed back, by the use
+     * ({@code Prefetch.Receipt.use}), as a server does for a stock-paid request that ends after its stock went back:
      * at a time a use was told, between two (a use merged into the next), or past them all, and of a cost up to 2 (more
      * than a use holds, at times). The later answers compare what each left.
      *
@@ -159,8 +160,8 @@ class PrefetchMatchesModelTest {
             PrefetchUse u = used.get(random.nextInt(used.size()));
             long before = random.nextBoolean() ? u.beforeEndMillis() : u.beforeEndMillis() + random.nextLong(3);
             RateRequest permit = a.request().withCost(1 + random.nextInt(2));
-            redis.refund(permit, a.receipt().useEntry(before)).toCompletableFuture().join();
-            memory.refund(permit, b.receipt().useEntry(before)).toCompletableFuture().join();
+            redis.refund(permit, a.receipt().use(before)).toCompletableFuture().join();
+            memory.refund(permit, b.receipt().use(before)).toCompletableFuture().join();
             sent++;
         }
         return sent;

@@ -4,6 +4,7 @@ import io.sluice.testing.Decided;
 import io.sluice.engine.rate.RateShield;
 import io.sluice.memory.InMemoryBackend;
 import io.sluice.memory.RateModel;
+import io.sluice.spi.Entry;
 import io.sluice.spi.Algorithm;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
@@ -38,7 +39,7 @@ class ScriptMatchesModelTest {
      * A refund by an entry an admitted answer named (a window counter's window, maybe one that has ended since): the
      * script and the model credit alike (a sliding window's previous window by its weight), and go on agreeing.
      */
-    private static void refundByEntry(RedissonBackend backend, RateModel model, RateRequest back, String entry,
+    private static void refundByEntry(RedissonBackend backend, RateModel model, RateRequest back, Entry entry,
                                       long nowMicros, String where) {
         long credited = backend.refundCredited(back, entry).toCompletableFuture().join();
         long modelled = model.refundCredited(back, entry, nowMicros);
@@ -63,7 +64,7 @@ class ScriptMatchesModelTest {
                 RateModel model = RateModel.of(algorithm);
                 RateRequest r = randomRequest(random, algorithm, key);
                 // The entries admitted answers named (a window counter's window), for refunds by entry.
-                List<String> entries = new ArrayList<>();
+                List<Entry> entries = new ArrayList<>();
                 for (int step = 0; step < STEPS; step++) {
                     if (random.nextInt(20) == 0) r = rescaled(random, r);
                     RateRequest call = r.withCost(randomCost(random, r));

@@ -2,6 +2,7 @@ package io.sluice.engine.prefetch;
 
 import io.sluice.engine.Ticker;
 import io.sluice.spi.Algorithm;
+import io.sluice.spi.Entry;
 import io.sluice.spi.Prefetch;
 import io.sluice.spi.RateRequest;
 
@@ -23,7 +24,7 @@ final class KeySlot {
      * A request paid from the stock: the key's remaining permits and reset, whether the caller sends a refill, and the
      * entry of its permits (null: the stock keeps no uses).
      */
-    record Paid(long remaining, long resetMillis, boolean refill, String entry) {
+    record Paid(long remaining, long resetMillis, boolean refill, Entry entry) {
     }
 
     /** A call's answer put in place: whether its stock was kept, and the permits held besides (the request's remaining). */
@@ -68,7 +69,7 @@ final class KeySlot {
             s = state.current;
         }
         if (s == null || !s.pays(request, now)) return null;
-        String entry = s.pay(request, now);
+        Entry entry = s.pay(request, now);
         Stock n = state.next;
         // The key's remaining permits as without prefetch: what the backend has, and what this server holds.
         if (spent != null) {
@@ -250,7 +251,7 @@ final class KeySlot {
      * its hand-back would credit its own window with them. Not taken, they come off their window in the backend, and
      * the stock that paid them (if any) still hands back only what it has left: never counted twice.
      */
-    synchronized boolean putBack(RateRequest request, long now, String entry) {
+    synchronized boolean putBack(RateRequest request, long now, Entry entry) {
         if (entry != null && request.algorithm() == Algorithm.SLIDING_LOG) {
             if (state.gone()) return false;
             for (Stock held : stocks()) {

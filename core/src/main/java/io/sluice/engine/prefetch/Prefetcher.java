@@ -4,6 +4,7 @@ import io.sluice.engine.EngineScheduler;
 import io.sluice.engine.Ticker;
 import io.sluice.Decision;
 import io.sluice.rule.Rule;
+import io.sluice.spi.Entry;
 import io.sluice.spi.Prefetching;
 import io.sluice.spi.Prefetch;
 import io.sluice.spi.RateOutcome;
@@ -92,11 +93,10 @@ public final class Prefetcher {
 
     /**
      * As {@link #take(Rule, RateRequest)}; paid, {@code entry} is told the entry of the request's permits (a log's use
-     * of the stock, {@link Prefetch.Receipt#useEntry}; a window counter's, the stock's window, {@link Prefetch#stockEntry};
-     * null for a bucket), which their give-back
-     * names ({@link #putBack(RateRequest, String)}).
+     * of the stock, {@link Prefetch.Receipt#use}; a window counter's, the stock's window, {@link Prefetch#stockEntry};
+     * null for a bucket), which their give-back names ({@link #putBack(RateRequest, Entry)}).
      */
-    public Decision take(Rule rule, RateRequest request, Consumer<String> entry) {
+    public Decision take(Rule rule, RateRequest request, Consumer<Entry> entry) {
         KeySlot slot = slots.get(request.key());
         if (slot == null) return null;
         KeySlot.Paid paid = slot.take(request, ticker.millis());
@@ -266,7 +266,7 @@ public final class Prefetcher {
      * into the stock that paid for them, off their own use, while this server holds it; otherwise the backend gives
      * back that entry ({@link #handBacksInFlight} first, for a stock's use: its hand-back logs it).
      */
-    public boolean putBack(RateRequest request, String entry) {
+    public boolean putBack(RateRequest request, Entry entry) {
         KeySlot slot = slots.get(request.key());
         return slot != null && slot.putBack(request, ticker.millis(), entry);
     }

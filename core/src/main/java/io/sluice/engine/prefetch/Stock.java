@@ -1,6 +1,7 @@
 package io.sluice.engine.prefetch;
 
 import io.sluice.spi.Algorithm;
+import io.sluice.spi.Entry;
 import io.sluice.spi.Prefetch;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
@@ -27,23 +28,23 @@ final class Stock {
     /**
      * {@code r} is paid from it at {@code now}.
      *
-     * @return the entry of its permits, which their give-back names: a log's use of it ({@link Prefetch.Receipt#useEntry}),
+     * @return the entry of its permits, which their give-back names: a log's use of it ({@link Prefetch.Receipt#use}),
      *         a window counter's window that counted the stock ({@link Prefetch#stockEntry}); null for a bucket's, and
      *         when the backend named none
      */
-    String pay(RateRequest r, long now) {
+    Entry pay(RateRequest r, long now) {
         left -= r.cost();
         if (!countsUses()) return prefetch.stockEntry();
         uses.add(now, r.cost());
         Prefetch.Receipt receipt = prefetch.receipt();
-        return receipt == null ? null : receipt.useEntry(Math.max(0, until - now));
+        return receipt == null ? null : receipt.use(Math.max(0, until - now));
     }
 
     /**
      * Whether permits kept under {@code entry} (a window counter's window, {@link RateOutcome#entry()}) were counted
      * in the window this stock was: only then may they go back into it, whose hand-back lowers that window's counter.
      */
-    boolean countedWith(String entry) {
+    boolean countedWith(Entry entry) {
         return entry != null && entry.equals(prefetch.stockEntry());
     }
 
@@ -57,10 +58,10 @@ final class Stock {
      * When the permits {@code entry} names were used, as {@link #pay} answered it for this stock; -1 when the entry
      * names no use of this stock.
      */
-    long usedAt(String entry) {
+    long usedAt(Entry entry) {
         Prefetch.Receipt receipt = prefetch.receipt();
-        long before = receipt == null ? -1 : receipt.beforeEndOf(entry);
-        return before < 0 ? -1 : until - before;
+        if (receipt == null || !(entry instanceof Entry.StockUse use) || !use.stockId().equals(receipt.stockId())) return -1;
+        return until - use.beforeEndMillis();
     }
 
     /** A paid request's permits come back, taken off their own use at {@code usedAt} ({@link #usedAt}). */

@@ -1,5 +1,6 @@
 package io.sluice.engine.rate;
 
+import io.sluice.spi.Entry;
 import io.sluice.spi.LimiterBackend;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
@@ -48,7 +49,7 @@ public final class Elastic {
      * @param paidEntry told the payment's entry when the capacity rule paid
      */
     public static CompletionStage<RateOutcome> consume(LimiterBackend backend, Refunding refunding, RateRequest own,
-                                                   RateRequest capacity, Consumer<String> paidEntry) {
+                                                   RateRequest capacity, Consumer<Entry> paidEntry) {
         return backend.tryConsume(own).thenCompose(o -> {
             if (!o.allowed() || !o.overLimit()) return CompletableFuture.completedFuture(o);
             RateRequest pay = capacity == null ? null : capacity.withCost(own.cost());

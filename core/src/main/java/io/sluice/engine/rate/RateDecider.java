@@ -11,8 +11,8 @@ import io.sluice.rule.Rule;
 import io.sluice.rule.RuleSet;
 import io.sluice.spi.Batching;
 import io.sluice.spi.Charging;
+import io.sluice.spi.Entry;
 import io.sluice.spi.LimiterBackend;
-import io.sluice.spi.Prefetch;
 import io.sluice.spi.Prefetching;
 import io.sluice.spi.Refunding;
 import io.sluice.spi.RateRequest;
@@ -98,9 +98,9 @@ public final class RateDecider {
      * log's permits paid from this server's stock go back into it off their own use while it is held here, else in the
      * backend off that use once the stock's hand-back has landed. A window counter's (paid from a stock or not) go
      * into the key's stock in use only when that stock was counted in the same window, else off that window in the
-     * backend ({@link Prefetcher#putBack(RateRequest, String)}).
+     * backend ({@link Prefetcher#putBack(RateRequest, Entry)}).
      */
-    public CompletionStage<Void> giveBack(Rule rule, String raw, long cost, String entry, boolean overLimit) {
+    public CompletionStage<Void> giveBack(Rule rule, String raw, long cost, Entry entry, boolean overLimit) {
         if (!Refunds.refundable(rule)) return CompletableFuture.completedFuture(null);
         RateRequest request = Refunds.paidFor(rule.ratePolicy().request(naming.rate(rule, raw), rule.rate().orElseThrow(), cost), overLimit);
         if (prefetches(rule)) {
@@ -109,7 +109,7 @@ public final class RateDecider {
                 return CompletableFuture.completedFuture(null);
             }
             // A stock's use is in the backend's log once the stock's hand-back has landed: that first.
-            CompletableFuture<Void> back = Prefetch.Receipt.namesUse(entry) ? prefetcher.handBacksInFlight(request.key()) : null;
+            CompletableFuture<Void> back = entry instanceof Entry.StockUse ? prefetcher.handBacksInFlight(request.key()) : null;
             if (back != null) {
                 return guard.bounded(back, guard.timeout()).handle((v, e) -> e)
                         .thenCompose(late -> late == null ? refunds.refund(rule, request, entry) : CompletableFuture.completedFuture(null));
@@ -126,7 +126,7 @@ public final class RateDecider {
      * Remaining 1 where Redis had 0, issue 21). So the key's call in flight lands first, and its next call waits for
      * the refund ({@link Prefetcher#refunding}).
      */
-    private CompletionStage<Void> orderedRefund(Rule rule, RateRequest request, String entry) {
+    private CompletionStage<Void> orderedRefund(Rule rule, RateRequest request, Entry entry) {
         CompletableFuture<Void> landing = prefetcher.inFlight(request.key());
         CompletableFuture<Void> refund = landing == null
                 ? refunds.refund(rule, request, entry).toCompletableFuture()
@@ -141,7 +141,7 @@ public final class RateDecider {
     }
 
     /** As {@link #giveBackLocal(Rule, String, long)}, for the permits the share keeps under {@code entry} (null: unknown). */
-    public CompletionStage<Void> giveBackLocal(Rule rule, String raw, long cost, String entry) {
+    public CompletionStage<Void> giveBackLocal(Rule rule, String raw, long cost, Entry entry) {
         if (Refunds.refundable(rule)) {
             guard.giveBackLocal(rule, rule.ratePolicy().request(naming.rate(rule, raw), rule.rate().orElseThrow(), cost), entry);
         }
@@ -194,7 +194,7 @@ public final class RateDecider {
 
     /**
      * Decides {@code cost} permits of {@code rule} for the key value {@code raw}; admitted by the backend, where it keeps
-     * them is in {@code entry} once the decision completes (what {@link #giveBack(Rule, String, long, String)} takes).
+     * them is in {@code entry} once the decision completes (what {@link #giveBack(Rule, String, long, Entry, boolean)} takes).
      */
     public CompletionStage<Decision> decide(Rule rule, String raw, long cost, TakenEntry entry) {
         long limit = rule.rate().orElseThrow().permits();

@@ -5,6 +5,7 @@ import io.sluice.engine.prefetch.Prefetcher;
 import io.sluice.Decision;
 import io.sluice.rule.Rule;
 import io.sluice.rule.Throttling;
+import io.sluice.spi.Entry;
 import io.sluice.spi.Refunding;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
@@ -44,7 +45,7 @@ final class Refunds {
      * token its admitted answer carried; null: unknown, the backend's newest of that cost); a prefetcher learns the key
      * has them. A failed hand-back leaves the permits counted: the safe side.
      */
-    CompletionStage<Void> refund(Rule rule, RateRequest request, String entry) {
+    CompletionStage<Void> refund(Rule rule, RateRequest request, Entry entry) {
         // What the shield knew of the key counted these permits as taken.
         shield.forget(request.key());
         // A backend that cannot refund keeps the permits until its window frees them.
@@ -93,7 +94,7 @@ final class Refunds {
             case OWN_AND_CAPACITY -> {
                 refund(rule, ask.request(), late.entry());
                 if (capacity != null && capacity.rule().ratePolicy().algorithm().refundable()) {
-                    refund(capacity.rule(), capacity.request(), capacity.entry().token());
+                    refund(capacity.rule(), capacity.request(), capacity.entry().get());
                 }
             }
         }

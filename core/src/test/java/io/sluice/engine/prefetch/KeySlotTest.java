@@ -1,6 +1,7 @@
 package io.sluice.engine.prefetch;
 
 import io.sluice.memory.InMemoryBackend;
+import io.sluice.spi.Entry;
 import io.sluice.spi.Algorithm;
 import io.sluice.spi.Prefetch;
 import io.sluice.spi.PrefetchUse;
@@ -106,15 +107,15 @@ class KeySlotTest {
     @Test
     void aLogPermitGivenBackComesOffItsOwnUse() {
         Stock s = stocked(stock(REQUEST, 10, 0));
-        String a = slot.take(REQUEST, 100).entry();
-        assertThat(a).isEqualTo("receipt@900");
-        assertThat(slot.take(REQUEST, 500).entry()).isEqualTo("receipt@500");
-        assertThat(slot.putBack(REQUEST, 600, "a-request-entry")).as("kept in the backend under its own entry").isFalse();
+        Entry a = slot.take(REQUEST, 100).entry();
+        assertThat(a).isEqualTo(new Entry.StockUse("receipt", 900));
+        assertThat(slot.take(REQUEST, 500).entry()).isEqualTo(new Entry.StockUse("receipt", 500));
+        assertThat(slot.putBack(REQUEST, 600, new Entry.LogEntry("a-request-entry"))).as("kept in the backend under its own entry").isFalse();
         assertThat(slot.putBack(REQUEST, 1000, a)).as("its stock still here, its hold ended").isTrue();
         assertThat(slot.held()).isEqualTo(9);
         slot.holdEnded(s);
         assertThat(backend.told).containsExactly(List.of(new PrefetchUse(1, 500)));
-        assertThat(slot.putBack(REQUEST, 1000, "receipt@500")).as("its stock went back").isFalse();
+        assertThat(slot.putBack(REQUEST, 1000, new Entry.StockUse("receipt", 500))).as("its stock went back").isFalse();
     }
 
     @Test

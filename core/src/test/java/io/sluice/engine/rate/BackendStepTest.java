@@ -5,6 +5,7 @@ import io.sluice.engine.EngineScheduler;
 import io.sluice.engine.prefetch.Prefetcher;
 import io.sluice.Decision;
 import io.sluice.memory.InMemoryBackend;
+import io.sluice.spi.Entry;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 import io.sluice.testing.ForwardingBackend;
@@ -19,9 +20,11 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import static org.assertj.core.api.Assertions.assertThat;
 
 class BackendStepTest {
+    private static final Entry LATE = new Entry.LogEntry("late-entry");
+    private static final Entry E1 = new Entry.LogEntry("e1");
     private final RateStepFixture f = new RateStepFixture();
     private final List<RateRequest> refunded = new CopyOnWriteArrayList<>();
-    private final List<String> refundedEntries = new CopyOnWriteArrayList<>();
+    private final List<Entry> refundedEntries = new CopyOnWriteArrayList<>();
     private final ForwardingBackend backend = new ForwardingBackend(new InMemoryBackend()) {
         @Override
         public CompletionStage<Void> refund(RateRequest request) {
@@ -29,14 +32,14 @@ class BackendStepTest {
         }
 
         @Override
-        public CompletionStage<Long> refundCredited(RateRequest request, String entry) {
+        public CompletionStage<Long> refundCredited(RateRequest request, Entry entry) {
             return refund(request, entry).thenApply(v -> request.cost());
         }
 
         @Override
-        public CompletionStage<Void> refund(RateRequest request, String entry) {
+        public CompletionStage<Void> refund(RateRequest request, Entry entry) {
             refunded.add(request);
-            refundedEntries.add(String.valueOf(entry));
+            refundedEntries.add(entry);
             return CompletableFuture.completedFuture(null);
         }
     };
@@ -105,21 +108,21 @@ class BackendStepTest {
         f.pastDeadline();
         assertThat(d.join().rejects()).isTrue();
         assertThat(d.join().outcome()).isEqualTo(Decision.Outcome.BACKEND_FAILURE);
-        late.complete(new RateOutcome(true, 4, 1_000, 0).withEntry("late-entry"));
+        late.complete(new RateOutcome(true, 4, 1_000, 0).withEntry(LATE));
         assertThat(refunded).containsExactly(ask.request());
-        assertThat(refundedEntries).as("the late permit's own entry").containsExactly("late-entry");
+        assertThat(refundedEntries).as("the late permit's own entry").containsExactly(LATE);
     }
 
     /** An admitted answer's entry is kept with the decision under way, for its give-back. */
     @Test
     void anAdmittedAnswersEntryIsKeptForItsGiveBack() {
         RateCall call = ask -> {
-            CompletableFuture<RateOutcome> o = CompletableFuture.completedFuture(new RateOutcome(true, 4, 1_000, 0).withEntry("e1"));
+            CompletableFuture<RateOutcome> o = CompletableFuture.completedFuture(new RateOutcome(true, 4, 1_000, 0).withEntry(E1));
             return new RateCall.Sent(o.thenApply(RateAnswer.Answered::new), o);
         };
         RateAsk ask = f.ask(RateStepFixture.rule("rate=5/1m"), "k", 1);
         assertThat(step(call, BackendStep.Remaining.BACKEND).decide(ask).toCompletableFuture().join().allowed()).isTrue();
-        assertThat(ask.entry().token()).isEqualTo("e1");
+        assertThat(ask.entry().get()).isEqualTo(E1);
     }
 
     @Test

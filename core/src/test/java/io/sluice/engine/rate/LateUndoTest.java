@@ -1,6 +1,7 @@
 package io.sluice.engine.rate;
 
 import io.sluice.rule.Rule;
+import io.sluice.spi.Entry;
 import io.sluice.spi.RateOutcome;
 import org.junit.jupiter.api.Test;
 
@@ -31,7 +32,7 @@ class LateUndoTest {
 
     @Test
     void aLeakyBucketGivesBackOnlyASlotItsAnswerNamed() {
-        assertThat(LateUndo.of(rule("leaky-bucket", "hard"), WITHIN.withEntry("1700000000000"))).isEqualTo(LateUndo.SLOT);
+        assertThat(LateUndo.of(rule("leaky-bucket", "hard"), WITHIN.withEntry(new Entry.SlotEnd(1_700_000_000_000L)))).isEqualTo(LateUndo.SLOT);
         assertThat(LateUndo.of(rule("leaky-bucket", "hard"), WITHIN)).isEqualTo(LateUndo.KEEP);
     }
 

@@ -4,6 +4,7 @@ import io.sluice.engine.EngineScheduler;
 import io.sluice.engine.prefetch.Prefetcher;
 import io.sluice.Decision;
 import io.sluice.memory.InMemoryBackend;
+import io.sluice.spi.Entry;
 import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
 import io.sluice.testing.ForwardingBackend;
@@ -28,12 +29,12 @@ class RefundsTest {
         }
 
         @Override
-        public CompletionStage<Long> refundCredited(RateRequest request, String entry) {
+        public CompletionStage<Long> refundCredited(RateRequest request, Entry entry) {
             return refund(request, entry).thenApply(v -> request.cost());
         }
 
         @Override
-        public CompletionStage<Void> refund(RateRequest request, String entry) {
+        public CompletionStage<Void> refund(RateRequest request, Entry entry) {
             refunded.add(request);
             return CompletableFuture.completedFuture(null);
         }
