@@ -111,16 +111,20 @@ public final class FixedWindowModel implements RateModel {
     /**
      * Stock {@code id} handed back: up to {@code unused} of its permits off the counter, while its window is the
      * current one; a tombstone for {@code tombstoneMicros} when none is lent under it.
+     *
+     * @return how much the key's remaining rose (0 when the stock's window has ended)
      */
-    void handBack(RateRequest permit, String id, long unused, long tombstoneMicros, long nowMicros) {
+    long handBack(RateRequest permit, String id, long unused, long tombstoneMicros, long nowMicros) {
         double now = nowMicros;
         double period = permit.period().toMillis() * 1000.0;
         double w = RateModel.window(now, period);
         double n = stored && window == w ? count : 0;
+        double before = Math.max(0, permit.limit() - n);
         stocks.prune(w, now);
         WindowStocks.Lent s = stocks.handedBack(id, tombstoneMicros, now);
         if (s != null && s.window() == w) n = Math.max(0, n - Math.min(unused, s.permits()));
         store(w, n, (w + 1) * period);
+        return (long) (Math.max(0, permit.limit() - n) - before);
     }
 
     private void store(double w, double n, double finish) {

@@ -148,6 +148,12 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
         return CompletableFuture.completedFuture(null);
     }
 
+    /** As the scripts answer: less than {@code unused} for a window counter's stock counted in a window that has ended. */
+    @Override
+    public CompletionStage<Long> returnPrefetchedCredited(Prefetch p, long unused, List<PrefetchUse> used) {
+        return CompletableFuture.completedFuture(stocks.handBack(p, unused, used));
+    }
+
     @Override
     public CompletionStage<Void> charge(RateRequest r) {
         if (!r.algorithm().settleable()) {

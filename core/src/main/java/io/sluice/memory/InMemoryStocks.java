@@ -97,41 +97,46 @@ final class InMemoryStocks {
         });
     }
 
-    /** A log's stock entry loses the unused permits (and leaves when none is left); a bucket gets the tokens back. */
-    void handBack(Prefetch p, long unused) {
-        if (!p.handsBack(unused)) return;
+    /**
+     * A log's stock entry loses the unused permits (and leaves when none is left); a bucket gets the tokens back.
+     *
+     * @return how much the key's remaining rose, as {@link #handBack(Prefetch, long, List)} says
+     */
+    long handBack(Prefetch p, long unused) {
+        if (!p.handsBack(unused)) return 0;
         RateRequest r = p.request();
         String id = p.receipt().stockId();
-        if (r.algorithm() != Algorithm.SLIDING_LOG) {
-            handBackLent(r, id, unused);
-            return;
-        }
+        if (r.algorithm() != Algorithm.SLIDING_LOG) return handBackLent(r, id, unused);
         logs.ifHeld(r, log -> log.handBack(id, p.receipt().permits(), unused));
+        return unused;
     }
 
-    /** A log's stock: its used permits logged again at their uses, as return-log.lua does. */
-    void handBack(Prefetch p, long unused, List<PrefetchUse> used) {
+    /**
+     * A log's stock: its used permits logged again at their uses, as return-log.lua does.
+     *
+     * @return how much the key's remaining rose: a window counter's stock counted in a window that has ended less than
+     *         {@code unused} (as the scripts answer), others {@code unused}
+     */
+    long handBack(Prefetch p, long unused, List<PrefetchUse> used) {
         RateRequest r = p.request();
-        if (r.algorithm() != Algorithm.SLIDING_LOG || used.isEmpty() || p.receipt() == null) {
-            handBack(p, unused);
-            return;
-        }
+        if (r.algorithm() != Algorithm.SLIDING_LOG || used.isEmpty() || p.receipt() == null) return handBack(p, unused);
         p.handsBack(unused);
         String id = p.receipt().stockId();
         logs.ifHeld(r, log -> log.handBack(id, p.receipt().permits(), unused, used));
+        return unused;
     }
 
     /**
      * A token bucket's or a window counter's stock {@code id} handed back, as their scripts do (a tombstone when none is
      * lent).
      */
-    private void handBackLent(RateRequest permit, String id, long unused) {
+    private long handBackLent(RateRequest permit, String id, long unused) {
         long nowMicros = KeyModels.micros(sweptNow.getAsLong());
-        models.under(permit, m -> {
-            if (m instanceof TokenBucketModel bucket) bucket.handBack(permit, id, unused, TOMBSTONE_MICROS, nowMicros);
-            else if (m instanceof FixedWindowModel fixed) fixed.handBack(permit, id, unused, TOMBSTONE_MICROS, nowMicros);
-            else ((SlidingWindowModel) m).handBack(permit, id, unused, TOMBSTONE_MICROS, nowMicros);
-            return null;
+        return models.under(permit, m -> {
+            if (m instanceof FixedWindowModel fixed) return fixed.handBack(permit, id, unused, TOMBSTONE_MICROS, nowMicros);
+            if (m instanceof SlidingWindowModel sliding) return sliding.handBack(permit, id, unused, TOMBSTONE_MICROS, nowMicros);
+            ((TokenBucketModel) m).handBack(permit, id, unused, TOMBSTONE_MICROS, nowMicros);
+            return unused;
         });
     }
 }

@@ -141,8 +141,9 @@ public final class SlidingWindowModel implements RateModel {
      * Stock {@code id} handed back: up to {@code unused} of its permits off the counter of its window, the current or
      * the previous one; a tombstone for {@code tombstoneMicros} when none is lent under it.
      */
-    void handBack(RateRequest permit, String id, long unused, long tombstoneMicros, long nowMicros) {
+    long handBack(RateRequest permit, String id, long unused, long tombstoneMicros, long nowMicros) {
         Window s = load(permit, nowMicros);
+        double before = remaining(s, permit.limit());
         stocks.prune(s.w - 1, s.now);
         WindowStocks.Lent lent = stocks.handedBack(id, tombstoneMicros, s.now);
         if (lent != null && lent.window() == s.w) {
@@ -151,6 +152,7 @@ public final class SlidingWindowModel implements RateModel {
             s.previous = Math.max(0, s.previous - Math.min(unused, lent.permits()));
         }
         store(s);
+        return (long) (remaining(s, permit.limit()) - before);
     }
 
     private Window load(RateRequest r, long nowMicros) {

@@ -98,4 +98,20 @@ public interface Prefetching {
     default CompletionStage<Void> returnPrefetched(Prefetch prefetch, long unused, List<PrefetchUse> used) {
         return returnPrefetched(prefetch, unused);
     }
+
+    /**
+     * As {@link #returnPrefetched(Prefetch, long, List)}, completing with how much the key's remaining rose: fewer
+     * than {@code unused} when the place the stock was counted in counts less or no more (a window counter's stock
+     * handed back after its window ended: a {@code fixed-window}'s then lowers no counter, a {@code sliding-window}'s
+     * lowers the previous window's, which weighs less), so that a server holding another stock of the key knows what
+     * the key has left besides it. The default says {@code unused}.
+     *
+     * @param prefetch what was taken
+     * @param unused   how many of them were not used, at most {@code prefetch.taken()}
+     * @param used     when the others were used, as for {@link #returnPrefetched(Prefetch, long, List)}
+     * @return completes once handed back, with the rise of the key's remaining (0 to {@code unused})
+     */
+    default CompletionStage<Long> returnPrefetchedCredited(Prefetch prefetch, long unused, List<PrefetchUse> used) {
+        return returnPrefetched(prefetch, unused, used).thenApply(v -> unused);
+    }
 }

@@ -73,6 +73,13 @@ public class ForwardingBackend implements LimiterBackend, Batching, Prefetching,
         return delegate instanceof Prefetching p ? p.returnPrefetched(prefetch, unused, used) : CompletableFuture.completedFuture(null);
     }
 
+    /** What the engine calls to hand a stock back: a test that watches hand-backs overrides this one. */
+    @Override
+    public CompletionStage<Long> returnPrefetchedCredited(Prefetch prefetch, long unused, List<PrefetchUse> used) {
+        return delegate instanceof Prefetching p ? p.returnPrefetchedCredited(prefetch, unused, used)
+                : CompletableFuture.completedFuture(0L);
+    }
+
     @Override
     public CompletionStage<Void> refund(RateRequest request) {
         return delegate instanceof Refunding r ? r.refund(request)

@@ -336,6 +336,11 @@ public final class RedissonBackend
     }
 
     @Override
+    public CompletionStage<Long> returnPrefetchedCredited(Prefetch p, long unused, List<PrefetchUse> used) {
+        return stocks.returnPrefetchedCredited(p, unused, used);
+    }
+
+    @Override
     public CompletionStage<RateUsage> peek(RateRequest r) {
         return whenConnected(() -> calls.peek(RateUsage.peekOf(r)));
     }

@@ -150,6 +150,21 @@ final class StockCalls {
         return connected.whenConnected(() -> returnLog.call(r.key(), id, p.receipt().permits(), unused, List.of())).thenApply(ignored -> null);
     }
 
+    /**
+     * As {@link #returnPrefetched(Prefetch, long, List)}, with how much the key's remaining rose: a window counter's
+     * hand-back answers it (its second number: nothing for a window gone, the previous window's weight for a sliding
+     * window's stock counted in it); a log's or a bucket's permits come back whole.
+     */
+    CompletionStage<Long> returnPrefetchedCredited(Prefetch p, long unused, List<PrefetchUse> used) {
+        Algorithm algorithm = p.request().algorithm();
+        if (algorithm != Algorithm.FIXED_WINDOW && algorithm != Algorithm.SLIDING_WINDOW) {
+            return returnPrefetched(p, unused, used).thenApply(v -> unused);
+        }
+        if (!p.handsBack(unused)) return CompletableFuture.completedFuture(0L);
+        return handBackLent(p.request().withCost(unused), p.receipt().stockId())
+                .thenApply(answer -> ((Number) ((List<?>) answer).get(1)).longValue());
+    }
+
     /** A log's stock: its used permits are logged again at their uses, in the same script as its unused go back. */
     CompletionStage<Void> returnPrefetched(Prefetch p, long unused, List<PrefetchUse> used) {
         if (p.request().algorithm() != Algorithm.SLIDING_LOG || used.isEmpty() || p.receipt() == null) {

@@ -53,6 +53,7 @@ class PrefetchMatchesModelTest {
         int decisions = 0;
         int usesGivenBack = 0;
         int forgotten = 0;
+        int creditedLess = 0;
         try {
             for (int s = 0; s < SEQUENCES; s++) {
                 long limit = 5 + random.nextInt(random.nextBoolean() ? 20 : 150);
@@ -118,8 +119,11 @@ class PrefetchMatchesModelTest {
                         boolean told = random.nextBoolean();
                         long unused = told ? random.nextLong(a.taken() + 1) : 1 + random.nextLong(a.taken());
                         List<PrefetchUse> used = told ? randomUses(random, a.taken() - unused, period) : List.of();
-                        redis.returnPrefetched(a, unused, used).toCompletableFuture().join();
-                        memory.returnPrefetched(b, unused, used).toCompletableFuture().join();
+                        long creditedA = redis.returnPrefetchedCredited(a, unused, used).toCompletableFuture().join();
+                        long creditedB = memory.returnPrefetchedCredited(b, unused, used).toCompletableFuture().join();
+                        // What the key's remaining rose by: a window counter's stock whose window turned, less.
+                        assertThat(creditedA).as("credited: " + where).isEqualTo(creditedB).isBetween(0L, unused);
+                        if (creditedA < unused) creditedLess++;
                         goneA.add(a.receipt());
                         goneB.add(b.receipt());
                         returned += (int) unused;
@@ -137,11 +141,15 @@ class PrefetchMatchesModelTest {
             memory.close();
         }
         System.out.println("PrefetchMatchesModelTest " + algorithm + ": " + prefetches + " prefetches (" + taken + " permits taken ahead, "
-                + returned + " handed back, " + forgotten + " used-up stocks forgotten) and " + decisions + " decisions identical");
+                + returned + " handed back, " + creditedLess + " credited less, " + forgotten + " used-up stocks forgotten) and " + decisions
+                + " decisions identical");
         assertThat(taken).as("permits taken ahead").isGreaterThan(SEQUENCES * 10);
         assertThat(returned).as("permits handed back").isGreaterThan(SEQUENCES * 3);
         if (algorithm == Algorithm.SLIDING_LOG) assertThat(usesGivenBack).as("uses given back").isGreaterThan(SEQUENCES);
         if (algorithm != Algorithm.SLIDING_LOG) assertThat(forgotten).as("used-up stocks forgotten").isGreaterThan(SEQUENCES);
+        if (algorithm == Algorithm.FIXED_WINDOW || algorithm == Algorithm.SLIDING_WINDOW) {
+            assertThat(creditedLess).as("hand-backs crediting less than they returned (their window turned)").isPositive();
+        }
     }
 
     /**

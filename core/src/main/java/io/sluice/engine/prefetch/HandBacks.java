@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 
 /**
  * Sends the unused permits of stocks back to the backend and keeps, by key, those not yet answered: a key's next
@@ -33,6 +34,15 @@ final class HandBacks {
      * was taken out of, so that a request that finds the stock gone finds its hand-back in {@link #inFlight}.
      */
     CompletionStage<Void> send(Stock s) {
+        return send(s, credited -> { });
+    }
+
+    /**
+     * As {@link #send(Stock)}, telling {@code credited} how much the key's remaining rose (what the backend says it
+     * credited: less than the rest for a window counter's stock whose window has ended) before the hand-back counts as
+     * answered, so that the key's next call, which waits for it, comes after. Not told when the hand-back failed.
+     */
+    CompletionStage<Void> send(Stock s, LongConsumer credited) {
         // Read by the thread that took the stock out of its slot, under the slot's lock: no request uses it now.
         long rest = s.left;
         s.left = 0;
@@ -43,7 +53,8 @@ final class HandBacks {
         try {
             // Best effort: a permit that does not come back is taken until its window passes, as if used (and a use
             // not told counts from the hold's end).
-            back = backend.returnPrefetched(s.prefetch, rest, used).toCompletableFuture().exceptionally(ignored -> null);
+            back = backend.returnPrefetchedCredited(s.prefetch, rest, used).toCompletableFuture()
+                    .thenAccept(credited::accept).exceptionally(ignored -> null);
         } catch (RuntimeException e) {
             return CompletableFuture.completedFuture(null);
         }

@@ -13,17 +13,37 @@ final class HeardLeft {
     /** When the backend said {@link #left} (this server's ticker), and how long until its next permit freed. */
     private long at;
     private long resetMillis;
+    /** How many answers {@link #heard}: a correction meant for an earlier one does not apply to a later one. */
+    private long answers;
 
     /** What the backend said the key had left besides this server's stocks, at {@code at}. */
     void heard(long left, long at, long resetMillis) {
         this.left = left;
         this.at = at;
         this.resetMillis = resetMillis;
+        answers++;
     }
 
-    /** The key has {@code more} permits besides this server's stocks (a stock handed back, a refund). */
+    /** Which answer {@link #left} stands on (it changes with each {@link #heard}). */
+    long answer() {
+        return answers;
+    }
+
+    /**
+     * The key has {@code more} permits besides this server's stocks (a stock handed back, a refund), or fewer (a
+     * hand-back's credit expected and corrected by its answer).
+     */
     void add(long more) {
         left += more;
+    }
+
+    /**
+     * Corrects what a hand-back was expected to credit by {@code more}, once its answer tells what it credited: only
+     * while {@link #left} still stands on {@code answer}. A later answer was asked after the hand-back was answered (a
+     * key's call waits for its hand-backs), so it counts the credit itself.
+     */
+    void correct(long answer, long more) {
+        if (answers == answer) left += more;
     }
 
     /**

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.LongConsumer;
 
 /**
  * One key's prefetch on this server: its {@link StockState}, its call in flight and what the backend last said it had
@@ -72,10 +73,7 @@ final class KeySlot {
         Entry entry = s.pay(request, now);
         Stock n = state.next;
         // The key's remaining permits as without prefetch: what the backend has, and what this server holds.
-        if (spent != null) {
-            heard.add(spent.left);
-            giveBack(spent);
-        }
+        if (spent != null) handBack(spent, s);
         long remaining = heard.now(request, now, lent()) + s.left + (n != null ? n.left : 0);
         long reset = Math.max(0, s.prefetch.outcome().resetMillis() - (now - s.fetchedAt));
         boolean refill = false;
@@ -122,10 +120,9 @@ final class KeySlot {
         List<Stock> back = stocks();
         state = state.landed(arrived);
         for (Stock old : back) {
-            heard.add(old.left);
-            besides += old.left;
+            besides += old.creditExpected(arrived);
+            handBack(old, arrived);
         }
-        for (Stock old : back) giveBack(old);
         return new Landing(true, besides);
     }
 
@@ -142,8 +139,8 @@ final class KeySlot {
         }
         Stock back = state.next;
         state = state.landed(arrived);
-        heard.heard(p.remaining() + (back != null ? back.left : 0), sent, p.outcome().resetMillis());
-        if (back != null) giveBack(back);
+        heard.heard(p.remaining(), sent, p.outcome().resetMillis());
+        if (back != null) handBack(back, arrived);
         return true;
     }
 
@@ -158,12 +155,34 @@ final class KeySlot {
     }
 
     /**
+     * Hands back what is left of {@code s}, which left the slot, as {@link #giveBack}, and credits what the key has left
+     * besides this server's stocks: at once with what the hand-back is expected to credit ({@link Stock#creditExpected}:
+     * its rest, or nothing for a fixed window's stock counted before {@code newer}'s window), then by what the backend
+     * says it credited once answered (a window that has ended counts less or nothing), while no later answer has
+     * replaced what was heard.
+     */
+    private CompletionStage<Void> handBack(Stock s, Stock newer) {
+        long expected = s.creditExpected(newer);
+        heard.add(expected);
+        long answer = heard.answer();
+        return giveBack(s, credited -> {
+            synchronized (this) {
+                heard.correct(answer, credited - expected);
+            }
+        });
+    }
+
+    private CompletionStage<Void> giveBack(Stock s) {
+        return giveBack(s, credited -> { });
+    }
+
+    /**
      * Hands back what is left of {@code s}, which left the slot; a stock used up whose backend keeps its entry (a
      * token bucket's loan, a window counter's stock; not a log's, which goes back with the times of its uses) has
      * nothing to hand back: its receipt waits for the key's next call, which forgets it in the same step.
      */
-    private CompletionStage<Void> giveBack(Stock s) {
-        if (s.left > 0 || s.countsUses()) return handBacks.send(s);
+    private CompletionStage<Void> giveBack(Stock s, LongConsumer credited) {
+        if (s.left > 0 || s.countsUses()) return handBacks.send(s, credited);
         if (usedUp.size() == MAX_USED_UP) usedUp.remove(0);
         usedUp.add(s.prefetch.receipt());
         return DONE;
@@ -198,10 +217,7 @@ final class KeySlot {
             // Already replaced: handed back when it was.
             ended = false;
         }
-        if (ended) {
-            heard.add(stock.left);
-            giveBack(stock);
-        }
+        if (ended) handBack(stock, state.current);
         StockState forgotten = state.forget();
         if (forgotten == null) return Swept.HANDED_BACK;
         state = forgotten;
@@ -311,8 +327,8 @@ final class KeySlot {
         List<CompletableFuture<Void>> returns = new ArrayList<>(back.size());
         for (Stock s : back) {
             // Its own limit's permits are the key's again: what it has left besides this server's stocks.
-            if (s.forLimitOf(request)) heard.add(s.left);
-            returns.add(giveBack(s).toCompletableFuture());
+            CompletionStage<Void> handedBack = s.forLimitOf(request) ? handBack(s, current) : giveBack(s);
+            returns.add(handedBack.toCompletableFuture());
         }
         return CompletableFuture.allOf(returns.toArray(new CompletableFuture<?>[0]));
     }

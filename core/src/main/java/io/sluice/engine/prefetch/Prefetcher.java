@@ -57,6 +57,8 @@ public final class Prefetcher {
     private final ConcurrentHashMap<String, KeySlot> slots = new ConcurrentHashMap<>();
     private final HoldQueue holds;
     private final HandBacks handBacks;
+    /** Requests of prefetching keys decided in the backend without a call of the slot's, not yet landed. */
+    private final KeyPending deciding = new KeyPending();
     private final StockSizes sizes;
 
     /**
@@ -235,6 +237,29 @@ public final class Prefetcher {
     public long remaining(RateRequest request, long backendRemaining, long resetMillis) {
         KeySlot slot = slots.get(request.key());
         return slot == null ? backendRemaining : slot.remaining(request, backendRemaining, ticker, resetMillis);
+    }
+
+    /**
+     * A request of the key is being decided in the backend without a call of the key's slot (it found none to start,
+     * or the stock the key's call brought cannot pay it): complete the future returned once its answer has landed
+     * ({@link #remaining}). A refund of the key waits for it ({@link #callsInFlight}), since the answer could count the
+     * refund, which {@link #refunded} adds to what the key has left once landed (counted twice).
+     */
+    public CompletableFuture<Void> deciding(String key) {
+        CompletableFuture<Void> landed = new CompletableFuture<>();
+        deciding.track(key, landed);
+        return landed;
+    }
+
+    /**
+     * The key's call in flight and its requests being decided in the backend ({@link #deciding}), which a refund of the
+     * key waits for; null when none is.
+     */
+    public CompletableFuture<Void> callsInFlight(String key) {
+        CompletableFuture<Void> call = inFlight(key);
+        CompletableFuture<Void> decisions = deciding.inFlight(key);
+        if (call == null) return decisions;
+        return decisions == null ? call : CompletableFuture.allOf(call, decisions);
     }
 
     /**

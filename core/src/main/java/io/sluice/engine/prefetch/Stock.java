@@ -48,6 +48,25 @@ final class Stock {
         return entry != null && entry.equals(prefetch.stockEntry());
     }
 
+    /**
+     * What handing it back is expected to raise the key's remaining by, before the backend answers: its rest, but
+     * nothing for a fixed window's stock counted in an earlier window than {@code newer} (null: none), which the
+     * backend took in a later window: the key's window has turned, and no counter counts this stock's permits any
+     * more. (A sliding window's stock then still weighs in the previous window, by a weight only the backend's
+     * answer tells.)
+     */
+    long creditExpected(Stock newer) {
+        if (newer == null || prefetch.request().algorithm() != Algorithm.FIXED_WINDOW) return left;
+        return countedBefore(newer) ? 0 : left;
+    }
+
+    /** Whether this stock was counted in an earlier window than {@code newer} (both a window counter's). */
+    private boolean countedBefore(Stock newer) {
+        Entry.WindowIndex mine = prefetch.stockEntry();
+        Entry.WindowIndex theirs = newer.prefetch.stockEntry();
+        return mine != null && theirs != null && mine.index() < theirs.index();
+    }
+
     /** A paid request's permits come back (another rule rejected it), taken off the latest use. */
     void putBack(RateRequest r) {
         left += r.cost();

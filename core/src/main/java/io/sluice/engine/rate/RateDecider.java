@@ -123,11 +123,12 @@ public final class RateDecider {
      * A prefetching key's refund, never beside another call of the key on this server: what a call's answer says the
      * key has left would count the refund or not depending on which Redis ran first, and the refund's credit is added
      * to it once landed (a sliding window's stock-paid permit given back while a refill was in flight answered
-     * Remaining 1 where Redis had 0, issue 21). So the key's call in flight lands first, and its next call waits for
-     * the refund ({@link Prefetcher#refunding}).
+     * Remaining 1 where Redis had 0, issue 21). So the key's call in flight, and its requests being decided in the
+     * backend without one ({@link OrderedStep}), land first, and the key's next call waits for the refund
+     * ({@link Prefetcher#refunding}).
      */
     private CompletionStage<Void> orderedRefund(Rule rule, RateRequest request, Entry entry) {
-        CompletableFuture<Void> landing = prefetcher.inFlight(request.key());
+        CompletableFuture<Void> landing = prefetcher.callsInFlight(request.key());
         CompletableFuture<Void> refund = landing == null
                 ? refunds.refund(rule, request, entry).toCompletableFuture()
                 : guard.bounded(landing, guard.timeout()).handle((v, e) -> null)

@@ -128,6 +128,7 @@ final class RatePath {
         if (shape.shielded()) steps.add(next -> new ShieldStep(shield, listener, next));
         if (shape.prefetches()) steps.add(next -> new PrefetchStep(prefetcher, shape.hold(), shape.shieldCapMillis(),
                 shape.shielded() ? shield : null, guard, refunds, ticker, listener, next));
+        if (shape.prefetches()) steps.add(next -> new OrderedStep(prefetcher, guard, ticker, next));
         steps.add(next -> new BreakerStep(guard, next));
         // This server's stock of the key is the key's: what remains counts it, as without prefetch.
         BackendStep.Remaining remaining = shape.prefetches() ? prefetcher::remaining : BackendStep.Remaining.BACKEND;

@@ -47,6 +47,14 @@ class KeySlotTest {
             if (unused == 0) return CompletableFuture.completedFuture(null);
             return returnPrefetched(prefetch, unused);
         }
+
+        /** What a hand-back says it credited: the whole rest unless the test sets it (a window that has ended). */
+        Long credit;
+
+        @Override
+        public CompletionStage<Long> returnPrefetchedCredited(Prefetch prefetch, long unused, List<PrefetchUse> used) {
+            return returnPrefetched(prefetch, unused, used).thenApply(v -> credit != null ? credit : unused);
+        }
     }
 
     private final HandBackLog backend = new HandBackLog();
@@ -330,6 +338,75 @@ class KeySlotTest {
         assertThat(slot.remaining(OTHER_LIMIT, 30, () -> 0, 1000)).isEqualTo(30);
         slot.refunded(REQUEST);
         assertThat(slot.take(REQUEST, 1).remaining()).as("30 heard, 1 refunded, 9 here").isEqualTo(40);
+    }
+
+    private static final RateRequest SLIDING = new RateRequest("k", Algorithm.SLIDING_WINDOW, 100, Duration.ofSeconds(10), 1, 100, 0, 100);
+    private static final RateRequest FIXED = new RateRequest("k", Algorithm.FIXED_WINDOW, 100, Duration.ofSeconds(10), 1, 100, 0, 100);
+
+    /** A window counter's stock of {@code taken} permits counted in {@code window}, the backend then left {@code remaining}. */
+    private static Stock windowStock(RateRequest r, long taken, long remaining, long window, long at) {
+        Prefetch p = new Prefetch(new RateOutcome(true, remaining, 1000, 0), r.withCost(1), taken, remaining,
+                new Prefetch.Receipt("s" + window, taken), 1000, new Entry.WindowIndex(window));
+        return new Stock(p, at, at + 1000);
+    }
+
+    /** The slot holding {@code current}, 1 of its 4 left, and, landed beside it by a refill, {@code next}. */
+    private void currentAndNext(RateRequest r, Stock current, Stock next) {
+        assertThat(slot.fetch()).isTrue();
+        assertThat(slot.fetched(r, current.prefetch, current, current.fetchedAt).kept()).isTrue();
+        slot.landed();
+        slot.take(r, current.fetchedAt);
+        slot.take(r, current.fetchedAt);
+        assertThat(slot.take(r, current.fetchedAt).refill()).isTrue();
+        assertThat(slot.refilled(next.prefetch, next, next.fetchedAt)).isTrue();
+        slot.landed();
+    }
+
+    /**
+     * A sliding window's stock handed back once its window turned comes off the previous window, which weighs less:
+     * what the key has left rises by what the backend says it credited (here nothing), not by the stock's rest (1).
+     * Until the answer, the rest counts (the window may not have turned).
+     */
+    @Test
+    void aStockHandedBackAfterItsWindowCreditsWhatTheBackendSays() {
+        Stock a = windowStock(SLIDING, 4, 50, 0, 0);
+        Stock b = windowStock(SLIDING, 4, 30, 1, 500);
+        currentAndNext(SLIDING, a, b);
+        backend.credit = 0L;
+        backend.answer = new CompletableFuture<>();
+        assertThat(slot.holdEnded(a)).isEqualTo(KeySlot.Swept.HANDED_BACK);
+        assertThat(backend.handedBack).containsExactly(1L);
+        assertThat(slot.take(SLIDING, 900).remaining()).as("30 heard, a's 1 expected, 3 of b").isEqualTo(34);
+        backend.answer.complete(null);
+        assertThat(slot.take(SLIDING, 900).remaining()).as("30 heard, nothing credited, 2 of b").isEqualTo(32);
+    }
+
+    /** A call's answer heard after a hand-back was sent counted it already: the hand-back's late credit leaves it alone. */
+    @Test
+    void aHandBacksCreditCorrectsOnlyWhatWasHeardBeforeIt() {
+        Stock a = windowStock(SLIDING, 4, 50, 0, 0);
+        Stock b = windowStock(SLIDING, 4, 30, 1, 500);
+        currentAndNext(SLIDING, a, b);
+        backend.credit = 0L;
+        backend.answer = new CompletableFuture<>();
+        slot.holdEnded(a);
+        assertThat(slot.remaining(SLIDING, 25, () -> 900, 1000)).as("25 in the backend, 4 of b").isEqualTo(29);
+        backend.answer.complete(null);
+        assertThat(slot.take(SLIDING, 900).remaining()).as("25 heard after a's hand-back, 3 of b").isEqualTo(28);
+    }
+
+    /**
+     * A fixed window's stock spent once the next window's stock pays: its window has ended, and its hand-back lowers no
+     * counter, so the paying request's remaining counts none of it, before the backend even answers.
+     */
+    @Test
+    void aFixedWindowsStockSpentAfterItsWindowCountsNothing() {
+        Stock a = windowStock(FIXED, 4, 50, 0, 0);
+        Stock b = windowStock(FIXED, 4, 96, 1, 500);
+        currentAndNext(FIXED, a, b);
+        backend.answer = new CompletableFuture<>();
+        assertThat(slot.take(FIXED, 1000).remaining()).as("a ended: 96 heard, 3 of b").isEqualTo(99);
+        assertThat(backend.handedBack).containsExactly(1L);
     }
 
     @Test

@@ -8,8 +8,8 @@
 -- "allowed", and in place of the delay how long (ms, rounded down) the stock may be handed out: until its window
 -- ends, after which its permits would be used in a window that never counted them. With ARGV[6] '1' and an id in
 -- ARGV[8]: the hand-back of that stock, up to cost of its permits, off its window's counter while that window is the
--- current one (a window gone counts nothing), once; ARGV[9] then how long (ms) the tombstone of a hand-back that finds
--- no stock lasts. ARGV[10] a refund's window: the index its admitted answer named ('' unknown); the cost comes off
+-- current one (a window gone counts nothing), once, answering as its second number how much the key's remaining rose
+-- (0 for a window gone); ARGV[9] then how long (ms) the tombstone of a hand-back that finds no stock lasts. ARGV[10] a refund's window: the index its admitted answer named ('' unknown); the cost comes off
 -- the counter only while that window is the current one (a window gone counts nothing any more, and a later one never
 -- counted the request); its answer's first number is then 1 when a counter got permits back, else 0. ARGV[11] with a
 -- prefetch: the ids of stocks of the key the server used up, separated by ',' ('' none), forgotten first
@@ -46,9 +46,10 @@ end
 
 if ARGV[6] == '1' and stockId ~= '' then
   local s = handedBack(stockId, lentMs)
+  local before = math.max(0, limit - n)
   if s and s[2] == w then n = math.max(0, n - math.min(cost, s[3])) end
   store()
-  return {1, 0, 0, 0, 0, 0, w}
+  return {1, math.max(0, limit - n) - before, 0, 0, 0, 0, w}
 end
 
 if ARGV[6] == '1' then

@@ -13,8 +13,10 @@
 -- previous window sliding out), so that a request the stock pays has the remaining the backend would answer it.
 -- With ARGV[6] '1' and an id in ARGV[8]: the hand-back of that stock, up to cost of its permits, off the counter of
 -- its window, the current one or now the previous one (whose weight then lowers the estimate exactly as the stock
--- raised it; an older window counts nothing), once; ARGV[9] then how long (ms) the tombstone of a hand-back that
--- finds no stock lasts. ARGV[10] a refund's window: the index its admitted answer named ('' unknown); the cost comes
+-- raised it; an older window counts nothing), once, answering as its second number how much the key's remaining rose
+-- (the previous window's weight times the permits, rounded as the remaining is: maybe less); ARGV[9] then how long
+-- (ms) the tombstone of a hand-back that finds no stock lasts. ARGV[10] a refund's window: the index its admitted
+-- answer named ('' unknown); the cost comes
 -- off that window's counter, the current one or now the previous one (which still weighs in), an older one counting
 -- nothing any more; its answer's first number is then 1 when a counter got permits back, else 0, its second how much
 -- the key's remaining rose (the previous window's weight times the cost, rounded as the remaining is: maybe less).
@@ -61,13 +63,14 @@ end
 
 if ARGV[6] == '1' and stockId ~= '' then
   local s = handedBack(stockId, lentMs)
+  local before = math.max(0, math.floor(limit - (prev * (period - e) / period + cur)))
   if s and s[2] == w then
     cur = math.max(0, cur - math.min(cost, s[3]))
   elseif s and s[2] == w - 1 then
     prev = math.max(0, prev - math.min(cost, s[3]))
   end
   store()
-  return {1, 0, 0, 0, 0, 0, w}
+  return {1, math.max(0, math.floor(limit - (prev * (period - e) / period + cur))) - before, 0, 0, 0, 0, w}
 end
 
 if ARGV[6] == '1' then
