@@ -103,14 +103,9 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
     /**
      * As the Redis backend does: the request, then up to {@code ahead} permits of cost 1 (a log's in one entry that
      * counts from the hold's end, a bucket's or a window counter's lent under an id); every algorithm but the leaky
-     * bucket, under hard throttling, takes some.
+     * bucket, under hard throttling, takes some. A token bucket's or a window counter's loan forgets the used-up
+     * stocks first, as the scripts do.
      */
-    @Override
-    public CompletionStage<Prefetch> tryConsumeAndPrefetch(RateRequest r, long ahead, Duration hold) {
-        return tryConsumeAndPrefetch(r, ahead, hold, List.of());
-    }
-
-    /** As above; a token bucket's or a window counter's loan forgets the used-up stocks first, as the scripts do. */
     @Override
     public CompletionStage<Prefetch> tryConsumeAndPrefetch(RateRequest r, long ahead, Duration hold, List<Prefetch.Receipt> usedUp) {
         if (!Prefetch.supported(r, ahead)) {
@@ -119,13 +114,10 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
         return CompletableFuture.completedFuture(stocks.lend(r.withCost(1), r, ahead, hold, usedUp));
     }
 
-    /** As the Redis backend does: the permits alone (the outcome says only whether any were taken). */
-    @Override
-    public CompletionStage<Prefetch> prefetch(RateRequest permit, long ahead, Duration hold) {
-        return prefetch(permit, ahead, hold, List.of());
-    }
-
-    /** As above, forgetting the used-up stocks first. */
+    /**
+     * As the Redis backend does: the permits alone (the outcome says only whether any were taken), forgetting the
+     * used-up stocks first.
+     */
     @Override
     public CompletionStage<Prefetch> prefetch(RateRequest permit, long ahead, Duration hold, List<Prefetch.Receipt> usedUp) {
         if (!Prefetch.supported(permit, ahead)) {
@@ -134,23 +126,13 @@ public final class InMemoryBackend implements LimiterBackend, Prefetching, Refun
         return CompletableFuture.completedFuture(stocks.lend(permit, null, ahead, hold, usedUp));
     }
 
-    /** A log's prefetch entry loses the unused permits (and leaves when none is left); a bucket gets the tokens back. */
+    /**
+     * A log's prefetch entry loses the unused permits (and leaves when none is left), its used permits logged again at
+     * their uses, as return-log.lua does; a bucket gets the tokens back. Answers as the scripts do: less than
+     * {@code unused} for a window counter's stock counted in a window that has ended.
+     */
     @Override
-    public CompletionStage<Void> returnPrefetched(Prefetch p, long unused) {
-        stocks.handBack(p, unused);
-        return CompletableFuture.completedFuture(null);
-    }
-
-    /** A log's stock: its used permits logged again at their uses, as return-log.lua does. */
-    @Override
-    public CompletionStage<Void> returnPrefetched(Prefetch p, long unused, List<PrefetchUse> used) {
-        stocks.handBack(p, unused, used);
-        return CompletableFuture.completedFuture(null);
-    }
-
-    /** As the scripts answer: less than {@code unused} for a window counter's stock counted in a window that has ended. */
-    @Override
-    public CompletionStage<Long> returnPrefetchedCredited(Prefetch p, long unused, List<PrefetchUse> used) {
+    public CompletionStage<Long> returnPrefetched(Prefetch p, long unused, List<PrefetchUse> used) {
         return CompletableFuture.completedFuture(stocks.handBack(p, unused, used));
     }
 

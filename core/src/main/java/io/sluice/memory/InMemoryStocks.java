@@ -102,7 +102,7 @@ final class InMemoryStocks {
      *
      * @return how much the key's remaining rose, as {@link #handBack(Prefetch, long, List)} says
      */
-    long handBack(Prefetch p, long unused) {
+    private long handBack(Prefetch p, long unused) {
         if (!p.handsBack(unused)) return 0;
         RateRequest r = p.request();
         String id = p.receipt().stockId();

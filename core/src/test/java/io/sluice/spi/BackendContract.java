@@ -405,7 +405,7 @@ public abstract class BackendContract {
     void aStockUseGivenBackAfterItsHandBackComesOffThatUse(boolean merged) {
         Assumptions.assumeTrue(backend instanceof Prefetching, "the backend cannot prefetch");
         RateRequest r = new RateRequest(key("use-refund-" + merged), 3, Duration.ofSeconds(10), 1);
-        Prefetch p = ((Prefetching) backend).prefetch(r, 3, Duration.ofSeconds(1)).toCompletableFuture().join();
+        Prefetch p = ((Prefetching) backend).prefetch(r, 3, Duration.ofSeconds(1), List.of()).toCompletableFuture().join();
         assertThat(p.taken()).isEqualTo(3);
         clock.advance(Duration.ofSeconds(1));
         List<PrefetchUse> uses = merged ? List.of(new PrefetchUse(2, 500), new PrefetchUse(1, 200))
@@ -517,12 +517,12 @@ public abstract class BackendContract {
         alignTo(period);
         RateRequest r = request(algorithm, "late-stock", 3, period);
         clock.advance(Duration.ofSeconds(9));
-        Prefetch stock = prefetching.prefetch(r, 2, Duration.ofSeconds(30)).toCompletableFuture().join();
+        Prefetch stock = prefetching.prefetch(r, 2, Duration.ofSeconds(30), List.of()).toCompletableFuture().join();
         assertThat(stock.taken()).isEqualTo(2);
         clock.advance(algorithm == FIXED_WINDOW ? Duration.ofSeconds(1) : Duration.ofSeconds(11));
         RateOutcome first = consume(r);
         assertThat(first.allowed()).isTrue();
-        prefetching.returnPrefetched(stock, 2).toCompletableFuture().join();
+        prefetching.returnPrefetched(stock, 2, List.of()).toCompletableFuture().join();
         assertThat(consume(r).remaining()).as("nothing credited to the window of the hand-back").isEqualTo(first.remaining() - 1);
         assertThat(consume(r).remaining()).isZero();
         assertThat(consume(r).allowed()).isFalse();

@@ -39,21 +39,11 @@ public class ForwardingBackend implements LimiterBackend, Batching, Prefetching,
         return (delegate instanceof Batching b ? b : Batching.oneAfterAnother(delegate)).tryConsumeAll(requests);
     }
 
-    @Override
-    public CompletionStage<Prefetch> tryConsumeAndPrefetch(RateRequest request, long ahead, Duration hold) {
-        return tryConsumeAndPrefetch(request, ahead, hold, List.of());
-    }
-
     /** What the engine calls: a test that holds or counts prefetches overrides this one. */
     @Override
     public CompletionStage<Prefetch> tryConsumeAndPrefetch(RateRequest request, long ahead, Duration hold, List<Prefetch.Receipt> usedUp) {
         return delegate instanceof Prefetching p ? p.tryConsumeAndPrefetch(request, ahead, hold, usedUp)
                 : delegate.tryConsume(request).thenApply(o -> Prefetch.none(request, o));
-    }
-
-    @Override
-    public CompletionStage<Prefetch> prefetch(RateRequest permit, long ahead, Duration hold) {
-        return prefetch(permit, ahead, hold, List.of());
     }
 
     /** What the engine calls: a test that holds or counts refills overrides this one. */
@@ -63,20 +53,10 @@ public class ForwardingBackend implements LimiterBackend, Batching, Prefetching,
                 : CompletableFuture.completedFuture(Prefetch.nothing(permit));
     }
 
-    @Override
-    public CompletionStage<Void> returnPrefetched(Prefetch prefetch, long unused) {
-        return delegate instanceof Prefetching p ? p.returnPrefetched(prefetch, unused) : CompletableFuture.completedFuture(null);
-    }
-
-    @Override
-    public CompletionStage<Void> returnPrefetched(Prefetch prefetch, long unused, List<PrefetchUse> used) {
-        return delegate instanceof Prefetching p ? p.returnPrefetched(prefetch, unused, used) : CompletableFuture.completedFuture(null);
-    }
-
     /** What the engine calls to hand a stock back: a test that watches hand-backs overrides this one. */
     @Override
-    public CompletionStage<Long> returnPrefetchedCredited(Prefetch prefetch, long unused, List<PrefetchUse> used) {
-        return delegate instanceof Prefetching p ? p.returnPrefetchedCredited(prefetch, unused, used)
+    public CompletionStage<Long> returnPrefetched(Prefetch prefetch, long unused, List<PrefetchUse> used) {
+        return delegate instanceof Prefetching p ? p.returnPrefetched(prefetch, unused, used)
                 : CompletableFuture.completedFuture(0L);
     }
 

@@ -261,15 +261,10 @@ public final class RedissonBackend
     /**
      * The request and its prefetched permits in one unit of the key's lane: one script call, which decides the
      * request, then the run of permits (as many as fit); a log logs them at the hold's end, under one entry id that
-     * {@link #returnPrefetched} removes them by; a token bucket and a window counter lend them under that id. The leaky
-     * bucket's pace takes nothing ahead (the rules file refuses prefetch with it).
+     * {@link #returnPrefetched} removes them by; a token bucket and a window counter lend them under that id, and
+     * forget the used-up stocks first, in the same script. The leaky bucket's pace takes nothing ahead (the rules
+     * file refuses prefetch with it).
      */
-    @Override
-    public CompletionStage<Prefetch> tryConsumeAndPrefetch(RateRequest r, long ahead, Duration hold) {
-        return tryConsumeAndPrefetch(r, ahead, hold, List.of());
-    }
-
-    /** As above; a token bucket's or a window counter's loan forgets the used-up stocks first, in the same script. */
     @Override
     public CompletionStage<Prefetch> tryConsumeAndPrefetch(RateRequest r, long ahead, Duration hold, List<Prefetch.Receipt> usedUp) {
         if (!Prefetch.supported(r, ahead)) {
@@ -278,13 +273,7 @@ public final class RedissonBackend
         return stocks.prefetched(List.of(r), r.withCost(1), ahead, hold, StockCalls.stockId(), usedUp);
     }
 
-    /** Permits alone, in the key's lane: the same unit without a request. */
-    @Override
-    public CompletionStage<Prefetch> prefetch(RateRequest permit, long ahead, Duration hold) {
-        return prefetch(permit, ahead, hold, List.of());
-    }
-
-    /** As above, forgetting the used-up stocks first. */
+    /** Permits alone, in the key's lane: the same unit without a request, forgetting the used-up stocks first. */
     @Override
     public CompletionStage<Prefetch> prefetch(RateRequest permit, long ahead, Duration hold, List<Prefetch.Receipt> usedUp) {
         if (!Prefetch.supported(permit, ahead)) {
@@ -321,23 +310,13 @@ public final class RedissonBackend
     }
 
     /**
-     * The last {@code unused} of the prefetched permits: the log's own entries removed, a bucket's tokens handed back, a
-     * window counter's permits off the counter of their window.
+     * The last {@code unused} of the prefetched permits: the log's own entries removed (its used permits logged again at
+     * their uses, in the same script), a bucket's tokens handed back, a window counter's permits off the counter of
+     * their window, which answers what that credited.
      */
     @Override
-    public CompletionStage<Void> returnPrefetched(Prefetch p, long unused) {
-        return stocks.returnPrefetched(p, unused);
-    }
-
-    /** A log's stock: its used permits are logged again at their uses, in the same script as its unused go back. */
-    @Override
-    public CompletionStage<Void> returnPrefetched(Prefetch p, long unused, List<PrefetchUse> used) {
+    public CompletionStage<Long> returnPrefetched(Prefetch p, long unused, List<PrefetchUse> used) {
         return stocks.returnPrefetched(p, unused, used);
-    }
-
-    @Override
-    public CompletionStage<Long> returnPrefetchedCredited(Prefetch p, long unused, List<PrefetchUse> used) {
-        return stocks.returnPrefetchedCredited(p, unused, used);
     }
 
     @Override

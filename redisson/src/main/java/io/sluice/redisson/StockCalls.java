@@ -139,41 +139,36 @@ final class StockCalls {
     }
 
     /**
-     * The last {@code unused} of the prefetched permits: the log's own entries removed, a bucket's tokens handed back, a
-     * window counter's permits off the counter of their window.
+     * The last {@code unused} of the prefetched permits, with how much the key's remaining rose: a window counter's
+     * come off the counter of their window, whose hand-back answers it; a log's or a bucket's come back whole.
      */
-    CompletionStage<Void> returnPrefetched(Prefetch p, long unused) {
-        if (!p.handsBack(unused)) return CompletableFuture.completedFuture(null);
-        RateRequest r = p.request();
-        String id = p.receipt().stockId();
-        if (r.algorithm() != Algorithm.SLIDING_LOG) return handBackLent(r.withCost(unused), id).thenApply(ignored -> null);
-        return connected.whenConnected(() -> returnLog.call(r.key(), id, p.receipt().permits(), unused, List.of())).thenApply(ignored -> null);
+    CompletionStage<Long> returnPrefetched(Prefetch p, long unused, List<PrefetchUse> used) {
+        Algorithm algorithm = p.request().algorithm();
+        if (algorithm == Algorithm.FIXED_WINDOW || algorithm == Algorithm.SLIDING_WINDOW) return returnWindowStock(p, unused);
+        return returnWhole(p, unused, used).thenApply(ignored -> unused);
     }
 
     /**
-     * As {@link #returnPrefetched(Prefetch, long, List)}, with how much the key's remaining rose: a window counter's
-     * hand-back answers it (its second number: nothing for a window gone, the previous window's weight for a sliding
-     * window's stock counted in it); a log's or a bucket's permits come back whole.
+     * A window counter's stock: its hand-back answers what it credited (its second number: nothing for a window gone,
+     * the previous window's weight for a sliding window's stock counted in it).
      */
-    CompletionStage<Long> returnPrefetchedCredited(Prefetch p, long unused, List<PrefetchUse> used) {
-        Algorithm algorithm = p.request().algorithm();
-        if (algorithm != Algorithm.FIXED_WINDOW && algorithm != Algorithm.SLIDING_WINDOW) {
-            return returnPrefetched(p, unused, used).thenApply(v -> unused);
-        }
+    private CompletionStage<Long> returnWindowStock(Prefetch p, long unused) {
         if (!p.handsBack(unused)) return CompletableFuture.completedFuture(0L);
         return handBackLent(p.request().withCost(unused), p.receipt().stockId())
                 .thenApply(answer -> ((Number) ((List<?>) answer).get(1)).longValue());
     }
 
-    /** A log's stock: its used permits are logged again at their uses, in the same script as its unused go back. */
-    CompletionStage<Void> returnPrefetched(Prefetch p, long unused, List<PrefetchUse> used) {
-        if (p.request().algorithm() != Algorithm.SLIDING_LOG || used.isEmpty() || p.receipt() == null) {
-            return returnPrefetched(p, unused);
-        }
-        p.handsBack(unused);
+    /**
+     * A bucket's tokens handed back, or a log's own entries removed; a log's stock goes back even with nothing unused
+     * when told its uses, which are logged again at their times in the same script.
+     */
+    private CompletionStage<?> returnWhole(Prefetch p, long unused, List<PrefetchUse> used) {
         RateRequest r = p.request();
-        return connected.whenConnected(() -> returnLog.call(r.key(), p.receipt().stockId(), p.receipt().permits(), unused, used))
-                .thenApply(ignored -> null);
+        boolean toldUses = r.algorithm() == Algorithm.SLIDING_LOG && !used.isEmpty() && p.receipt() != null;
+        if (!p.handsBack(unused) && !toldUses) return CompletableFuture.completedFuture(null);
+        String id = p.receipt().stockId();
+        if (r.algorithm() != Algorithm.SLIDING_LOG) return handBackLent(r.withCost(unused), id);
+        return connected.whenConnected(() -> returnLog.call(r.key(), id, p.receipt().permits(), unused, used));
     }
 
     /** A prefetch's id: marked, so that {@code refund-log.lua} never takes a stock's entry for a request's. */

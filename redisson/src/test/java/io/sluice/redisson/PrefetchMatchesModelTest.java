@@ -119,8 +119,8 @@ class PrefetchMatchesModelTest {
                         boolean told = random.nextBoolean();
                         long unused = told ? random.nextLong(a.taken() + 1) : 1 + random.nextLong(a.taken());
                         List<PrefetchUse> used = told ? randomUses(random, a.taken() - unused, period) : List.of();
-                        long creditedA = redis.returnPrefetchedCredited(a, unused, used).toCompletableFuture().join();
-                        long creditedB = memory.returnPrefetchedCredited(b, unused, used).toCompletableFuture().join();
+                        long creditedA = redis.returnPrefetched(a, unused, used).toCompletableFuture().join();
+                        long creditedB = memory.returnPrefetched(b, unused, used).toCompletableFuture().join();
                         // What the key's remaining rose by: a window counter's stock whose window turned, less.
                         assertThat(creditedA).as("credited: " + where).isEqualTo(creditedB).isBetween(0L, unused);
                         if (creditedA < unused) creditedLess++;
@@ -201,8 +201,8 @@ class PrefetchMatchesModelTest {
         RateRequest r = RateRequest.of(Algorithm.TOKEN_BUCKET, "prefetch-burst-" + UUID.randomUUID(), 100, Duration.ofSeconds(1)).withBurst(10);
         Duration hold = Duration.ofMillis(100);
         try {
-            Prefetch a = redis.tryConsumeAndPrefetch(r, 9, hold).toCompletableFuture().join();
-            Prefetch b = memory.tryConsumeAndPrefetch(r, 9, hold).toCompletableFuture().join();
+            Prefetch a = redis.tryConsumeAndPrefetch(r, 9, hold, List.of()).toCompletableFuture().join();
+            Prefetch b = memory.tryConsumeAndPrefetch(r, 9, hold, List.of()).toCompletableFuture().join();
             assertThat(a.taken()).isEqualTo(b.taken()).isEqualTo(9);
             clock.advance(Duration.ofMillis(95));
             int[] admitted = new int[2];
@@ -215,8 +215,8 @@ class PrefetchMatchesModelTest {
             }
             assertThat(admitted[0]).as("admitted beside a stock of 9 within the hold (burst 10)").isEqualTo(1);
             // 6 of the stock were used; the 3 others come back (with the room of all 9).
-            redis.returnPrefetched(a, 3).toCompletableFuture().join();
-            memory.returnPrefetched(b, 3).toCompletableFuture().join();
+            redis.returnPrefetched(a, 3, List.of()).toCompletableFuture().join();
+            memory.returnPrefetched(b, 3, List.of()).toCompletableFuture().join();
             for (int i = 0; i < 10; i++) {
                 RateOutcome x = redis.tryConsume(r).toCompletableFuture().join();
                 assertThat(Decided.of(x)).as("after the hand-back, request %d", i).isEqualTo(Decided.of(memory.tryConsume(r).toCompletableFuture().join()));

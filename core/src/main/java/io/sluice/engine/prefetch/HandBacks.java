@@ -53,7 +53,7 @@ final class HandBacks {
         try {
             // Best effort: a permit that does not come back is taken until its window passes, as if used (and a use
             // not told counts from the hold's end).
-            back = backend.returnPrefetchedCredited(s.prefetch, rest, used).toCompletableFuture()
+            back = backend.returnPrefetched(s.prefetch, rest, used).toCompletableFuture()
                     .thenAccept(credited::accept).exceptionally(ignored -> null);
         } catch (RuntimeException e) {
             return CompletableFuture.completedFuture(null);

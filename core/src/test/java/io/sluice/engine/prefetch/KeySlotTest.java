@@ -35,25 +35,18 @@ class KeySlotTest {
         /** When the handed-back stocks' permits were used, one list a hand-back. */
         final List<List<PrefetchUse>> told = new ArrayList<>();
 
-        @Override
-        public CompletionStage<Void> returnPrefetched(Prefetch prefetch, long unused) {
-            handedBack.add(unused);
-            return answer;
-        }
-
-        @Override
-        public CompletionStage<Void> returnPrefetched(Prefetch prefetch, long unused, List<PrefetchUse> used) {
-            told.add(used);
-            if (unused == 0) return CompletableFuture.completedFuture(null);
-            return returnPrefetched(prefetch, unused);
-        }
-
         /** What a hand-back says it credited: the whole rest unless the test sets it (a window that has ended). */
         Long credit;
 
         @Override
-        public CompletionStage<Long> returnPrefetchedCredited(Prefetch prefetch, long unused, List<PrefetchUse> used) {
-            return returnPrefetched(prefetch, unused, used).thenApply(v -> credit != null ? credit : unused);
+        public CompletionStage<Long> returnPrefetched(Prefetch prefetch, long unused, List<PrefetchUse> used) {
+            told.add(used);
+            CompletableFuture<Void> back = CompletableFuture.completedFuture(null);
+            if (unused > 0) {
+                handedBack.add(unused);
+                back = answer;
+            }
+            return back.thenApply(v -> credit != null ? credit : unused);
         }
     }
 
