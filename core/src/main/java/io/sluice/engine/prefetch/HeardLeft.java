@@ -47,6 +47,23 @@ final class HeardLeft {
     }
 
     /**
+     * What the backend said beside another answer of the key that landed while this one was in flight
+     * ({@link CrossedAnswers}), the two in an order unknown in the backend: with nothing given back between them (the
+     * key's refunds and hand-backs are ordered with both), the later one there took the most, so answered the lower
+     * remaining; that is kept. Permits that time freed between the two (a log's entries leaving, a window turning) may
+     * leave it low until the key's next answer heard in order, never high. A token bucket's is compared with what the
+     * answer heard before stands at by {@code at}.
+     *
+     * @return what the key has left besides this server's stocks by {@code at}, as kept
+     */
+    long heardBeside(RateRequest r, long left, long at, long resetMillis) {
+        long standing = this.left + gained(r, at);
+        if (left > standing) return standing;
+        heard(left, at, resetMillis);
+        return left;
+    }
+
+    /**
      * What the key has left besides this server's stocks now: what the backend last said, and for a token bucket the
      * tokens it has gained since (its first at the reset the backend gave, then one an interval), up to its capacity
      * less the {@code lent} tokens of this server's stocks (out of the bucket and of its room until handed back).
@@ -57,10 +74,15 @@ final class HeardLeft {
     long now(RateRequest r, long now, long lent) {
         if (r.algorithm() != Algorithm.TOKEN_BUCKET) return left;
         long room = Math.max(0, r.burst() - lent);
+        return Math.min(left + gained(r, now), room);
+    }
+
+    /** The tokens a token bucket has gained by {@code now} since what was heard; 0 for other algorithms. */
+    private long gained(RateRequest r, long now) {
+        if (r.algorithm() != Algorithm.TOKEN_BUCKET) return 0;
         long elapsed = now - at;
-        if (elapsed < resetMillis) return Math.min(left, room);
+        if (elapsed < resetMillis) return 0;
         double intervalMillis = (double) r.period().toMillis() / r.limit();
-        long gained = 1 + (long) Math.floor((elapsed - resetMillis) / intervalMillis);
-        return Math.min(left + gained, room);
+        return 1 + (long) Math.floor((elapsed - resetMillis) / intervalMillis);
     }
 }

@@ -48,6 +48,8 @@ final class KeySlot {
      */
     private final List<Prefetch.Receipt> usedUp = new ArrayList<>(2);
     private final HeardLeft heard = new HeardLeft();
+    /** Which of the key's answers crossed another in flight, whose order in the backend is then unknown. */
+    private final CrossedAnswers crossed = new CrossedAnswers();
     /** Completes when the call in flight has been answered and its stock put in place. */
     private CompletableFuture<Void> call = CompletableFuture.completedFuture(null);
 
@@ -95,6 +97,7 @@ final class KeySlot {
         if (calling == null) return false;
         state = calling;
         call = new CompletableFuture<>();
+        crossed.callStarted();
         return true;
     }
 
@@ -107,7 +110,7 @@ final class KeySlot {
             if (arrived != null) giveBack(arrived);
             return new Landing(false, 0);
         }
-        heard.heard(p.remaining(), sent, p.outcome().resetMillis());
+        hear(request, p.remaining(), sent, p.outcome().resetMillis(), crossed.callLanded());
         long besides = 0;
         if (arrived == null) {
             // Only stocks of the request's limit are its remaining: another limit's (a refill that landed after they
@@ -139,7 +142,7 @@ final class KeySlot {
         }
         Stock back = state.next;
         state = state.landed(arrived);
-        heard.heard(p.remaining(), sent, p.outcome().resetMillis());
+        hear(p.request(), p.remaining(), sent, p.outcome().resetMillis(), crossed.callLanded());
         if (back != null) handBack(back, arrived);
         return true;
     }
@@ -242,11 +245,36 @@ final class KeySlot {
         // What the backend has left depends on the limit asked: a request of another limit than the stocks' (a
         // plan the key's stocks are not for) does not tell what those stocks' requests have left besides them.
         boolean ofTheStocks = (current == null || current.forLimitOf(request)) && (next == null || next.forLimitOf(request));
-        if (ofTheStocks) heard.heard(backendRemaining, ticker.millis(), resetMillis);
+        long left = backendRemaining;
+        if (!ofTheStocks) {
+            crossed.decisionEnded(request);
+        } else if (crossed.decisionLanded(request)) {
+            // A call landed while it was in flight, whichever Redis ran first: its stock may be among those held here,
+            // which this answer may count as the key's still.
+            left = heard.heardBeside(request, backendRemaining, ticker.millis(), resetMillis);
+        } else {
+            heard.heard(backendRemaining, ticker.millis(), resetMillis);
+        }
         long held = 0;
         if (current != null && current.forLimitOf(request)) held += current.left;
         if (next != null && next.forLimitOf(request)) held += next.left;
-        return backendRemaining + held;
+        return left + held;
+    }
+
+    /** What the backend said the key has left, in order with what was heard before, or beside an answer it crossed. */
+    private void hear(RateRequest request, long left, long at, long resetMillis, boolean beside) {
+        if (beside) heard.heardBeside(request, left, at, resetMillis);
+        else heard.heard(left, at, resetMillis);
+    }
+
+    /** A request of the key is being decided in the backend without a call of this slot ({@link Prefetcher#deciding}). */
+    synchronized void deciding(RateRequest request) {
+        crossed.decisionSent(request);
+    }
+
+    /** That decision has ended: its answer heard ({@link #remaining}) or none to hear (it failed). */
+    synchronized void decided(RateRequest request) {
+        crossed.decisionEnded(request);
     }
 
     /**

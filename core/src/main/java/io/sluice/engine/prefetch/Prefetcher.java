@@ -240,14 +240,21 @@ public final class Prefetcher {
     }
 
     /**
-     * A request of the key is being decided in the backend without a call of the key's slot (it found none to start,
-     * or the stock the key's call brought cannot pay it): complete the future returned once its answer has landed
+     * {@code request} is being decided in the backend without a call of the key's slot (it found none to start, or
+     * the stock the key's call brought cannot pay it): complete the future returned once its answer has landed
      * ({@link #remaining}). A refund of the key waits for it ({@link #callsInFlight}), since the answer could count the
-     * refund, which {@link #refunded} adds to what the key has left once landed (counted twice).
+     * refund, which {@link #refunded} adds to what the key has left once landed (counted twice). A call of the key
+     * does not: one that lands while the decision is in flight crossed it, and the two answers tell what the key has
+     * left as the lower of them ({@link CrossedAnswers}).
      */
-    public CompletableFuture<Void> deciding(String key) {
+    public CompletableFuture<Void> deciding(RateRequest request) {
         CompletableFuture<Void> landed = new CompletableFuture<>();
-        deciding.track(key, landed);
+        deciding.track(request.key(), landed);
+        KeySlot slot = slots.get(request.key());
+        if (slot != null) {
+            slot.deciding(request);
+            landed.whenComplete((v, e) -> slot.decided(request));
+        }
         return landed;
     }
 

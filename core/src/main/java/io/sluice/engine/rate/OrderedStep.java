@@ -13,7 +13,8 @@ import java.util.concurrent.CompletionStage;
  * its call brought cannot pay it), ordered with the key's refunds on this server: the refunds in flight (and
  * hand-backs) land first, and a refund asked meanwhile waits for its answer ({@link Prefetcher#deciding}). Its answer
  * sets what the key has left besides this server's stocks, to which a landed refund adds: unordered, the answer could
- * count a refund that Redis ran first and that landed after it, counted twice.
+ * count a refund that Redis ran first and that landed after it, counted twice. A call of the key's (a fetch, a refill)
+ * is not held up by it: the two answers, in flight together, tell what the key has left as the lower of them.
  */
 final class OrderedStep implements RateStep {
     private final Prefetcher prefetcher;
@@ -36,7 +37,7 @@ final class OrderedStep implements RateStep {
     }
 
     private CompletionStage<Decision> decided(RateAsk ask) {
-        CompletableFuture<Void> landed = prefetcher.deciding(ask.key());
+        CompletableFuture<Void> landed = prefetcher.deciding(ask.request());
         CompletionStage<Decision> d;
         try {
             d = next.decide(ask);

@@ -42,4 +42,26 @@ class HeardLeftTest {
         heard.add(2);
         assertThat(heard.now(LOG, 10_000, 0)).isEqualTo(5);
     }
+
+    @Test
+    void answersThatCrossedKeepTheLower() {
+        heard.heard(6, 0, 40);
+        heard.add(2);
+        assertThat(heard.heardBeside(LOG, 9, 10, 40)).as("8 heard and added, lower than 9").isEqualTo(8);
+        assertThat(heard.now(LOG, 10, 0)).isEqualTo(8);
+        long answer = heard.answer();
+        assertThat(heard.heardBeside(LOG, 5, 10, 40)).isEqualTo(5);
+        assertThat(heard.now(LOG, 10, 0)).isEqualTo(5);
+        assertThat(heard.answer()).as("what was heard stands on the lower answer").isEqualTo(answer + 1);
+    }
+
+    @Test
+    void aBucketsCrossedAnswersCompareByTheLaterAnswersTime() {
+        heard.heard(1, 0, 40);
+        assertThat(heard.heardBeside(BUCKET, 3, 140, 100)).as("1 heard at 0 stands at 3 by 140").isEqualTo(3);
+        assertThat(heard.now(BUCKET, 140, 0)).isEqualTo(3);
+        assertThat(heard.heardBeside(BUCKET, 4, 140, 100)).as("the 3 kept").isEqualTo(3);
+        assertThat(heard.heardBeside(BUCKET, 2, 140, 100)).isEqualTo(2);
+        assertThat(heard.now(BUCKET, 240, 0)).as("2 heard at 140, reset at 240").isEqualTo(3);
+    }
 }

@@ -417,4 +417,59 @@ class KeySlotTest {
         assertThat(slot.take(REQUEST, 1)).isNull();
         assertThat(slot.putBack(REQUEST, 1)).isFalse();
     }
+
+    /** A costly request decided in the backend without a call of the slot's (more than a stock of the key holds). */
+    private static final RateRequest COSTLY = REQUEST.withCost(5);
+
+    /** The key's own call, answered {@code remaining} with a stock of 4: nothing held before it. */
+    private void fetchedFour(long remaining) {
+        assertThat(slot.fetch()).isTrue();
+        Stock brought = new Stock(prefetch(REQUEST, 4, remaining), 0, 1000);
+        assertThat(slot.fetched(REQUEST, brought.prefetch, brought, 0).kept()).isTrue();
+        slot.landed();
+    }
+
+    /**
+     * The backend ran the decision first (50 left, then 45) and the key's call after it (1 and 4 ahead: 40), whose answer
+     * landed first: the decision's answer counted the call's stock as the key's still. 40 heard, 4 held.
+     */
+    @Test
+    void aDecisionLandingAfterACallItCrossedCountsItsStockOnce() {
+        slot.deciding(COSTLY);
+        fetchedFour(40);
+        assertThat(slot.remaining(COSTLY, 45, () -> 0, 1000)).as("the decision: 40 in the backend, 4 here").isEqualTo(44);
+        assertThat(slot.take(REQUEST, 1).remaining()).as("40 heard, 3 here").isEqualTo(43);
+    }
+
+    /**
+     * The backend ran the key's call first (45 left after it) and the decision after it (40), whose answer landed first:
+     * the call's answer leaves out the decision's permits.
+     */
+    @Test
+    void aCallLandingAfterADecisionItCrossedCountsTheDecision() {
+        assertThat(slot.fetch()).isTrue();
+        slot.deciding(COSTLY);
+        assertThat(slot.remaining(COSTLY, 40, () -> 0, 1000)).as("the decision: the stock not landed yet").isEqualTo(40);
+        Stock brought = new Stock(prefetch(REQUEST, 4, 45), 0, 1000);
+        assertThat(slot.fetched(REQUEST, brought.prefetch, brought, 0).kept()).isTrue();
+        slot.landed();
+        assertThat(slot.take(REQUEST, 1).remaining()).as("40 heard, 3 here").isEqualTo(43);
+    }
+
+    /** Answers that did not cross are in the backend's order: the later one says what is left, even more (a window turned). */
+    @Test
+    void aDecisionSentAfterACallLandedSaysWhatIsLeft() {
+        fetchedFour(40);
+        slot.deciding(COSTLY);
+        assertThat(slot.remaining(COSTLY, 60, () -> 0, 1000)).isEqualTo(64);
+        assertThat(slot.take(REQUEST, 1).remaining()).isEqualTo(63);
+        assertThat(slot.take(REQUEST, 1).refill()).isFalse();
+        assertThat(slot.take(REQUEST, 1).refill()).as("a quarter left").isTrue();
+        slot.deciding(COSTLY);
+        Stock next = new Stock(prefetch(REQUEST, 4, 50), 0, 1000);
+        assertThat(slot.refilled(next.prefetch, next, 0)).isTrue();
+        slot.landed();
+        slot.decided(COSTLY);
+        assertThat(slot.take(REQUEST, 1).remaining()).as("the refill heard in order, the decision failed: 50, 4 here").isEqualTo(54);
+    }
 }
