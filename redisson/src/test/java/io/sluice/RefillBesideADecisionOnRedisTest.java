@@ -59,8 +59,8 @@ class RefillBesideADecisionOnRedisTest {
         }
 
         @Override
-        public CompletionStage<Long> returnPrefetchedCredited(Prefetch prefetch, long unused, List<PrefetchUse> used) {
-            CompletionStage<Long> sent = super.returnPrefetchedCredited(prefetch, unused, used);
+        public CompletionStage<Long> returnPrefetched(Prefetch prefetch, long unused, List<PrefetchUse> used) {
+            CompletionStage<Long> sent = super.returnPrefetched(prefetch, unused, used);
             if (!gating) return sent;
             sent.whenComplete((v, e) -> handBackSent.complete(v));
             return sent.thenCombine(handBacks, (credited, v) -> credited);
