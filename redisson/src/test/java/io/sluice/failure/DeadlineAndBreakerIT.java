@@ -3,6 +3,7 @@ package io.sluice.failure;
 import io.sluice.Decision;
 import io.sluice.KeySource;
 import io.sluice.Sluice;
+import io.sluice.SpareCpuSluice;
 import io.sluice.rule.Rule;
 import io.sluice.rule.Settings;
 import io.sluice.spi.Algorithm;
@@ -38,7 +39,8 @@ import static org.awaitility.Awaitility.await;
  * 100 ms default deadline, its script reaches Redis once (never retried, so it counts once), and the circuit
  * breaker stops sending anything to Redis after repeated failures, then closes by itself when Redis is fast again.
  * The rate rules come in all five algorithms ({@link RateRules}): each algorithm's late script counts once, and each
- * is enforced exactly again after the breaker closes.
+ * is enforced exactly again after the breaker closes. Its deadlines pass on real time without a busy server's
+ * allowances ({@link SpareCpuSluice}): on a loaded machine those would rightly wait for the slow answer.
  */
 @Timeout(120)
 @ParameterizedClass(name = "{0}")
@@ -62,7 +64,7 @@ class DeadlineAndBreakerIT {
     void start() {
         redis = version.start();
         proxy = ChaosProxy.to(redis.port());
-        sluice = Sluice.fromProperties(rules(proxy.address()));
+        sluice = SpareCpuSluice.fromProperties(rules(proxy.address()));
         // Connected, scripts cached, clock skew measured (its TIME script would otherwise be retried every second
         // and counted below): what follows measures decisions, not the start.
         await().atMost(Duration.ofSeconds(20)).until(() -> BIG.stream().allMatch(big -> decide(big, "warm-up").outcome() == Decision.Outcome.DECIDED)
