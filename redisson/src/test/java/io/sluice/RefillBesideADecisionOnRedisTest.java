@@ -1,12 +1,8 @@
 package io.sluice;
 
-import io.sluice.redisson.CallerClockBackend;
 import io.sluice.rule.Rule;
 import io.sluice.spi.Prefetch;
-import io.sluice.spi.PrefetchUse;
-import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
-import io.sluice.testing.ForwardingBackend;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -36,67 +32,18 @@ class RefillBesideADecisionOnRedisTest {
     /** The cost of W and X: more than a stock of the key's ever holds. */
     private static final long COSTLY = 5;
 
-    /**
-     * The backend on Redis. While {@link #gating}: a hand-back's, a prefetch's and a refill's answers (Redis runs them at
-     * once) are told once the test lets them go, so that what waits for them goes on in the test's thread; the costly
-     * decision reaches Redis only once let go, and its answer is told once let go.
-     */
-    private static final class Gated extends ForwardingBackend {
-        final CompletableFuture<Void> handBacks = new CompletableFuture<>();
-        final CompletableFuture<Void> prefetches = new CompletableFuture<>();
-        final CompletableFuture<Void> refills = new CompletableFuture<>();
-        final CompletableFuture<Void> costly = new CompletableFuture<>();
-        final CompletableFuture<Void> costlyAnswer = new CompletableFuture<>();
-        volatile boolean gating;
-        /** Each call as Redis answers it. */
-        final CompletableFuture<Long> handBackSent = new CompletableFuture<>();
-        final CompletableFuture<Prefetch> prefetchSent = new CompletableFuture<>();
-        final CompletableFuture<Prefetch> refillSent = new CompletableFuture<>();
-        final CompletableFuture<Void> costlySent = new CompletableFuture<>();
+    /** {@link GatedBackend}, and while gating a refill's answer (Redis runs it at once) held too. */
+    private static final class Gated extends GatedBackend {
+        final Gate refill = new Gate();
 
         Gated() {
-            super(CallerClockBackend.of(engines.redisson(), engines.clock()));
-        }
-
-        @Override
-        public CompletionStage<Long> returnPrefetched(Prefetch prefetch, long unused, List<PrefetchUse> used) {
-            CompletionStage<Long> sent = super.returnPrefetched(prefetch, unused, used);
-            if (!gating) return sent;
-            sent.whenComplete((v, e) -> handBackSent.complete(v));
-            return sent.thenCombine(handBacks, (credited, v) -> credited);
-        }
-
-        @Override
-        public CompletionStage<Prefetch> tryConsumeAndPrefetch(RateRequest r, long ahead, Duration hold, List<Prefetch.Receipt> usedUp) {
-            CompletionStage<Prefetch> sent = super.tryConsumeAndPrefetch(r, ahead, hold, usedUp);
-            if (!gating) return sent;
-            sent.whenComplete((v, e) -> prefetchSent.complete(v));
-            return sent.thenCombine(prefetches, (p, v) -> p);
+            super(engines, COSTLY);
         }
 
         @Override
         public CompletionStage<Prefetch> prefetch(RateRequest permit, long ahead, Duration hold, List<Prefetch.Receipt> usedUp) {
             CompletionStage<Prefetch> sent = super.prefetch(permit, ahead, hold, usedUp);
-            if (!gating) return sent;
-            sent.whenComplete((v, e) -> refillSent.complete(v));
-            return sent.thenCombine(refills, (p, v) -> p);
-        }
-
-        @Override
-        public CompletionStage<List<RateOutcome>> tryConsumeAll(List<RateRequest> requests) {
-            if (requests.stream().noneMatch(r -> r.cost() == COSTLY)) return super.tryConsumeAll(requests);
-            return held(costly.thenCompose(v -> super.tryConsumeAll(requests)));
-        }
-
-        @Override
-        public CompletionStage<RateOutcome> tryConsume(RateRequest r) {
-            if (r.cost() != COSTLY) return super.tryConsume(r);
-            return held(costly.thenCompose(v -> super.tryConsume(r)));
-        }
-
-        private <T> CompletionStage<T> held(CompletionStage<T> sent) {
-            sent.whenComplete((v, e) -> costlySent.complete(null));
-            return sent.thenCombine(costlyAnswer, (o, v) -> o);
+            return gating ? refill.hold(sent) : sent;
         }
     }
 
@@ -126,10 +73,8 @@ class RefillBesideADecisionOnRedisTest {
         backend.gating = true;
         CompletableFuture<Admission> w = admit(s, COSTLY);
         CompletableFuture<Admission> x = admit(s, COSTLY);
-        backend.handBackSent.join();
-        backend.handBacks.complete(null);
-        backend.prefetchSent.join();
-        backend.prefetches.complete(null);
+        backend.handBack.pass();
+        backend.prefetch.pass();
         assertThat(remaining(w.join())).as("W").isEqualTo(14);
         assertThat(x).as("X, held before Redis").isNotDone();
         return x;
@@ -153,14 +98,14 @@ class RefillBesideADecisionOnRedisTest {
         try (Sluice s = sluice(backend)) {
             CompletableFuture<Admission> x = decisionHeldBeforeRedis(s, backend);
             threeFromTheStock(s);
-            backend.refillSent.join();
+            backend.refill.answered();
 
             backend.costly.complete(null);
-            backend.costlyAnswer.complete(null);
+            backend.costlyAnswer.open();
             assertThat(x.join().allowed()).as("X").isTrue();
             // Low by S2, whose answer has not landed (the safe side): the key may take 6.
             assertThat(remaining(x.join())).as("X").isEqualTo(2);
-            backend.refills.complete(null);
+            backend.refill.open();
 
             Admission z4 = admit(s, 1).join();
             assertThat(z4.allowed()).isTrue();
@@ -178,12 +123,12 @@ class RefillBesideADecisionOnRedisTest {
         try (Sluice s = sluice(backend)) {
             CompletableFuture<Admission> x = decisionHeldBeforeRedis(s, backend);
             backend.costly.complete(null);
-            backend.costlySent.join();
+            backend.costlyAnswer.answered();
             threeFromTheStock(s);
-            backend.refillSent.join();
-            backend.refills.complete(null);
+            backend.refill.answered();
+            backend.refill.open();
 
-            backend.costlyAnswer.complete(null);
+            backend.costlyAnswer.open();
             assertThat(x.join().allowed()).as("X").isTrue();
             assertThat(remaining(x.join())).as("X").isEqualTo(6);
 

@@ -1,17 +1,11 @@
 package io.sluice;
 
-import io.sluice.redisson.CallerClockBackend;
 import io.sluice.rule.Rule;
 import io.sluice.spi.Entry;
-import io.sluice.spi.Prefetch;
-import io.sluice.spi.PrefetchUse;
-import io.sluice.spi.RateOutcome;
 import io.sluice.spi.RateRequest;
-import io.sluice.testing.ForwardingBackend;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -36,54 +30,16 @@ class RefundBesideADecisionOnRedisTest {
     /** The cost of W and X: more than a stock of the key's ever holds. */
     private static final long COSTLY = 5;
 
-    /**
-     * The backend on Redis. While {@link #gating}: a hand-back's and a prefetch's answer (Redis runs them at once) are
-     * told once the test lets them go, so that what waits for them goes on in the test's thread; the costly decision
-     * reaches Redis only once let go; the refund's answer is told once let go.
-     */
-    private static final class Gated extends ForwardingBackend {
-        final CompletableFuture<Void> handBacks = new CompletableFuture<>();
-        final CompletableFuture<Void> prefetches = new CompletableFuture<>();
-        final CompletableFuture<Void> costly = new CompletableFuture<>();
+    /** {@link GatedBackend}, and a refund's answer held until {@link #refundAnswer} completes. */
+    private static final class Gated extends GatedBackend {
         final CompletableFuture<Void> refundAnswer = new CompletableFuture<>();
-        volatile boolean gating;
-        /** The hand-back, as Redis answers it. */
-        final CompletableFuture<Long> handBackSent = new CompletableFuture<>();
-        /** The prefetch, as Redis answers it. */
-        final CompletableFuture<Prefetch> prefetchSent = new CompletableFuture<>();
         /** The refund as Redis answers it, once sent (null: not sent yet). */
         volatile CompletableFuture<Long> refundSent;
 
         Gated() {
-            super(CallerClockBackend.of(engines.redisson(), engines.clock()));
-        }
-
-        @Override
-        public CompletionStage<Long> returnPrefetched(Prefetch prefetch, long unused, List<PrefetchUse> used) {
-            CompletionStage<Long> sent = super.returnPrefetched(prefetch, unused, used);
-            if (!gating) return sent;
-            sent.whenComplete((v, e) -> handBackSent.complete(v));
-            return sent.thenCombine(handBacks, (credited, v) -> credited);
-        }
-
-        @Override
-        public CompletionStage<Prefetch> tryConsumeAndPrefetch(RateRequest r, long ahead, Duration hold, List<Prefetch.Receipt> usedUp) {
-            CompletionStage<Prefetch> sent = super.tryConsumeAndPrefetch(r, ahead, hold, usedUp);
-            if (!gating) return sent;
-            sent.whenComplete((v, e) -> prefetchSent.complete(v));
-            return sent.thenCombine(prefetches, (p, v) -> p);
-        }
-
-        @Override
-        public CompletionStage<List<RateOutcome>> tryConsumeAll(List<RateRequest> requests) {
-            if (requests.stream().noneMatch(r -> r.cost() == COSTLY)) return super.tryConsumeAll(requests);
-            return costly.thenCompose(v -> super.tryConsumeAll(requests));
-        }
-
-        @Override
-        public CompletionStage<RateOutcome> tryConsume(RateRequest r) {
-            if (r.cost() != COSTLY) return super.tryConsume(r);
-            return costly.thenCompose(v -> super.tryConsume(r));
+            super(engines, COSTLY);
+            // Held before Redis only: X's answer comes as Redis gives it.
+            costlyAnswer.open();
         }
 
         @Override
@@ -127,10 +83,8 @@ class RefundBesideADecisionOnRedisTest {
             CompletableFuture<Admission> w = admit(s, COSTLY);
             CompletableFuture<Admission> y = admit(s, 1);
             CompletableFuture<Admission> x = admit(s, COSTLY);
-            backend.handBackSent.join();
-            backend.handBacks.complete(null);
-            backend.prefetchSent.join();
-            backend.prefetches.complete(null);
+            backend.handBack.pass();
+            backend.prefetch.pass();
             assertThat(remaining(w.join())).as("W").isEqualTo(14);
             assertThat(remaining(y.join())).as("Y, paid from S1").isEqualTo(13);
             assertThat(x).as("X, held before Redis").isNotDone();
